@@ -1,0 +1,100 @@
+# airlock - artifact quarantine and egress review gate.
+# `make` builds build/airlock; `make test` installs what is missing, builds
+# and runs every test; see README.md and docs/ for the rest.
+
+CC ?= cc
+BUILD ?= build
+PKGS = libhs libpcre2-8 jansson yaml-0.1 libcrypto
+
+# Debian 12 packages the build and the tests need (make deps).
+DEB_PKGS = build-essential pkg-config libhyperscan-dev libpcre2-dev \
+	libjansson-dev libyaml-dev libssl-dev check ripgrep git python3
+
+WARN = -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wvla -Wstrict-prototypes \
+	-Wmissing-prototypes -Werror
+HARDEN = -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIE
+OPT ?= -O2 -g
+SAN ?=
+CPPFLAGS_ALL = -D_GNU_SOURCE -Icommon -Iscanners -Igate $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CFLAGS_ALL = $(WARN) $(OPT) $(HARDEN) $(SAN) -pthread $(CFLAGS)
+LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(SAN) -pthread $(LDFLAGS)
+LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+
+COMMON_SRC = common/err.c common/dynbuf.c common/util.c
+SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c \
+	scanners/scan_engine.c scanners/scan_walk.c
+GATE_SRC = gate/report.c gate/cmd_scan.c gate/cmd_rules.c
+LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC)
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ = $(BUILD)/obj/gate/main.o
+
+TESTS = check_util check_rule check_engine check_report
+TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+
+.PHONY: all deps test unit e2e rules-test asan lint bench clean run install
+
+all: $(BUILD)/airlock
+
+$(BUILD)/obj/%.o: %.c $(wildcard common/*.h scanners/*.h gate/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/libairlock.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/airlock: $(MAIN_OBJ) $(BUILD)/libairlock.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libairlock.a tests/test_util.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
+		$(BUILD)/libairlock.a $(LIBS) $(CHECK_LIBS)
+
+# Installs the Debian packages that are missing (as root), or says how.
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "deps: missing packages:$$missing"; \
+		echo "deps: run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; \
+	fi; \
+	echo "deps: installing$$missing"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get install -y -q $$missing || { apt-get update -q && apt-get install -y -q $$missing; }
+
+unit: $(TEST_BIN) $(BUILD)/airlock
+	@set -e; for t in $(TEST_BIN); do echo "== $$t"; AIRLOCK_BIN=$(BUILD)/airlock CK_DEFAULT_TIMEOUT=60 $$t; done
+
+e2e: $(BUILD)/airlock
+	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_scan.sh
+
+rules-test: $(BUILD)/airlock
+	$(BUILD)/airlock rules test rules
+
+test: deps
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) rules-test
+	$(MAKE) e2e
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+		all unit rules-test e2e
+
+lint:
+	@bash tests/lint.sh
+
+bench: $(BUILD)/airlock
+	bash bench/scan_bench.sh
+
+run: $(BUILD)/airlock
+	@echo "airlock serve is not built yet; try: $(BUILD)/airlock scan --help"
+	$(BUILD)/airlock --help
+
+clean:
+	rm -rf build build-asan

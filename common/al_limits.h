@@ -1,0 +1,64 @@
+/*
+ * al_limits.h - every limit airlock enforces, in one place, each with its reason.
+ *
+ * Trust: compile-time constants; nothing here reads input. A limit that an
+ * artifact breaches makes that content `unscannable` (fail closed), never
+ * silently skipped or truncated into a clean verdict.
+ */
+#ifndef AIRLOCK_AL_LIMITS_H
+#define AIRLOCK_AL_LIMITS_H
+
+/* Bytes read from a file per scan step. Streaming keeps memory flat whatever
+ * the file size; 1 MiB amortises the read() and Hyperscan call overhead. */
+#define AL_SCAN_CHUNK (1u << 20)
+
+/* Widest window, each side of a Hyperscan hit, in which PCRE2 confirms the
+ * match and takes its captures. Bounds the work per hit and the bytes kept
+ * between chunks; rule matches longer than this are not supported. */
+#define AL_SCAN_WINDOW 4096u
+
+/* Bytes inspected at the start of a file to decide whether it is binary
+ * (a NUL byte there means binary, as git decides). */
+#define AL_BINARY_SNIFF 8000u
+
+/* Largest file scanned. Streaming could read more, but a file beyond this is
+ * more likely padding to exhaust the gate than source; it is unscannable. */
+#define AL_MAX_FILE_BYTES (4ULL << 30)
+
+/* Findings kept per file. A file that floods the report could bury the one
+ * finding that matters, so passing the cap makes the file unscannable. */
+#define AL_MAX_FINDINGS_PER_FILE 1000u
+
+/* Hyperscan hits queued for confirmation per chunk before they are confirmed
+ * early; a bound on memory for pathological inputs (a hit every byte). */
+#define AL_MAX_PENDING_HITS 65536u
+
+/* Directory depth followed by `airlock scan`. Deeper trees are reported as
+ * unscannable rather than recursed into (stack and fd use are bounded). */
+#define AL_MAX_DIR_DEPTH 128u
+
+/* Longest path handled; longer ones are reported as unscannable. */
+#define AL_MAX_PATH 4096u
+
+/* Bytes of a line shown in an excerpt, around the match. */
+#define AL_EXCERPT_BYTES 160u
+
+/* PCRE2 backtracking bound per confirmation; a pattern that exceeds it on
+ * hostile input yields an `unscannable` finding, never a silent miss. */
+#define AL_PCRE2_MATCH_LIMIT 200000u
+#define AL_PCRE2_DEPTH_LIMIT 10000u
+
+/* Rule files: size of one file and number of rules in a set. Rules are
+ * written by the operator, but a typo should not exhaust memory. */
+#define AL_MAX_RULE_FILE_BYTES (8u << 20)
+#define AL_MAX_RULES 4096u
+#define AL_MAX_RULE_LIST 256u /* entries in paths/keywords/allow lists */
+#define AL_MAX_RULE_ID 64u
+
+/* Shortest literal (bytes) a pattern must contain unless it has keywords. */
+#define AL_MIN_PATTERN_LITERAL 2u
+
+/* Worker threads for `airlock scan`. */
+#define AL_MAX_THREADS 64u
+
+#endif

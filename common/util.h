@@ -1,0 +1,57 @@
+/*
+ * util.h - small helpers shared by the gate and the scanners: hashing,
+ * entropy, UTF-8 handling, bounded file reads.
+ */
+#ifndef AIRLOCK_UTIL_H
+#define AIRLOCK_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dynbuf.h"
+
+#define AL_SHA256_HEX 65 /* 64 hex digits and a NUL */
+
+void al_sha256_hex(char out[AL_SHA256_HEX], const void *p, size_t n);
+
+/* Shannon entropy of the bytes, in bits per byte (0 for an empty span). */
+double al_entropy(const unsigned char *p, size_t n);
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
+size_t al_utf8_seq(const unsigned char *p, size_t n, uint32_t *cp_out);
+
+/* Number of UTF-8 code points in the span; an invalid byte counts as one. */
+size_t al_utf8_count(const char *p, size_t n);
+
+/* Appends the span as valid UTF-8, each invalid byte replaced by U+FFFD. */
+int al_utf8_sanitize(struct dynbuf *out, const char *p, size_t n);
+
+/*
+ * Appends the span for a terminal: control bytes become \xNN, invalid UTF-8
+ * bytes \xNN, and characters that reorder or hide text (bidi controls,
+ * zero-width characters, tag characters) <U+XXXX>. Hostile excerpts can
+ * then neither drive the terminal nor disguise what a reviewer reads.
+ */
+int al_term_escape(struct dynbuf *out, const char *p, size_t n);
+
+/* True for code points that reorder or hide text. */
+int al_is_deceptive_cp(uint32_t cp);
+
+/* Reads a whole file of at most max bytes. *out is NUL-terminated. */
+int al_read_file(const char *path, size_t max, char **out, size_t *len_out);
+
+/* ASCII lower-case of one byte. */
+static inline unsigned char
+al_lower(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+}
+
+/* Case-insensitive (ASCII) search of needle in hay; NULL if absent. */
+const char *al_memcasemem(const char *hay, size_t hn, const char *needle,
+    size_t nn);
+
+/* Parses a decimal size_t; 0 on success. */
+int al_parse_size(const char *s, size_t *out);
+
+#endif

@@ -1,0 +1,350 @@
+/*
+ * cmd_scan.c - `airlock scan`: offline scan of files and directories.
+ *
+ * The walk runs first (so a missing path is a usage error before any work),
+ * then a few worker threads, each with its own Hyperscan scratch and PCRE2
+ * match data, take files from a shared counter. Results are kept per entry
+ * and printed in walk order, so output does not depend on thread timing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "gate.h"
+#include "al_limits.h"
+#include "report.h"
+#include "scan_engine.h"
+#include "scan_walk.h"
+#include "util.h"
+
+static const char scan_usage[] =
+    "usage: airlock scan [options] PATH...\n"
+    "\n"
+    "Scans files and directories with the rule set and reports what is\n"
+    "dangerous to let out of a sandbox. Directories are walked recursively;\n"
+    "symbolic links are reported, never followed; .git/objects is skipped.\n"
+    "\n"
+    "options:\n"
+    "  --rules DIR          rule directory (default: $AIRLOCK_RULES, or the\n"
+    "                       rules/ shipped with airlock)\n"
+    "  --format FMT         text (default), json or sarif\n"
+    "  --fail-on SEVERITY   exit 1 when a finding is at or above SEVERITY:\n"
+    "                       info, low, medium (default), high, critical;\n"
+    "                       or 'never'\n"
+    "  --threads N          worker threads (default: number of CPUs)\n"
+    "  --no-cache           compile the rules, do not use the database cache\n"
+    "  --color WHEN         auto (default), always or never\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "exit status: 0 nothing at or above --fail-on, 1 findings, 2 error\n";
+
+struct scan_job {
+	const struct walk_list *entries;
+	struct finding_list *results;   /* one list per entry */
+	uint64_t *bytes;                /* per entry */
+	struct scan_engine *engine;
+	atomic_size_t next;
+	atomic_int failed;
+	char errmsg[256];
+	pthread_mutex_t lock;
+};
+
+static void
+job_fail(struct scan_job *job, const char *msg)
+{
+	pthread_mutex_lock(&job->lock);
+	if (!atomic_load(&job->failed))
+		snprintf(job->errmsg, sizeof(job->errmsg), "%s", msg);
+	atomic_store(&job->failed, 1);
+	pthread_mutex_unlock(&job->lock);
+}
+
+/* Opens a walked file without following links or blocking on a FIFO that
+ * replaced it since the walk, and scans it. */
+static int
+scan_entry(struct scan_worker *w, const struct walk_entry *e,
+    struct finding_list *out, uint64_t *bytes)
+{
+	char msg[300];
+	struct stat st;
+	int fd, rc;
+
+	if (e->kind == WALK_NOTE)
+		return finding_add_builtin(out, e->rule_id, e->path, e->message);
+	fd = open(e->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+	    O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(msg, sizeof(msg), "cannot open: %s", strerror(errno));
+		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, e->path, msg);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, e->path,
+		    "changed into something other than a file during the scan");
+	}
+	rc = scan_fd(w, fd, e->path, e->relpath, out, bytes);
+	close(fd);
+	return rc;
+}
+
+static void *
+scan_thread(void *arg)
+{
+	struct scan_job *job = arg;
+	struct scan_worker *w = NULL;
+	size_t i;
+
+	if (scan_worker_new(&w, job->engine) < 0) {
+		job_fail(job, al_err_msg());
+		return NULL;
+	}
+	while (!atomic_load(&job->failed)) {
+		i = atomic_fetch_add(&job->next, 1);
+		if (i >= job->entries->n)
+			break;
+		if (scan_entry(w, &job->entries->v[i], &job->results[i],
+		    &job->bytes[i]) < 0)
+			job_fail(job, al_err_msg());
+	}
+	scan_worker_free(w);
+	return NULL;
+}
+
+static int
+parse_fail_on(const char *s, int *out)
+{
+	enum rule_severity sev;
+
+	if (strcmp(s, "never") == 0) {
+		*out = SEV_CRITICAL + 1;
+		return 0;
+	}
+	if (rule_severity_parse(s, &sev) != 0)
+		return -1;
+	*out = (int)sev;
+	return 0;
+}
+
+static double
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int
+run_threads(struct scan_job *job, unsigned nthreads)
+{
+	pthread_t tids[AL_MAX_THREADS];
+	unsigned i, started = 0;
+
+	for (i = 0; i < nthreads; i++) {
+		if (pthread_create(&tids[i], NULL, scan_thread, job) != 0)
+			break;
+		started++;
+	}
+	if (started == 0)
+		scan_thread(job); /* no threads: scan on this one */
+	for (i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	return atomic_load(&job->failed) ? -1 : 0;
+}
+
+int
+cmd_scan(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"rules", required_argument, NULL, 'r'},
+		{"format", required_argument, NULL, 'f'},
+		{"fail-on", required_argument, NULL, 'F'},
+		{"threads", required_argument, NULL, 't'},
+		{"no-cache", no_argument, NULL, 'N'},
+		{"color", required_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *format = "text", *rules_opt = NULL, *color_opt = "auto";
+	struct walk_list entries = {0};
+	struct finding_list all = {0};
+	struct rule_set *rs = NULL;
+	struct scan_job job;
+	struct scan_report rep;
+	struct dynbuf diags;
+	char *rules_dir = NULL, *cache = NULL, *doc = NULL;
+	size_t nerr = 0, threads = 0, i;
+	int c, fail_on = SEV_MEDIUM, no_cache = 0, ret = EXIT_ERROR, worst = -1;
+	double t0 = now_seconds();
+
+	memset(&job, 0, sizeof(job));
+	dynbuf_init(&diags, (size_t)1 << 20);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			rules_opt = optarg;
+			break;
+		case 'f':
+			format = optarg;
+			if (strcmp(format, "text") && strcmp(format, "json") &&
+			    strcmp(format, "sarif")) {
+				fprintf(stderr, "airlock scan: unknown format '%s' "
+				    "(text, json, sarif)\n", format);
+				return EXIT_ERROR;
+			}
+			break;
+		case 'F':
+			if (parse_fail_on(optarg, &fail_on) != 0) {
+				fprintf(stderr, "airlock scan: bad --fail-on '%s' "
+				    "(info, low, medium, high, critical, never)\n",
+				    optarg);
+				return EXIT_ERROR;
+			}
+			break;
+		case 't':
+			if (al_parse_size(optarg, &threads) != 0 || threads == 0 ||
+			    threads > AL_MAX_THREADS) {
+				fprintf(stderr, "airlock scan: --threads takes 1 to "
+				    "%u\n", AL_MAX_THREADS);
+				return EXIT_ERROR;
+			}
+			break;
+		case 'N':
+			no_cache = 1;
+			break;
+		case 'c':
+			color_opt = optarg;
+			if (strcmp(color_opt, "auto") && strcmp(color_opt, "always") &&
+			    strcmp(color_opt, "never")) {
+				fprintf(stderr, "airlock scan: --color takes auto, "
+				    "always or never\n");
+				return EXIT_ERROR;
+			}
+			break;
+		case 'h':
+			fputs(scan_usage, stdout);
+			return EXIT_OK;
+		default:
+			fputs(scan_usage, stderr);
+			return EXIT_ERROR;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "airlock scan: no PATH given\n\n%s", scan_usage);
+		return EXIT_ERROR;
+	}
+	/* Every path must exist before any work is done. */
+	for (i = (size_t)optind; i < (size_t)argc; i++) {
+		struct stat st;
+
+		if (lstat(argv[i], &st) < 0) {
+			fprintf(stderr, "airlock scan: %s: %s\n", argv[i],
+			    strerror(errno));
+			goto out;
+		}
+	}
+	rules_dir = gate_rules_dir(rules_opt);
+	if (rule_set_load(&rs, rules_dir, 0, &diags, &nerr) < 0) {
+		fprintf(stderr, "%sairlock scan: %s\n", dynbuf_str(&diags),
+		    al_err_msg());
+		goto out;
+	}
+	if (!no_cache)
+		cache = gate_cache_dir();
+	if (scan_engine_new(&job.engine, rs, cache) < 0) {
+		fprintf(stderr, "airlock scan: %s\n", al_err_msg());
+		goto out;
+	}
+	for (i = (size_t)optind; i < (size_t)argc; i++) {
+		if (scan_walk(&entries, argv[i]) < 0) {
+			fprintf(stderr, "airlock scan: %s\n", al_err_msg());
+			goto out;
+		}
+	}
+	job.entries = &entries;
+	job.results = calloc(entries.n ? entries.n : 1, sizeof(*job.results));
+	job.bytes = calloc(entries.n ? entries.n : 1, sizeof(*job.bytes));
+	if (job.results == NULL || job.bytes == NULL) {
+		fprintf(stderr, "airlock scan: out of memory\n");
+		goto out;
+	}
+	pthread_mutex_init(&job.lock, NULL);
+	if (threads == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		threads = n > 0 ? (size_t)n : 1;
+		if (threads > AL_MAX_THREADS)
+			threads = AL_MAX_THREADS;
+	}
+	if (threads > entries.n)
+		threads = entries.n ? entries.n : 1;
+	if (run_threads(&job, (unsigned)threads) < 0) {
+		fprintf(stderr, "airlock scan: %s\n", job.errmsg);
+		pthread_mutex_destroy(&job.lock);
+		goto out;
+	}
+	pthread_mutex_destroy(&job.lock);
+	memset(&rep, 0, sizeof(rep));
+	for (i = 0; i < entries.n; i++) {
+		rep.files += entries.v[i].kind == WALK_FILE;
+		rep.bytes += job.bytes[i];
+		if (finding_list_move(&all, &job.results[i]) < 0) {
+			fprintf(stderr, "airlock scan: out of memory\n");
+			goto out;
+		}
+	}
+	finding_list_sort(&all);
+	for (i = 0; i < all.n; i++)
+		if ((int)all.v[i].rule->severity > worst)
+			worst = (int)all.v[i].rule->severity;
+	rep.rs = rs;
+	rep.findings = &all;
+	rep.seconds = now_seconds() - t0;
+	if (strcmp(format, "text") == 0) {
+		int color = strcmp(color_opt, "always") == 0 ||
+		    (strcmp(color_opt, "auto") == 0 && isatty(STDOUT_FILENO) &&
+		    getenv("NO_COLOR") == NULL);
+
+		if (report_text(stdout, &rep, color) < 0)
+			goto out;
+	} else {
+		doc = strcmp(format, "json") == 0 ? report_json(&rep) :
+		    report_sarif(&rep);
+		if (doc == NULL) {
+			fprintf(stderr, "airlock scan: out of memory\n");
+			goto out;
+		}
+		puts(doc);
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "airlock scan: writing output: %s\n",
+		    strerror(errno));
+		goto out;
+	}
+	ret = worst >= fail_on ? EXIT_FINDINGS : EXIT_OK;
+out:
+	if (job.results != NULL)
+		for (i = 0; i < entries.n; i++)
+			finding_list_free(&job.results[i]);
+	free(job.results);
+	free(job.bytes);
+	finding_list_free(&all);
+	walk_list_free(&entries);
+	scan_engine_free(job.engine);
+	rule_set_free(rs);
+	dynbuf_free(&diags);
+	free(rules_dir);
+	free(cache);
+	free(doc);
+	return ret;
+}

@@ -1,0 +1,28 @@
+/*
+ * gate.h - the airlock command line: dispatch, commands, shared settings.
+ */
+#ifndef AIRLOCK_GATE_H
+#define AIRLOCK_GATE_H
+
+#define AIRLOCK_VERSION "0.1.0"
+
+/* Exit codes, as DESIGN.md: 0 nothing at or above --fail-on, 1 findings or
+ * refused, 2 usage or runtime error. */
+#define EXIT_OK 0
+#define EXIT_FINDINGS 1
+#define EXIT_ERROR 2
+
+int cmd_scan(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
+
+/*
+ * The rules directory: the option if given, else $AIRLOCK_RULES, else
+ * rules/ beside the build directory the binary runs from (a source tree),
+ * else the installed share/airlock/rules. Returns a malloc'd path.
+ */
+char *gate_rules_dir(const char *opt);
+/* $AIRLOCK_CACHE_DIR, $XDG_CACHE_HOME/airlock or ~/.cache/airlock (malloc'd),
+ * or NULL when there is no home to put it in. */
+char *gate_cache_dir(void);
+
+#endif

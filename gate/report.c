@@ -1,0 +1,330 @@
+/*
+ * report.c - renders findings as text, JSON and SARIF 2.1.0.
+ *
+ * Input: findings whose paths and excerpts come from hostile artifacts; see
+ * report.h for how they are made safe for each consumer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "gate.h"
+#include "report.h"
+#include "util.h"
+
+/* A JSON string from bytes that may not be UTF-8. */
+static json_t *
+jstr(const char *s)
+{
+	struct dynbuf b;
+	json_t *j;
+
+	dynbuf_init(&b, (size_t)1 << 24);
+	if (al_utf8_sanitize(&b, s, strlen(s)) < 0) {
+		dynbuf_free(&b);
+		return NULL;
+	}
+	j = json_stringn(dynbuf_str(&b), b.len);
+	dynbuf_free(&b);
+	return j;
+}
+
+static char *
+dump(json_t *root)
+{
+	char *s = NULL;
+
+	if (root != NULL)
+		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	return s;
+}
+
+char *
+report_json(const struct scan_report *r)
+{
+	json_t *root = json_object(), *arr = json_array();
+	size_t i;
+
+	if (root == NULL || arr == NULL) {
+		json_decref(root);
+		json_decref(arr);
+		return NULL;
+	}
+	json_object_set_new(root, "tool", json_pack("{s:s, s:s}", "name",
+	    "airlock", "version", AIRLOCK_VERSION));
+	json_object_set_new(root, "ruleset", json_pack("{s:s, s:I}", "digest",
+	    r->rs->digest, "rules", (json_int_t)r->rs->nrules));
+	for (i = 0; i < r->findings->n; i++) {
+		const struct finding *f = &r->findings->v[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "rule", json_string(f->rule->id));
+		json_object_set_new(o, "title", jstr(f->rule->title));
+		json_object_set_new(o, "category", json_string(f->rule->category));
+		json_object_set_new(o, "severity",
+		    json_string(rule_severity_name(f->rule->severity)));
+		json_object_set_new(o, "path", jstr(f->path));
+		json_object_set_new(o, "line", json_integer((json_int_t)f->line));
+		json_object_set_new(o, "column",
+		    json_integer((json_int_t)f->column));
+		json_object_set_new(o, "excerpt", jstr(f->excerpt));
+		json_object_set_new(o, "fingerprint",
+		    json_string(f->fingerprint));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(root, "findings", arr);
+	json_object_set_new(root, "stats", json_pack("{s:I, s:I, s:f}",
+	    "files", (json_int_t)r->files, "bytes", (json_int_t)r->bytes,
+	    "seconds", r->seconds));
+	return dump(root);
+}
+
+const char *
+report_sarif_level(enum rule_severity s)
+{
+	switch (s) {
+	case SEV_CRITICAL:
+	case SEV_HIGH:
+		return "error";
+	case SEV_MEDIUM:
+		return "warning";
+	default:
+		return "note";
+	}
+}
+
+/* GitHub code scanning reads this 0-10 score to rank security results. */
+static const char *
+security_severity(enum rule_severity s)
+{
+	static const char *const v[] = {"1.0", "3.0", "5.5", "8.0", "9.5"};
+
+	return (unsigned)s <= SEV_CRITICAL ? v[s] : "5.0";
+}
+
+static json_t *
+sarif_rule(const struct rule *ru)
+{
+	return json_pack("{s:s, s:o, s:{s:o}, s:{s:o}, s:{s:o}, s:{s:s}, "
+	    "s:{s:s, s:s, s:s, s:[s,s]}}",
+	    "id", ru->id,
+	    "name", jstr(ru->title),
+	    "shortDescription", "text", jstr(ru->title),
+	    "fullDescription", "text", jstr(ru->description),
+	    "help", "text", jstr(ru->description),
+	    "defaultConfiguration", "level", report_sarif_level(ru->severity),
+	    "properties", "category", ru->category,
+	    "severity", rule_severity_name(ru->severity),
+	    "security-severity", security_severity(ru->severity),
+	    "tags", "security", ru->category);
+}
+
+/* A relative URI reference for a path: unreserved bytes and '/' kept,
+ * everything else percent-encoded; absolute paths become file:// URIs. */
+static json_t *
+sarif_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct dynbuf b;
+	const unsigned char *p;
+	json_t *j;
+
+	dynbuf_init(&b, (size_t)3 * strlen(path) + 16);
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	if (path[0] == '/')
+		(void)dynbuf_adds(&b, "file://");
+	for (p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~/", *p) != NULL) {
+			(void)dynbuf_addc(&b, (char)*p);
+		} else {
+			(void)dynbuf_addc(&b, '%');
+			(void)dynbuf_addc(&b, hex[*p >> 4]);
+			(void)dynbuf_addc(&b, hex[*p & 15]);
+		}
+	}
+	j = json_string(dynbuf_str(&b));
+	dynbuf_free(&b);
+	return j;
+}
+
+/* Index of a rule in the SARIF rules table: set rules then built-ins. */
+static size_t
+sarif_rule_index(const struct rule_set *rs, const struct rule *ru)
+{
+	const struct rule *const *bi;
+	size_t nb, i;
+
+	if (!ru->builtin) {
+		const struct rule *found = rule_set_find(rs, ru->id);
+
+		for (i = 0; found != NULL && i < rs->nrules; i++)
+			if (rs->rules[i] == found)
+				return i;
+	}
+	bi = scan_builtin_rules(&nb);
+	for (i = 0; i < nb; i++)
+		if (bi[i] == ru)
+			return rs->nrules + i;
+	return 0;
+}
+
+char *
+report_sarif(const struct scan_report *r)
+{
+	const struct rule *const *bi;
+	json_t *root, *rules, *results, *run;
+	size_t nb, i;
+
+	rules = json_array();
+	results = json_array();
+	for (i = 0; i < r->rs->nrules; i++)
+		json_array_append_new(rules, sarif_rule(r->rs->rules[i]));
+	bi = scan_builtin_rules(&nb);
+	for (i = 0; i < nb; i++)
+		json_array_append_new(rules, sarif_rule(bi[i]));
+	for (i = 0; i < r->findings->n; i++) {
+		const struct finding *f = &r->findings->v[i];
+		json_t *loc, *res, *msg;
+		struct dynbuf m;
+
+		loc = json_pack("{s:{s:o}}", "artifactLocation", "uri",
+		    sarif_uri(f->path));
+		if (f->line > 0)
+			json_object_set_new(loc, "region", json_pack(
+			    "{s:I, s:I, s:{s:o}}", "startLine", (json_int_t)f->line,
+			    "startColumn", (json_int_t)f->column, "snippet", "text",
+			    jstr(f->excerpt)));
+		dynbuf_init(&m, 8192);
+		(void)dynbuf_adds(&m, f->rule->title);
+		if (f->excerpt[0] != '\0') {
+			(void)dynbuf_adds(&m, ": ");
+			(void)dynbuf_adds(&m, f->excerpt);
+		}
+		msg = jstr(dynbuf_str(&m));
+		dynbuf_free(&m);
+		res = json_pack("{s:s, s:I, s:s, s:{s:o}, s:[{s:o}], s:{s:s}, "
+		    "s:{s:s, s:s}}",
+		    "ruleId", f->rule->id,
+		    "ruleIndex", (json_int_t)sarif_rule_index(r->rs, f->rule),
+		    "level", report_sarif_level(f->rule->severity),
+		    "message", "text", msg,
+		    "locations", "physicalLocation", loc,
+		    "partialFingerprints", "airlockFingerprint/v1",
+		    f->fingerprint,
+		    "properties", "severity",
+		    rule_severity_name(f->rule->severity),
+		    "category", f->rule->category);
+		json_array_append_new(results, res);
+	}
+	run = json_pack("{s:{s:{s:s, s:s, s:s, s:o}}, s:s, s:o, s:{s:s}}",
+	    "tool", "driver", "name", "airlock", "version", AIRLOCK_VERSION,
+	    "semanticVersion", AIRLOCK_VERSION, "rules", rules,
+	    "columnKind", "unicodeCodePoints",
+	    "results", results,
+	    "properties", "rulesetDigest", r->rs->digest);
+	root = json_pack("{s:s, s:s, s:[o]}",
+	    "$schema", "https://json.schemastore.org/sarif-2.1.0.json",
+	    "version", "2.1.0", "runs", run);
+	return dump(root);
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static const char *
+sev_color(enum rule_severity s)
+{
+	switch (s) {
+	case SEV_CRITICAL:
+		return "\033[1;97;41m";
+	case SEV_HIGH:
+		return "\033[1;31m";
+	case SEV_MEDIUM:
+		return "\033[33m";
+	case SEV_LOW:
+		return "\033[36m";
+	default:
+		return "\033[2m";
+	}
+}
+
+static void
+put_escaped(FILE *out, const char *s)
+{
+	struct dynbuf b;
+
+	dynbuf_init(&b, (size_t)1 << 20);
+	if (al_term_escape(&b, s, strlen(s)) == 0)
+		fputs(dynbuf_str(&b), out);
+	dynbuf_free(&b);
+}
+
+static void
+human_size(char *buf, size_t n, uint64_t bytes)
+{
+	if (bytes >= (uint64_t)1 << 30)
+		snprintf(buf, n, "%.1f GiB", (double)bytes / (double)(1u << 30));
+	else if (bytes >= 1u << 20)
+		snprintf(buf, n, "%.1f MiB", (double)bytes / (double)(1u << 20));
+	else if (bytes >= 1u << 10)
+		snprintf(buf, n, "%.1f KiB", (double)bytes / 1024.0);
+	else
+		snprintf(buf, n, "%llu bytes", (unsigned long long)bytes);
+}
+
+int
+report_text(FILE *out, const struct scan_report *r, int color)
+{
+	const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
+	const char *dim = color ? "\033[2m" : "";
+	size_t counts[SEV_CRITICAL + 1] = {0};
+	const char *prev = NULL;
+	char size[32];
+	size_t i;
+	int s, first = 1;
+
+	for (i = 0; i < r->findings->n; i++) {
+		const struct finding *f = &r->findings->v[i];
+		const struct rule *ru = f->rule;
+
+		counts[ru->severity]++;
+		if (prev == NULL || strcmp(prev, f->path) != 0) {
+			fprintf(out, "%s%s", prev ? "\n" : "", bold);
+			put_escaped(out, f->path);
+			fprintf(out, "%s\n", reset);
+			prev = f->path;
+		}
+		if (f->line > 0)
+			fprintf(out, "  %6llu:%-4llu ", (unsigned long long)f->line,
+			    (unsigned long long)f->column);
+		else
+			fprintf(out, "  %-11s ", "file");
+		fprintf(out, "%s%-8s%s  %s  ", color ? sev_color(ru->severity) : "",
+		    rule_severity_name(ru->severity), reset, ru->id);
+		put_escaped(out, ru->title);
+		fputc('\n', out);
+		if (f->excerpt[0] != '\0') {
+			fprintf(out, "%14s%s", "", dim);
+			put_escaped(out, f->excerpt);
+			fprintf(out, "%s\n", reset);
+		}
+	}
+	human_size(size, sizeof(size), r->bytes);
+	fprintf(out, "%s%zu finding%s", r->findings->n ? "\n" : "",
+	    r->findings->n, r->findings->n == 1 ? "" : "s");
+	for (s = SEV_CRITICAL; s >= SEV_INFO; s--) {
+		if (counts[s] == 0)
+			continue;
+		fprintf(out, "%s%zu %s", first ? " (" : ", ", counts[s],
+		    rule_severity_name((enum rule_severity)s));
+		first = 0;
+	}
+	fprintf(out, "%s in %llu file%s, %s, %.2f s; rules %.19s (%zu)\n",
+	    first ? "" : ")", (unsigned long long)r->files,
+	    r->files == 1 ? "" : "s", size, r->seconds, r->rs->digest,
+	    r->rs->nrules);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,105 @@
+/*
+ * rule.h - the rule set: loading YAML rule packs, validating them, globs.
+ *
+ * Trust: rule files are written by the gate's operator, not by agents, but
+ * they are still parsed defensively (size limits, every problem reported
+ * with file, line and rule id). The format is documented in docs/rules.md.
+ */
+#ifndef AIRLOCK_RULE_H
+#define AIRLOCK_RULE_H
+
+#include <stddef.h>
+
+#include "dynbuf.h"
+
+enum rule_severity {
+	SEV_INFO = 0,
+	SEV_LOW,
+	SEV_MEDIUM,
+	SEV_HIGH,
+	SEV_CRITICAL,
+};
+
+struct rule_example {
+	char *path;           /* NULL: the example is a file called example.txt */
+	char *content;        /* may hold NULs; NUL-terminated */
+	size_t content_len;
+	int line;             /* 1-based line of the example in its file */
+};
+
+struct rule_strv {
+	char **v;
+	size_t n;
+};
+
+struct rule {
+	char *id;
+	char *title;
+	char *category;
+	char *description;
+	enum rule_severity severity;
+	char *pattern;              /* NULL for a path-only rule */
+	struct rule_strv paths;     /* globs; empty: every file */
+	struct rule_strv exclude_paths;
+	struct rule_strv keywords;  /* non-empty: pattern runs on keyword lines */
+	unsigned secret_group;      /* capture group of the secret, 0 = match */
+	double entropy;             /* minimum bits per byte; 0 = no floor */
+	struct rule_strv allow_regexes;
+	struct rule_strv allow_stopwords;
+	struct rule_example *match;
+	size_t nmatch;
+	struct rule_example *ignore;
+	size_t nignore;
+	char *file;                 /* rule file it came from */
+	int line;                   /* 1-based line of the rule */
+	int builtin;                /* a finding the engine itself reports */
+
+	/* Filled in by validation. */
+	void *re;                   /* pcre2_code *, the confirmation regex */
+	void **allow_re;            /* pcre2_code *[allow_regexes.n] */
+	unsigned max_width;         /* longest match, UINT_MAX if unbounded */
+	unsigned capture_count;
+};
+
+struct rule_set {
+	struct rule **rules;        /* sorted by id */
+	size_t nrules;
+	char digest[72];            /* "sha256:" and 64 hex digits */
+};
+
+/*
+ * Loads every *.yml / *.yaml file directly in dir. Each problem found is
+ * appended to diags as "file:line: rule ID: message\n" and counted in
+ * *nerrors; with any error the call fails with AL_EINVAL and *out is NULL.
+ * require_examples makes missing examples (fewer than 2 match and 2 ignore)
+ * an error, for `rules check` and `rules test`.
+ */
+int rule_set_load(struct rule_set **out, const char *dir, int require_examples,
+    struct dynbuf *diags, size_t *nerrors);
+void rule_set_free(struct rule_set *rs);
+void rule_free(struct rule *r);
+
+/* The rule's id, or NULL if absent. */
+const struct rule *rule_set_find(const struct rule_set *rs, const char *id);
+
+const char *rule_severity_name(enum rule_severity s);
+int rule_severity_parse(const char *s, enum rule_severity *out);
+int rule_category_valid(const char *s);
+
+/*
+ * Length of the longest literal that every match of the regex must contain
+ * (a conservative estimate: it may be shorter than the truth, never longer).
+ */
+size_t rule_pattern_literal(const char *pattern, size_t len);
+
+/*
+ * Path globs (docs/rules.md): case-insensitive; `*`, `?`, `[...]`, `**`;
+ * without `/` the glob matches the base name; with `/` the whole path or any
+ * trailing run of segments; a leading `/` anchors at the root.
+ */
+int rule_glob_match(const char *glob, const char *path);
+int rule_globs_match(const struct rule_strv *globs, const char *path);
+/* True when the rule applies to a file at path (paths and exclude_paths). */
+int rule_applies_to(const struct rule *r, const char *path);
+
+#endif

@@ -1,0 +1,1237 @@
+/*
+ * scan_engine.c - one Hyperscan pass per file, PCRE2 confirmation around
+ * each hit, findings with positions, redacted excerpts and fingerprints.
+ *
+ * Trust: the content is hostile; this runs wherever artifact bytes are read.
+ *
+ * How a file is read. Bytes arrive in chunks of AL_SCAN_CHUNK into a buffer
+ * that also keeps the last KEEP (2 * AL_SCAN_WINDOW) bytes of the previous
+ * chunk. Every chunk goes through the one Hyperscan stream database (all
+ * content patterns and all keywords together). Hyperscan reports only where a
+ * match ends, so each hit is confirmed by the rule's own PCRE2 regex, run on
+ * a window of at most AL_SCAN_WINDOW bytes each side of that end; PCRE2's
+ * match gives the start, the captures and so the secret. A hit too close to
+ * the end of the buffer to have its window is held until the next chunk
+ * arrives. Memory is thus O(chunk + window), whatever the file size.
+ *
+ * Line and column. A cursor (offset, line, column) moves with the hits, so
+ * each byte is counted about once; before the buffer slides, the cursor is
+ * moved to the new start so that what leaves the buffer is already counted.
+ *
+ * Dedupe. A rule's confirmed match covers every later hit of the same rule
+ * that ends inside it (Hyperscan reports every end of `[a-z]{20,}`); and a
+ * rule reports at most once per line.
+ *
+ * Redaction. A secret rule's secret span is remembered; when the file is
+ * done, every excerpt of the file is rewritten with the secret spans on it
+ * masked, so a token is not echoed by another rule's finding either.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hs.h>
+#include <pcre2.h>
+
+#include "err.h"
+#include "al_limits.h"
+#include "scan_engine.h"
+#include "util.h"
+
+#define KEEP (2 * AL_SCAN_WINDOW)
+
+/* ---- built-in rules ---------------------------------------------------- */
+
+static struct rule builtin_rules[] = {
+	{
+		.id = AL_RULE_UNSCANNABLE,
+		.title = "Content could not be scanned",
+		.category = "unscannable",
+		.severity = SEV_HIGH,
+		.description = "airlock could not read all of this content (an "
+		    "error, a limit, an encrypted or malformed part), so it cannot "
+		    "say the content is safe. It stays in quarantine unless a "
+		    "reviewer inspects it by other means and overrides.",
+		.builtin = 1,
+	},
+	{
+		.id = AL_RULE_SYMLINK,
+		.title = "Symbolic link",
+		.category = "archive-hazard",
+		.severity = SEV_LOW,
+		.description = "A symbolic link inside the artifact. It was not "
+		    "followed. Check that its target is the file you expect.",
+		.builtin = 1,
+	},
+	{
+		.id = AL_RULE_SYMLINK_ESCAPE,
+		.title = "Symbolic link pointing outside the tree",
+		.category = "archive-hazard",
+		.severity = SEV_HIGH,
+		.description = "A symbolic link whose target is absolute or climbs "
+		    "out of the artifact with '..'. Unpacked, it can make later "
+		    "writes or reads reach files outside the project (ssh keys, "
+		    "shell rc files).",
+		.builtin = 1,
+	},
+	{
+		.id = AL_RULE_SPECIAL,
+		.title = "Device, FIFO or socket file",
+		.category = "archive-hazard",
+		.severity = SEV_HIGH,
+		.description = "A special file has no place in source or build "
+		    "output; a device node can give raw access to hardware or "
+		    "memory when unpacked with privileges.",
+		.builtin = 1,
+	},
+};
+
+#define NBUILTIN (sizeof(builtin_rules) / sizeof(builtin_rules[0]))
+
+const struct rule *
+scan_builtin_rule(const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < NBUILTIN; i++)
+		if (strcmp(builtin_rules[i].id, id) == 0)
+			return &builtin_rules[i];
+	return NULL;
+}
+
+const struct rule *const *
+scan_builtin_rules(size_t *n_out)
+{
+	static const struct rule *ptrs[NBUILTIN];
+	size_t i;
+
+	for (i = 0; i < NBUILTIN; i++)
+		ptrs[i] = &builtin_rules[i];
+	*n_out = NBUILTIN;
+	return ptrs;
+}
+
+/* ---- findings ---------------------------------------------------------- */
+
+static int
+finding_push(struct finding_list *l, struct finding **out)
+{
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 16;
+		struct finding *nv = realloc(l->v, ncap * sizeof(*nv));
+
+		if (nv == NULL)
+			return al_err_set(AL_ENOMEM, "out of memory");
+		l->v = nv;
+		l->cap = ncap;
+	}
+	*out = &l->v[l->n++];
+	memset(*out, 0, sizeof(**out));
+	return 0;
+}
+
+static void
+fingerprint_of(char out[33], const char *rule_id, const char *relpath,
+    const char *content_hash, size_t occurrence)
+{
+	struct dynbuf b;
+	char hex[AL_SHA256_HEX];
+
+	dynbuf_init(&b, 3 * AL_MAX_PATH);
+	(void)dynbuf_addf(&b, "%s%c%s%c%s%c%zu", rule_id, 0, relpath, 0,
+	    content_hash, 0, occurrence);
+	al_sha256_hex(hex, dynbuf_str(&b), b.len);
+	dynbuf_free(&b);
+	memcpy(out, hex, 32);
+	out[32] = '\0';
+}
+
+int
+finding_add_builtin(struct finding_list *l, const char *rule_id,
+    const char *path, const char *message)
+{
+	const struct rule *r = scan_builtin_rule(rule_id);
+	struct finding *f;
+	int rc;
+
+	if (r == NULL)
+		return al_err_set(AL_EINVAL, "no built-in rule %s", rule_id);
+	if ((rc = finding_push(l, &f)) < 0)
+		return rc;
+	f->rule = r;
+	f->path = strdup(path);
+	f->excerpt = strdup(message);
+	if (f->path == NULL || f->excerpt == NULL) {
+		free(f->path);
+		free(f->excerpt);
+		l->n--;
+		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	fingerprint_of(f->fingerprint, rule_id, path, "", 0);
+	return 0;
+}
+
+void
+finding_list_free(struct finding_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].excerpt);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+static int
+cmp_finding(const void *a, const void *b)
+{
+	const struct finding *fa = a, *fb = b;
+	int c = strcmp(fa->path, fb->path);
+
+	if (c != 0)
+		return c;
+	if (fa->line != fb->line)
+		return fa->line < fb->line ? -1 : 1;
+	if (fa->column != fb->column)
+		return fa->column < fb->column ? -1 : 1;
+	return strcmp(fa->rule->id, fb->rule->id);
+}
+
+void
+finding_list_sort(struct finding_list *l)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_finding);
+}
+
+int
+finding_list_move(struct finding_list *dst, struct finding_list *src)
+{
+	size_t need;
+
+	if (src->n == 0)
+		return 0;
+	if (al_size_add(&need, dst->n, src->n) < 0)
+		return AL_ELIMIT;
+	if (need > dst->cap) {
+		struct finding *nv = realloc(dst->v, need * sizeof(*nv));
+
+		if (nv == NULL)
+			return al_err_set(AL_ENOMEM, "out of memory");
+		dst->v = nv;
+		dst->cap = need;
+	}
+	memcpy(dst->v + dst->n, src->v, src->n * sizeof(*src->v));
+	dst->n = need;
+	free(src->v);
+	src->v = NULL;
+	src->n = src->cap = 0;
+	return 0;
+}
+
+/* ---- the engine -------------------------------------------------------- */
+
+struct scan_engine {
+	const struct rule_set *rs;
+	hs_database_t *db;        /* NULL when no rule has content patterns */
+	unsigned nexpr;
+	unsigned *expr_rule;      /* expression id -> rule index */
+	unsigned char *expr_kw;   /* expression id -> 1 if a keyword */
+	size_t *scoped;           /* rules with paths or exclude_paths */
+	size_t nscoped;
+	unsigned max_groups;      /* most capture groups of any rule */
+	int from_cache;
+};
+
+const struct rule_set *
+scan_engine_rules(const struct scan_engine *e)
+{
+	return e->rs;
+}
+
+int
+scan_engine_from_cache(const struct scan_engine *e)
+{
+	return e->from_cache;
+}
+
+void
+scan_engine_free(struct scan_engine *e)
+{
+	if (e == NULL)
+		return;
+	hs_free_database(e->db);
+	free(e->expr_rule);
+	free(e->expr_kw);
+	free(e->scoped);
+	free(e);
+}
+
+/* Turns a literal keyword into a Hyperscan expression: every byte escaped. */
+static char *
+keyword_expr(const char *kw)
+{
+	struct dynbuf b;
+	const unsigned char *p;
+
+	dynbuf_init(&b, 4 * strlen(kw) + 1);
+	for (p = (const unsigned char *)kw; *p; p++)
+		if (dynbuf_addf(&b, "\\x%02x", *p) < 0) {
+			dynbuf_free(&b);
+			return NULL;
+		}
+	return dynbuf_take(&b, NULL);
+}
+
+static void
+cache_key(char out[AL_SHA256_HEX], const struct rule_set *rs)
+{
+	hs_platform_info_t plat;
+	struct dynbuf b;
+
+	memset(&plat, 0, sizeof(plat));
+	(void)hs_populate_platform(&plat);
+	dynbuf_init(&b, 4096);
+	(void)dynbuf_addf(&b, "airlock-hs%c%s%c%s%c%s%c", 0,
+	    AL_ENGINE_VERSION, 0, hs_version(), 0, rs->digest, 0);
+	(void)dynbuf_add(&b, &plat, sizeof(plat));
+	al_sha256_hex(out, dynbuf_str(&b), b.len);
+	dynbuf_free(&b);
+}
+
+#define CACHE_MAGIC "ALHSDB01"
+#define CACHE_MAX ((size_t)512 << 20)
+
+static int
+cache_path(struct dynbuf *p, const char *dir, const struct rule_set *rs)
+{
+	char key[AL_SHA256_HEX];
+
+	cache_key(key, rs);
+	dynbuf_init(p, AL_MAX_PATH);
+	return dynbuf_addf(p, "%s/hs-%s.db", dir, key);
+}
+
+/* Loads a cached database; any problem just means "not cached". */
+static hs_database_t *
+cache_load(const char *dir, const struct rule_set *rs)
+{
+	struct dynbuf p;
+	hs_database_t *db = NULL;
+	char *data = NULL, hex[AL_SHA256_HEX], want[AL_SHA256_HEX];
+	size_t len;
+
+	if (cache_path(&p, dir, rs) < 0)
+		goto out;
+	if (al_read_file(dynbuf_str(&p), CACHE_MAX, &data, &len) < 0)
+		goto out;
+	if (len < 8 + 64 || memcmp(data, CACHE_MAGIC, 8) != 0)
+		goto out;
+	memcpy(want, data + 8, 64);
+	want[64] = '\0';
+	al_sha256_hex(hex, data + 72, len - 72);
+	if (strcmp(hex, want) != 0)
+		goto out;
+	if (hs_deserialize_database(data + 72, len - 72, &db) != HS_SUCCESS)
+		db = NULL;
+out:
+	free(data);
+	dynbuf_free(&p);
+	return db;
+}
+
+static void
+cache_store(const char *dir, const struct rule_set *rs, const hs_database_t *db)
+{
+	struct dynbuf p, tmp;
+	char *bytes = NULL, hex[AL_SHA256_HEX];
+	size_t len = 0;
+	int fd = -1, ok = 0;
+
+	dynbuf_init(&tmp, AL_MAX_PATH);
+	if (cache_path(&p, dir, rs) < 0)
+		goto out;
+	if (hs_serialize_database(db, &bytes, &len) != HS_SUCCESS)
+		goto out;
+	(void)mkdir(dir, 0700);
+	if (dynbuf_addf(&tmp, "%s/.hs-XXXXXX", dir) < 0)
+		goto out;
+	fd = mkstemp(tmp.data);
+	if (fd < 0)
+		goto out;
+	al_sha256_hex(hex, bytes, len);
+	ok = write(fd, CACHE_MAGIC, 8) == 8 && write(fd, hex, 64) == 64 &&
+	    write(fd, bytes, len) == (ssize_t)len;
+	ok = close(fd) == 0 && ok;
+	fd = -1;
+	ok = ok && rename(tmp.data, dynbuf_str(&p)) == 0;
+	if (!ok)
+		(void)unlink(tmp.data);
+out:
+	free(bytes);
+	dynbuf_free(&p);
+	dynbuf_free(&tmp);
+}
+
+static int
+engine_compile(struct scan_engine *e, const char *cache_dir)
+{
+	const struct rule_set *rs = e->rs;
+	const char **exprs = NULL;
+	char **owned = NULL;
+	unsigned *flags = NULL, *ids = NULL;
+	hs_compile_error_t *cerr = NULL;
+	size_t i, j, n = 0, cap = 0;
+	int rc = 0;
+
+	for (i = 0; i < rs->nrules; i++) {
+		const struct rule *r = rs->rules[i];
+
+		if (r->pattern != NULL)
+			cap += r->keywords.n ? r->keywords.n : 1;
+	}
+	if (cap == 0)
+		return 0;
+	exprs = calloc(cap, sizeof(*exprs));
+	owned = calloc(cap, sizeof(*owned));
+	flags = calloc(cap, sizeof(*flags));
+	ids = calloc(cap, sizeof(*ids));
+	e->expr_rule = calloc(cap, sizeof(*e->expr_rule));
+	e->expr_kw = calloc(cap, sizeof(*e->expr_kw));
+	if (!exprs || !owned || !flags || !ids || !e->expr_rule || !e->expr_kw) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < rs->nrules; i++) {
+		const struct rule *r = rs->rules[i];
+
+		if (r->pattern == NULL)
+			continue;
+		if (r->keywords.n == 0) {
+			exprs[n] = r->pattern;
+			flags[n] = HS_FLAG_MULTILINE;
+			e->expr_rule[n] = (unsigned)i;
+			ids[n] = (unsigned)n;
+			n++;
+			continue;
+		}
+		for (j = 0; j < r->keywords.n; j++) {
+			owned[n] = keyword_expr(r->keywords.v[j]);
+			if (owned[n] == NULL) {
+				rc = al_err_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+			exprs[n] = owned[n];
+			flags[n] = HS_FLAG_CASELESS;
+			e->expr_rule[n] = (unsigned)i;
+			e->expr_kw[n] = 1;
+			ids[n] = (unsigned)n;
+			n++;
+		}
+	}
+	e->nexpr = (unsigned)n;
+	if (cache_dir != NULL && (e->db = cache_load(cache_dir, rs)) != NULL) {
+		e->from_cache = 1;
+		goto out;
+	}
+	if (hs_compile_multi(exprs, flags, ids, (unsigned)n, HS_MODE_STREAM,
+	    NULL, &e->db, &cerr) != HS_SUCCESS) {
+		const struct rule *bad = cerr && cerr->expression >= 0 &&
+		    (size_t)cerr->expression < n ?
+		    rs->rules[e->expr_rule[cerr->expression]] : NULL;
+
+		rc = al_err_set(AL_EENGINE, "%s%s%sHyperscan: %s",
+		    bad ? "rule " : "", bad ? bad->id : "", bad ? ": " : "",
+		    cerr && cerr->message ? cerr->message : "compile failed");
+		hs_free_compile_error(cerr);
+		e->db = NULL;
+		goto out;
+	}
+	if (cache_dir != NULL)
+		cache_store(cache_dir, rs, e->db);
+out:
+	if (owned != NULL)
+		for (i = 0; i < n; i++)
+			free(owned[i]);
+	free(owned);
+	free(exprs);
+	free(flags);
+	free(ids);
+	return rc;
+}
+
+int
+scan_engine_new(struct scan_engine **out, const struct rule_set *rs,
+    const char *cache_dir)
+{
+	struct scan_engine *e;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	e->rs = rs;
+	e->scoped = calloc(rs->nrules ? rs->nrules : 1, sizeof(*e->scoped));
+	if (e->scoped == NULL) {
+		scan_engine_free(e);
+		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < rs->nrules; i++) {
+		const struct rule *r = rs->rules[i];
+
+		if (r->paths.n || r->exclude_paths.n)
+			e->scoped[e->nscoped++] = i;
+		if (r->capture_count > e->max_groups)
+			e->max_groups = r->capture_count;
+	}
+	if ((rc = engine_compile(e, cache_dir)) < 0) {
+		scan_engine_free(e);
+		return rc;
+	}
+	*out = e;
+	return 0;
+}
+
+/* ---- per-thread worker --------------------------------------------------- */
+
+struct hit {
+	unsigned id;
+	unsigned long long end;
+};
+
+struct span {
+	uint64_t s, e;
+};
+
+/* What the engine keeps about a finding until its file is done. */
+struct fmeta {
+	uint64_t ex_abs;          /* offset of the excerpt's first byte */
+	int ex_head, ex_tail;     /* excerpt cut at its start / end */
+	char hash[AL_SHA256_HEX]; /* sha256 of the matched bytes */
+};
+
+struct scan_worker {
+	const struct scan_engine *e;
+	hs_scratch_t *scratch;
+	pcre2_match_data *md;
+	pcre2_match_data *md_allow;
+	pcre2_match_context *mctx;
+	pcre2_jit_stack *jit;
+	char *buf;                /* KEEP + AL_SCAN_CHUNK bytes */
+	uint64_t *last_end;       /* per rule: end of the last covered match */
+	uint64_t *last_line;      /* per rule: line of the last finding */
+	unsigned char *active;    /* per rule: applies to this file */
+	struct hit *pending;
+	size_t npending;
+	struct span *spans;
+	size_t nspans, spans_cap;
+	struct fmeta *meta;
+	size_t meta_cap;
+
+	/* The file being scanned. */
+	const char *path;
+	const char *relpath;
+	struct finding_list *out;
+	size_t first;             /* index in out of this file's first finding */
+	uint64_t buf_off;         /* file offset of buf[0] */
+	size_t buf_len;
+	int bol_at_start;         /* buf[0] starts a line */
+	uint64_t base_line, base_col; /* position of buf[0] */
+	uint64_t cur_abs, cur_line, cur_col;
+	int eof;
+	int stop;                 /* cap reached or an error: read no further */
+	int nomem;
+};
+
+void
+scan_worker_free(struct scan_worker *w)
+{
+	if (w == NULL)
+		return;
+	hs_free_scratch(w->scratch);
+	pcre2_match_data_free(w->md);
+	pcre2_match_data_free(w->md_allow);
+	pcre2_match_context_free(w->mctx);
+	pcre2_jit_stack_free(w->jit);
+	free(w->buf);
+	free(w->last_end);
+	free(w->last_line);
+	free(w->active);
+	free(w->pending);
+	free(w->spans);
+	free(w->meta);
+	free(w);
+}
+
+int
+scan_worker_new(struct scan_worker **out, const struct scan_engine *e)
+{
+	struct scan_worker *w;
+	size_t nr = e->rs->nrules ? e->rs->nrules : 1;
+
+	*out = NULL;
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	w->e = e;
+	if (e->db != NULL && hs_alloc_scratch(e->db, &w->scratch) != HS_SUCCESS) {
+		scan_worker_free(w);
+		return al_err_set(AL_EENGINE, "Hyperscan scratch allocation failed");
+	}
+	w->md = pcre2_match_data_create(e->max_groups + 1, NULL);
+	w->md_allow = pcre2_match_data_create(1, NULL);
+	w->mctx = pcre2_match_context_create(NULL);
+	w->jit = pcre2_jit_stack_create(32 * 1024, 512 * 1024, NULL);
+	w->buf = malloc(KEEP + AL_SCAN_CHUNK);
+	w->last_end = calloc(nr, sizeof(*w->last_end));
+	w->last_line = calloc(nr, sizeof(*w->last_line));
+	w->active = calloc(nr, 1);
+	w->pending = calloc(AL_MAX_PENDING_HITS, sizeof(*w->pending));
+	if (!w->md || !w->md_allow || !w->mctx || !w->jit || !w->buf ||
+	    !w->last_end || !w->last_line || !w->active || !w->pending) {
+		scan_worker_free(w);
+		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	pcre2_set_match_limit(w->mctx, AL_PCRE2_MATCH_LIMIT);
+	pcre2_set_depth_limit(w->mctx, AL_PCRE2_DEPTH_LIMIT);
+	pcre2_jit_stack_assign(w->mctx, NULL, w->jit);
+	*out = w;
+	return 0;
+}
+
+/* ---- positions ----------------------------------------------------------- */
+
+/* Code points in a span: every byte that is not a UTF-8 continuation. */
+static uint64_t
+count_cps(const char *p, size_t n)
+{
+	uint64_t c = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		c += ((unsigned char)p[i] & 0xc0) != 0x80;
+	return c;
+}
+
+static uint64_t
+count_nl(const char *p, size_t n, const char **last)
+{
+	const char *end = p + n, *q;
+	uint64_t c = 0;
+
+	*last = NULL;
+	while (p < end && (q = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		c++;
+		*last = q;
+		p = q + 1;
+	}
+	return c;
+}
+
+/* Moves the cursor to file offset abs (inside the buffer). */
+static void
+cursor_to(struct scan_worker *w, uint64_t abs)
+{
+	const char *base = w->buf - w->buf_off; /* base + abs = byte at abs */
+	const char *last;
+	uint64_t k;
+
+	if (abs >= w->cur_abs) {
+		k = count_nl(base + w->cur_abs, abs - w->cur_abs, &last);
+		if (k > 0) {
+			w->cur_line += k;
+			w->cur_col = count_cps(last + 1,
+			    (size_t)(base + abs - (last + 1)));
+		} else {
+			w->cur_col += count_cps(base + w->cur_abs,
+			    abs - w->cur_abs);
+		}
+	} else {
+		k = count_nl(base + abs, w->cur_abs - abs, &last);
+		w->cur_line -= k;
+		last = memrchr(w->buf, '\n', abs - w->buf_off);
+		if (last != NULL)
+			w->cur_col = count_cps(last + 1,
+			    (size_t)(base + abs - (last + 1)));
+		else
+			w->cur_col = w->base_col + count_cps(w->buf,
+			    abs - w->buf_off);
+	}
+	w->cur_abs = abs;
+}
+
+/* ---- findings from content ---------------------------------------------- */
+
+static int
+file_findings(const struct scan_worker *w)
+{
+	return (int)(w->out->n - w->first);
+}
+
+static int meta_reserve(struct scan_worker *w, size_t n);
+
+static void
+worker_unscannable(struct scan_worker *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+worker_unscannable(struct scan_worker *w, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->stop = 1;
+	if (meta_reserve(w, (size_t)file_findings(w) + 1) < 0 ||
+	    finding_add_builtin(w->out, AL_RULE_UNSCANNABLE, w->path, msg) < 0)
+		w->nomem = 1;
+	else
+		memset(&w->meta[file_findings(w) - 1], 0, sizeof(*w->meta));
+}
+
+static int
+meta_reserve(struct scan_worker *w, size_t n)
+{
+	if (n > w->meta_cap) {
+		size_t ncap = w->meta_cap ? w->meta_cap * 2 : 64;
+		struct fmeta *nv;
+
+		while (ncap < n)
+			ncap *= 2;
+		nv = realloc(w->meta, ncap * sizeof(*nv));
+		if (nv == NULL)
+			return al_err_set(AL_ENOMEM, "out of memory");
+		w->meta = nv;
+		w->meta_cap = ncap;
+	}
+	return 0;
+}
+
+static int
+span_push(struct scan_worker *w, uint64_t s, uint64_t e)
+{
+	if (w->nspans == w->spans_cap) {
+		size_t ncap = w->spans_cap ? w->spans_cap * 2 : 16;
+		struct span *nv = realloc(w->spans, ncap * sizeof(*nv));
+
+		if (nv == NULL)
+			return al_err_set(AL_ENOMEM, "out of memory");
+		w->spans = nv;
+		w->spans_cap = ncap;
+	}
+	w->spans[w->nspans].s = s;
+	w->spans[w->nspans].e = e;
+	w->nspans++;
+	return 0;
+}
+
+/* Does the secret pass the rule's entropy floor and allow-list? */
+static int
+secret_counts(struct scan_worker *w, const struct rule *r, const char *sec,
+    size_t n)
+{
+	size_t i;
+
+	if (r->entropy > 0 && al_entropy((const unsigned char *)sec, n) <
+	    r->entropy)
+		return 0;
+	for (i = 0; i < r->allow_stopwords.n; i++)
+		if (al_memcasemem(sec, n, r->allow_stopwords.v[i],
+		    strlen(r->allow_stopwords.v[i])) != NULL)
+			return 0;
+	for (i = 0; i < r->allow_regexes.n; i++)
+		if (pcre2_match(r->allow_re[i], (PCRE2_SPTR)sec, n, 0, 0,
+		    w->md_allow, w->mctx) >= 0)
+			return 0;
+	return 1;
+}
+
+/* Records a confirmed match [s, t) of rule ri; sec is the secret span. */
+static void
+emit(struct scan_worker *w, size_t ri, uint64_t s, uint64_t t, uint64_t sec_s,
+    uint64_t sec_e)
+{
+	const struct rule *r = w->e->rs->rules[ri];
+	const char *base = w->buf - w->buf_off;
+	uint64_t buf_end = w->buf_off + w->buf_len, lo, ex_s, ex_e;
+	struct finding *f;
+	struct fmeta *m;
+	const char *nl;
+
+	cursor_to(w, s);
+	if (w->last_line[ri] == w->cur_line)
+		return; /* one finding per (rule, file, line) */
+	w->last_line[ri] = w->cur_line;
+	if ((size_t)file_findings(w) >= AL_MAX_FINDINGS_PER_FILE) {
+		worker_unscannable(w, "more than %u findings in this file; the "
+		    "rest were not examined", AL_MAX_FINDINGS_PER_FILE);
+		return;
+	}
+	if (meta_reserve(w, (size_t)file_findings(w) + 1) < 0 ||
+	    finding_push(w->out, &f) < 0) {
+		w->nomem = w->stop = 1;
+		return;
+	}
+	m = &w->meta[file_findings(w) - 1];
+	memset(m, 0, sizeof(*m));
+	f->rule = r;
+	f->line = w->cur_line;
+	f->column = w->cur_col + 1;
+	/* The excerpt: the line around s, at most AL_EXCERPT_BYTES. */
+	lo = s > w->buf_off + AL_EXCERPT_BYTES / 2 ? s - AL_EXCERPT_BYTES / 2 :
+	    w->buf_off;
+	nl = memrchr(base + lo, '\n', s - lo);
+	ex_s = nl ? (uint64_t)(nl - base) + 1 : lo;
+	m->ex_head = nl == NULL && !(lo == 0 ||
+	    (lo == w->buf_off && w->bol_at_start));
+	ex_e = ex_s + AL_EXCERPT_BYTES < buf_end ? ex_s + AL_EXCERPT_BYTES :
+	    buf_end;
+	nl = memchr(base + s, '\n', ex_e - s);
+	if (nl != NULL)
+		ex_e = (uint64_t)(nl - base);
+	m->ex_tail = nl == NULL && !(ex_e == buf_end && w->eof);
+	if (ex_e > ex_s && base[ex_e - 1] == '\r')
+		ex_e--;
+	m->ex_abs = ex_s;
+	f->excerpt = malloc(ex_e - ex_s + 1);
+	f->path = strdup(w->path);
+	if (f->excerpt == NULL || f->path == NULL) {
+		w->nomem = w->stop = 1;
+		return;
+	}
+	memcpy(f->excerpt, base + ex_s, ex_e - ex_s);
+	f->excerpt[ex_e - ex_s] = '\0';
+	al_sha256_hex(m->hash, base + s, t - s);
+	if (strcmp(r->category, "secret") == 0 &&
+	    span_push(w, sec_s, sec_e) < 0)
+		w->nomem = w->stop = 1;
+}
+
+/*
+ * Confirms a hit of expression id ending at end: runs the rule's regex on the
+ * window around it and reports what survives the filters.
+ */
+static void
+confirm(struct scan_worker *w, unsigned id, uint64_t end)
+{
+	const struct scan_engine *e = w->e;
+	size_t ri = e->expr_rule[id];
+	const struct rule *r = e->rs->rules[ri];
+	int kw = e->expr_kw[id];
+	uint64_t buf_end = w->buf_off + w->buf_len, ws, we, pos;
+	const char *base = w->buf - w->buf_off;
+	PCRE2_SIZE *ov;
+	uint32_t opts = 0;
+
+	if (!w->active[ri] || end <= w->last_end[ri] || w->stop)
+		return;
+	if (kw) {
+		uint64_t lo = end > w->buf_off + AL_SCAN_WINDOW ?
+		    end - AL_SCAN_WINDOW : w->buf_off;
+		uint64_t hi = end + AL_SCAN_WINDOW < buf_end ?
+		    end + AL_SCAN_WINDOW : buf_end;
+		const char *nl = memrchr(base + lo, '\n', end - lo);
+
+		ws = nl ? (uint64_t)(nl - base) + 1 : lo;
+		nl = memchr(base + end, '\n', hi - end);
+		we = nl ? (uint64_t)(nl - base) : hi;
+		w->last_end[ri] = we;
+	} else {
+		uint64_t width = r->max_width < AL_SCAN_WINDOW ? r->max_width :
+		    AL_SCAN_WINDOW;
+
+		ws = end > w->buf_off + width ? end - width : w->buf_off;
+		we = end + width < buf_end ? end + width : buf_end;
+	}
+	if (w->buf_off > 0 && !w->bol_at_start)
+		opts |= PCRE2_NOTBOL;
+	if (we < buf_end ? base[we] != '\n' : !w->eof)
+		opts |= PCRE2_NOTEOL;
+	ov = pcre2_get_ovector_pointer(w->md);
+	for (pos = ws; pos < we && !w->stop;) {
+		uint64_t s, t, sec_s, sec_e;
+		int rc;
+
+		rc = pcre2_match(r->re, (PCRE2_SPTR)w->buf, we - w->buf_off,
+		    pos - w->buf_off, opts, w->md, w->mctx);
+		if (rc == PCRE2_ERROR_NOMATCH)
+			break;
+		if (rc < 0) {
+			PCRE2_UCHAR msg[128];
+
+			pcre2_get_error_message(rc, msg, sizeof(msg));
+			cursor_to(w, pos);
+			worker_unscannable(w, "rule %s could not be evaluated near "
+			    "line %llu: %s", r->id,
+			    (unsigned long long)w->cur_line, (char *)msg);
+			return;
+		}
+		s = ov[0] + w->buf_off;
+		t = ov[1] + w->buf_off;
+		if (!kw && s >= end)
+			break;
+		if (t > s && (kw || t > w->last_end[ri])) {
+			unsigned g = r->secret_group;
+
+			if (!kw)
+				w->last_end[ri] = t;
+			if ((int)g >= rc || ov[2 * g] == PCRE2_UNSET)
+				g = 0;
+			sec_s = ov[2 * g] + w->buf_off;
+			sec_e = ov[2 * g + 1] + w->buf_off;
+			if (secret_counts(w, r, base + sec_s, sec_e - sec_s)) {
+				emit(w, ri, s, t, sec_s, sec_e);
+				if (kw || t >= end)
+					return;
+			}
+		}
+		pos = t > s ? t : s + 1;
+	}
+}
+
+static int
+on_hit(unsigned int id, unsigned long long from, unsigned long long to,
+    unsigned int flags, void *ctx)
+{
+	struct scan_worker *w = ctx;
+	const struct rule *r = w->e->rs->rules[w->e->expr_rule[id]];
+	uint64_t la = w->e->expr_kw[id] ? AL_SCAN_WINDOW :
+	    (r->max_width < AL_SCAN_WINDOW ? r->max_width : AL_SCAN_WINDOW);
+
+	(void)from;
+	(void)flags;
+	if (w->stop)
+		return 1;
+	if (!w->active[w->e->expr_rule[id]])
+		return 0;
+	if (w->eof || to + la <= w->buf_off + w->buf_len) {
+		confirm(w, id, to);
+	} else if (w->npending < AL_MAX_PENDING_HITS) {
+		w->pending[w->npending].id = id;
+		w->pending[w->npending].end = to;
+		w->npending++;
+	} else {
+		confirm(w, id, to); /* with the lookahead there is */
+	}
+	return w->stop ? 1 : 0;
+}
+
+static void
+flush_pending(struct scan_worker *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->npending && !w->stop; i++)
+		confirm(w, w->pending[i].id, w->pending[i].end);
+	w->npending = 0;
+}
+
+/* ---- redaction and fingerprints ----------------------------------------- */
+
+static int
+cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* Rewrites an excerpt with every secret span on it masked. */
+static int
+redact(struct scan_worker *w, struct finding *f, const struct fmeta *m)
+{
+	size_t len = strlen(f->excerpt), i;
+	uint64_t a = m->ex_abs, b = m->ex_abs + len, p = a;
+	struct dynbuf out;
+	int rc = 0;
+
+	dynbuf_init(&out, 4 * AL_EXCERPT_BYTES + 64);
+	if (m->ex_head)
+		rc |= dynbuf_adds(&out, "...");
+	for (i = 0; i < w->nspans && rc == 0; i++) {
+		const struct span *sp = &w->spans[i];
+		uint64_t keep = 0;
+
+		if (sp->e <= p || sp->s >= b)
+			continue;
+		if (sp->s > p)
+			rc |= dynbuf_add(&out, f->excerpt + (p - a), sp->s - p);
+		if (sp->s >= p) {
+			keep = (sp->e - sp->s) / 4;
+			if (keep > 4)
+				keep = 4;
+			if (sp->s + keep > b)
+				keep = b - sp->s;
+			rc |= dynbuf_add(&out, f->excerpt + (sp->s - a), keep);
+		}
+		rc |= dynbuf_adds(&out, "*****");
+		p = sp->e < b ? sp->e : b;
+	}
+	if (rc == 0 && p < b)
+		rc = dynbuf_add(&out, f->excerpt + (p - a), b - p);
+	if (rc == 0 && m->ex_tail)
+		rc = dynbuf_adds(&out, "...");
+	if (rc != 0) {
+		dynbuf_free(&out);
+		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	free(f->excerpt);
+	f->excerpt = dynbuf_take(&out, NULL);
+	return 0;
+}
+
+static int
+finish_file(struct scan_worker *w)
+{
+	size_t n = (size_t)file_findings(w), i, j;
+
+	if (w->nspans > 1)
+		qsort(w->spans, w->nspans, sizeof(*w->spans), cmp_span);
+	for (i = 0; i < n; i++) {
+		struct finding *f = &w->out->v[w->first + i];
+		const struct fmeta *m = &w->meta[i];
+		size_t occ = 0;
+
+		if (f->rule->builtin || f->line == 0)
+			continue;
+		if (redact(w, f, m) < 0)
+			return AL_ENOMEM;
+		for (j = 0; j < i; j++)
+			if (w->out->v[w->first + j].rule == f->rule &&
+			    strcmp(w->meta[j].hash, m->hash) == 0)
+				occ++;
+		fingerprint_of(f->fingerprint, f->rule->id, w->relpath, m->hash,
+		    occ);
+	}
+	return 0;
+}
+
+/* ---- driving a file through -------------------------------------------- */
+
+static const char *const text_exts[] = {
+	"sh", "bash", "zsh", "fish", "ksh", "py", "pyw", "pth", "rb", "pl",
+	"pm", "php", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "yml",
+	"yaml", "toml", "ini", "cfg", "conf", "env", "md", "txt", "rst", "xml",
+	"html", "htm", "ps1", "psm1", "bat", "cmd", "go", "rs", "c", "h", "cc",
+	"cpp", "java", "kt", "gradle", "swift", "lua", "sql", "tf", "mk",
+	"cmake", "service", "plist", "desktop", "gemspec", "csv", "svg",
+};
+
+/* A NUL in the first bytes means binary, unless the name says it is a
+ * script or text a tool will run or read: then a stray NUL must not be a
+ * way to switch the text rules off. */
+static int
+is_binary(const char *relpath, const char *p, size_t n)
+{
+	const char *slash, *dot;
+	size_t i;
+
+	if (memchr(p, '\0', n < AL_BINARY_SNIFF ? n : AL_BINARY_SNIFF) == NULL)
+		return 0;
+	slash = strrchr(relpath, '/');
+	dot = strrchr(slash ? slash : relpath, '.');
+	if (dot == NULL)
+		return 1;
+	for (i = 0; i < sizeof(text_exts) / sizeof(text_exts[0]); i++)
+		if (strcasecmp(dot + 1, text_exts[i]) == 0)
+			return 0;
+	return 1;
+}
+
+struct source {
+	int fd;
+	const char *mem;
+	size_t mem_len, mem_pos;
+};
+
+static ssize_t
+source_read(struct source *src, char *dst, size_t n)
+{
+	ssize_t r;
+
+	if (src->mem != NULL) {
+		size_t left = src->mem_len - src->mem_pos;
+
+		if (n > left)
+			n = left;
+		memcpy(dst, src->mem + src->mem_pos, n);
+		src->mem_pos += n;
+		return (ssize_t)n;
+	}
+	do
+		r = read(src->fd, dst, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static void
+file_begin(struct scan_worker *w, const char *path, const char *relpath,
+    struct finding_list *out)
+{
+	const struct rule_set *rs = w->e->rs;
+	size_t i;
+
+	w->path = path;
+	w->relpath = relpath;
+	w->out = out;
+	w->first = out->n;
+	w->buf_off = 0;
+	w->buf_len = 0;
+	w->bol_at_start = 1;
+	w->base_line = w->cur_line = 1;
+	w->base_col = w->cur_col = 0;
+	w->cur_abs = 0;
+	w->eof = w->stop = w->nomem = 0;
+	w->npending = 0;
+	w->nspans = 0;
+	memset(w->last_end, 0, rs->nrules * sizeof(*w->last_end));
+	memset(w->last_line, 0, rs->nrules * sizeof(*w->last_line));
+	memset(w->active, 1, rs->nrules);
+	for (i = 0; i < w->e->nscoped; i++) {
+		size_t ri = w->e->scoped[i];
+
+		w->active[ri] = (unsigned char)rule_applies_to(rs->rules[ri],
+		    relpath);
+	}
+	/* Path rules: a finding for the file itself, whatever its content. */
+	for (i = 0; i < rs->nrules && !w->nomem; i++) {
+		const struct rule *r = rs->rules[i];
+		struct finding *f;
+
+		if (r->pattern != NULL || !w->active[i])
+			continue;
+		if (meta_reserve(w, (size_t)file_findings(w) + 1) < 0 ||
+		    finding_push(out, &f) < 0) {
+			w->nomem = 1;
+			break;
+		}
+		memset(&w->meta[file_findings(w) - 1], 0, sizeof(*w->meta));
+		f->rule = r;
+		f->path = strdup(path);
+		f->excerpt = strdup("");
+		if (f->path == NULL || f->excerpt == NULL)
+			w->nomem = 1;
+		fingerprint_of(f->fingerprint, r->id, relpath, "", 0);
+	}
+}
+
+/* Keeps the last KEEP bytes, counting what leaves. */
+static void
+slide(struct scan_worker *w)
+{
+	uint64_t new_off;
+	size_t drop;
+
+	if (w->buf_len <= KEEP)
+		return;
+	drop = w->buf_len - KEEP;
+	new_off = w->buf_off + drop;
+	cursor_to(w, new_off);
+	w->base_line = w->cur_line;
+	w->base_col = w->cur_col;
+	w->bol_at_start = w->buf[drop - 1] == '\n';
+	memmove(w->buf, w->buf + drop, KEEP);
+	w->buf_off = new_off;
+	w->buf_len = KEEP;
+}
+
+static int
+scan_source(struct scan_worker *w, struct source *src, const char *path,
+    const char *relpath, struct finding_list *out, uint64_t *bytes)
+{
+	const struct scan_engine *e = w->e;
+	hs_stream_t *stream = NULL;
+	uint64_t total = 0;
+	int first = 1;
+
+	file_begin(w, path, relpath, out);
+	if (w->nomem)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	if (e->db != NULL && hs_open_stream(e->db, 0, &stream) != HS_SUCCESS) {
+		worker_unscannable(w, "the scan engine could not open a stream");
+		stream = NULL;
+	}
+	while (!w->stop) {
+		ssize_t n;
+
+		slide(w);
+		n = source_read(src, w->buf + w->buf_len,
+		    KEEP + AL_SCAN_CHUNK - w->buf_len);
+		if (n < 0) {
+			worker_unscannable(w, "read error after %llu bytes: %s",
+			    (unsigned long long)total, strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			w->eof = 1;
+			break;
+		}
+		total += (uint64_t)n;
+		if (total > AL_MAX_FILE_BYTES) {
+			worker_unscannable(w, "larger than the %llu-byte limit",
+			    (unsigned long long)AL_MAX_FILE_BYTES);
+			break;
+		}
+		if (first && is_binary(relpath, w->buf, (size_t)n)) {
+			w->stop = 1; /* not fed to text rules; not an error */
+			break;
+		}
+		first = 0;
+		w->buf_len += (size_t)n;
+		if (stream == NULL)
+			continue;
+		flush_pending(w);
+		if (w->stop)
+			break;
+		if (hs_scan_stream(stream, w->buf + w->buf_len - (size_t)n,
+		    (unsigned)n, 0, w->scratch, on_hit, w) != HS_SUCCESS &&
+		    !w->stop)
+			worker_unscannable(w, "the scan engine failed");
+	}
+	if (stream != NULL) {
+		flush_pending(w);
+		/* Matches that end at end of data ($, \b) are reported here. */
+		if (hs_close_stream(stream, w->scratch, w->stop ? NULL : on_hit,
+		    w) != HS_SUCCESS && !w->stop)
+			worker_unscannable(w, "the scan engine failed at end of "
+			    "data");
+	}
+	*bytes += total;
+	if (w->nomem || finish_file(w) < 0)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+int
+scan_fd(struct scan_worker *w, int fd, const char *path, const char *relpath,
+    struct finding_list *out, uint64_t *bytes)
+{
+	struct source src = {fd, NULL, 0, 0};
+
+	return scan_source(w, &src, path, relpath, out, bytes);
+}
+
+int
+scan_mem(struct scan_worker *w, const char *data, size_t len,
+    const char *path, const char *relpath, struct finding_list *out)
+{
+	struct source src = {-1, data ? data : "", len, 0};
+	uint64_t bytes = 0;
+
+	return scan_source(w, &src, path, relpath, out, &bytes);
+}
