@@ -741,10 +741,14 @@ load_file(struct loader *l, const char *path)
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		diag(l, path, (int)parser.problem_mark.line + 1, NULL,
-		    "YAML: %s%s%s", parser.problem ? parser.problem : "error",
-		    parser.context ? " " : "",
-		    parser.context ? parser.context : "");
+		if (parser.context != NULL)
+			diag(l, path, (int)parser.problem_mark.line + 1, NULL,
+			    "YAML: %s %s (which started at line %d)",
+			    parser.problem ? parser.problem : "error",
+			    parser.context, (int)parser.context_mark.line + 1);
+		else
+			diag(l, path, (int)parser.problem_mark.line + 1, NULL,
+			    "YAML: %s", parser.problem ? parser.problem : "error");
 		goto out_parser;
 	}
 	root = yaml_document_get_root_node(&doc);

@@ -1,0 +1,504 @@
+/*
+ * check_engine.c - the rule engine on buffers: match spans, line and column
+ * (CRLF, UTF-8, very long lines, chunk boundaries), entropy and allow-lists,
+ * keywords, path rules and globs, redaction, dedupe and fingerprints, binary
+ * detection, the per-file finding cap, and the compiled-database cache.
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "test_util.h"
+
+#include "al_limits.h"
+#include "util.h"
+
+#define TOKEN "ghp_R2d5Zk9hV1pLbE1xT3BuUWRzYUJjRGVmR2hJ"
+#define TOKEN2 "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5"
+
+static const char rules[] =
+    "rules:\n"
+    "  - id: gh-pat\n"
+    "    title: GitHub token\n"
+    "    category: secret\n"
+    "    severity: critical\n"
+    "    pattern: '\\b(ghp_[A-Za-z0-9]{36})\\b'\n"
+    "    secret: 1\n"
+    "    entropy: 3.0\n"
+    "    allow: {stopwords: [xxxxxxxx], regexes: ['^ghp_0+$']}\n"
+    "    description: D\n"
+    "  - id: generic\n"
+    "    title: Generic secret\n"
+    "    category: secret\n"
+    "    severity: medium\n"
+    "    keywords: [secret]\n"
+    "    pattern: '(?i)secret\\w*\\s*[:=]\\s*\"?([A-Za-z0-9+/]{20,})'\n"
+    "    secret: 1\n"
+    "    entropy: 3.5\n"
+    "    description: D\n"
+    "  - id: curl-sh\n"
+    "    title: curl to shell\n"
+    "    category: download-exec\n"
+    "    severity: critical\n"
+    "    pattern: 'curl\\s[^|\\n]*\\|\\s*(ba)?sh\\b'\n"
+    "    description: D\n"
+    "  - id: workflow\n"
+    "    title: Workflow\n"
+    "    category: install-hook\n"
+    "    severity: medium\n"
+    "    paths: ['.github/workflows/*.yml']\n"
+    "    exclude_paths: ['vendor/**']\n"
+    "    description: D\n"
+    "  - id: postinstall\n"
+    "    title: npm postinstall\n"
+    "    category: install-hook\n"
+    "    severity: medium\n"
+    "    paths: [package.json]\n"
+    "    pattern: '\"postinstall\"\\s*:'\n"
+    "    description: D\n"
+    "  - id: eof-marker\n"
+    "    title: marker at end of line\n"
+    "    category: obfuscation\n"
+    "    severity: low\n"
+    "    pattern: '^END-OF-THINGS$'\n"
+    "    description: D\n";
+
+static struct tu_scanner sc;
+
+static void
+setup(void)
+{
+	tu_scanner_init(&sc, rules);
+}
+
+static void
+teardown(void)
+{
+	tu_scanner_free(&sc);
+}
+
+static void
+scan_str(const char *path, const char *s, struct finding_list *out)
+{
+	tu_scan(&sc, path, s, strlen(s), out);
+}
+
+START_TEST(line_and_column)
+{
+	struct finding_list fl;
+	const struct finding *f;
+
+	scan_str("a.py", "one\ntwo\n  x = \"" TOKEN "\"\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 1);
+	f = tu_first(&fl, "gh-pat");
+	ck_assert_uint_eq(f->line, 3);
+	ck_assert_uint_eq(f->column, 8);
+	ck_assert_str_eq(f->path, "a.py");
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(crlf_lines)
+{
+	struct finding_list fl;
+	const struct finding *f;
+
+	scan_str("a.txt", "one\r\ntwo\r\n\r\ncurl -s x | sh\r\n", &fl);
+	f = tu_first(&fl, "curl-sh");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->line, 4);
+	ck_assert_uint_eq(f->column, 1);
+	/* The excerpt carries no carriage return. */
+	ck_assert_str_eq(f->excerpt, "curl -s x | sh");
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(column_counts_code_points)
+{
+	struct finding_list fl;
+	const struct finding *f;
+
+	/* "é" is 2 bytes, "😀" 4: the token starts at code point 7. */
+	scan_str("a.txt", "\xc3\xa9\xf0\x9f\x98\x80 x= " TOKEN "\n", &fl);
+	f = tu_first(&fl, "gh-pat");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->column, 7);
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(very_long_line)
+{
+	/* A 3 MiB line (three chunks) with a token near its end. */
+	size_t n = 3u << 20, at = n - 100;
+	char *buf = malloc(n + 1);
+	struct finding_list fl;
+	const struct finding *f;
+
+	ck_assert_ptr_nonnull(buf);
+	memset(buf, 'a', n);
+	buf[n] = '\0';
+	buf[at - 1] = ' ';
+	memcpy(buf + at, TOKEN, strlen(TOKEN));
+	buf[at + strlen(TOKEN)] = ' ';
+	tu_scan(&sc, "long.txt", buf, n, &fl);
+	f = tu_first(&fl, "gh-pat");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->line, 1);
+	ck_assert_uint_eq(f->column, at + 1);
+	ck_assert_uint_le(strlen(f->excerpt), AL_EXCERPT_BYTES + 16);
+	ck_assert_ptr_nonnull(strstr(f->excerpt, "..."));
+	finding_list_free(&fl);
+	free(buf);
+}
+END_TEST
+
+START_TEST(token_across_chunk_boundary)
+{
+	size_t n = (2u << 20) + 1000, i;
+	char *buf = malloc(n);
+	struct finding_list fl;
+	const struct finding *f;
+	size_t lines = 0;
+
+	ck_assert_ptr_nonnull(buf);
+	for (i = 0; i < n; i++)
+		buf[i] = (i % 64 == 63) ? '\n' : 'b';
+	/* Straddles the first 1 MiB chunk: starts 10 bytes before its end. */
+	buf[AL_SCAN_CHUNK - 11] = ' ';
+	memcpy(buf + AL_SCAN_CHUNK - 10, TOKEN, strlen(TOKEN));
+	buf[AL_SCAN_CHUNK - 10 + strlen(TOKEN)] = '\n';
+	for (i = 0; i < AL_SCAN_CHUNK - 10; i++)
+		lines += buf[i] == '\n';
+	tu_scan(&sc, "big.txt", buf, n, &fl);
+	f = tu_first(&fl, "gh-pat");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->line, lines + 1);
+	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 1);
+	finding_list_free(&fl);
+	free(buf);
+}
+END_TEST
+
+START_TEST(many_chunks_line_numbers)
+{
+	/* 40,000 lines of 100 bytes (4 MB), tokens on lines 7 and 39,999. */
+	size_t nl = 40000, ll = 100, i;
+	char *buf = malloc(nl * ll);
+	struct finding_list fl;
+
+	ck_assert_ptr_nonnull(buf);
+	for (i = 0; i < nl; i++) {
+		memset(buf + i * ll, 'z', ll - 1);
+		buf[i * ll + ll - 1] = '\n';
+	}
+	memcpy(buf + 6 * ll + 3, " " TOKEN " ", strlen(TOKEN) + 2);
+	memcpy(buf + 39998 * ll + 50, " " TOKEN2 " ", strlen(TOKEN2) + 2);
+	tu_scan(&sc, "lines.txt", buf, nl * ll, &fl);
+	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 2);
+	ck_assert_uint_eq(fl.v[0].line, 7);
+	ck_assert_uint_eq(fl.v[0].column, 5);
+	ck_assert_uint_eq(fl.v[1].line, 39999);
+	ck_assert_uint_eq(fl.v[1].column, 52);
+	finding_list_free(&fl);
+	free(buf);
+}
+END_TEST
+
+START_TEST(entropy_and_allow)
+{
+	struct finding_list fl;
+
+	/* Low entropy, a stopword, an allow regex: none is a secret. */
+	scan_str("a.env", "A=ghp_abababababababababababababababababab\n"
+	    "B=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n"
+	    "C=ghp_000000000000000000000000000000000000\n"
+	    "secret = aaaaaaaaaaaaaaaaaaaaaaaaaa\n", &fl);
+	ck_assert_uint_eq(fl.n, 0);
+	finding_list_free(&fl);
+	scan_str("a.env", "secret_key = \"Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi\"\n",
+	    &fl);
+	ck_assert_uint_eq(tu_count(&fl, "generic"), 1);
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(keywords_gate_the_pattern)
+{
+	struct finding_list fl;
+
+	/* The keyword must be on the line, in any case. */
+	scan_str("a.txt", "SECRET: Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi\n"
+	    "value: Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "generic"), 1);
+	ck_assert_uint_eq(tu_first(&fl, "generic")->line, 1);
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(path_rules)
+{
+	struct finding_list fl;
+	const struct finding *f;
+
+	scan_str("repo/.github/workflows/ci.yml", "on: push\n", &fl);
+	f = tu_first(&fl, "workflow");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->line, 0);
+	ck_assert_uint_eq(f->column, 0);
+	finding_list_free(&fl);
+	/* Whatever the content, even empty; not when excluded. */
+	scan_str(".github/workflows/empty.yml", "", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "workflow"), 1);
+	finding_list_free(&fl);
+	scan_str("vendor/x/.github/workflows/ci.yml", "on: push\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "workflow"), 0);
+	finding_list_free(&fl);
+	scan_str("docs/workflows/ci.yml", "on: push\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "workflow"), 0);
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(path_scoped_pattern)
+{
+	const char *pkg = "{\"scripts\": {\"postinstall\": \"node x.js\"}}\n";
+	struct finding_list fl;
+
+	scan_str("app/package.json", pkg, &fl);
+	ck_assert_uint_eq(tu_count(&fl, "postinstall"), 1);
+	finding_list_free(&fl);
+	scan_str("app/notes.json", pkg, &fl);
+	ck_assert_uint_eq(tu_count(&fl, "postinstall"), 0);
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(redaction)
+{
+	struct finding_list fl;
+	size_t i;
+
+	scan_str("a.sh", "curl -H 'X: " TOKEN "' https://x | sh\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 1);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	for (i = 0; i < fl.n; i++) {
+		/* Neither finding's excerpt echoes the token whole. */
+		ck_assert_ptr_null(strstr(fl.v[i].excerpt, TOKEN));
+		ck_assert_ptr_null(strstr(fl.v[i].excerpt, TOKEN + 8));
+		ck_assert_ptr_nonnull(strstr(fl.v[i].excerpt, "ghp_*****"));
+	}
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(dedupe_per_line)
+{
+	struct finding_list fl;
+
+	scan_str("a.txt", TOKEN " " TOKEN2 "\n" TOKEN "\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 2);
+	ck_assert_uint_eq(fl.v[0].line, 1);
+	ck_assert_uint_eq(fl.v[0].column, 1);
+	ck_assert_uint_eq(fl.v[1].line, 2);
+	/* Same bytes twice: distinct fingerprints (the occurrence counts). */
+	ck_assert_str_ne(fl.v[0].fingerprint, fl.v[1].fingerprint);
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(fingerprint_stable)
+{
+	struct finding_list a, b, c;
+
+	scan_str("a.txt", "x\n" TOKEN "\n", &a);
+	scan_str("a.txt", "new line\nanother\nx\n" TOKEN "\n", &b);
+	scan_str("b.txt", "x\n" TOKEN "\n", &c);
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert_uint_eq(b.n, 1);
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_uint_ne(a.v[0].line, b.v[0].line);
+	ck_assert_str_eq(a.v[0].fingerprint, b.v[0].fingerprint);
+	ck_assert_str_ne(a.v[0].fingerprint, c.v[0].fingerprint);
+	ck_assert_uint_eq(strlen(a.v[0].fingerprint), 32);
+	finding_list_free(&a);
+	finding_list_free(&b);
+	finding_list_free(&c);
+}
+END_TEST
+
+START_TEST(binary_files)
+{
+	static const char bin[] = "\x7f" "ELF\0\0\0 " TOKEN "\n";
+	struct finding_list fl;
+
+	tu_scan(&sc, "tool", bin, sizeof(bin) - 1, &fl);
+	ck_assert_uint_eq(fl.n, 0);
+	finding_list_free(&fl);
+	/* A NUL does not switch text rules off for a script. */
+	tu_scan(&sc, "run.sh", bin, sizeof(bin) - 1, &fl);
+	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 1);
+	finding_list_free(&fl);
+	/* Path rules still apply to binary content. */
+	tu_scan(&sc, ".github/workflows/x.yml", "\0\0", 2, &fl);
+	ck_assert_uint_eq(tu_count(&fl, "workflow"), 1);
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(empty_and_nul_and_invalid_utf8)
+{
+	static const char odd[] = "\xff\xfe\0x = " TOKEN " \xc3\n";
+	struct finding_list fl;
+
+	tu_scan(&sc, "empty.txt", "", 0, &fl);
+	ck_assert_uint_eq(fl.n, 0);
+	finding_list_free(&fl);
+	tu_scan(&sc, "odd.txt", odd, sizeof(odd) - 1, &fl);
+	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 1);
+	ck_assert_uint_eq(fl.v[0].column, 8);
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(anchors_at_line_and_file_end)
+{
+	struct finding_list fl;
+
+	scan_str("a.txt", "x\nEND-OF-THINGS\ny", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "eof-marker"), 1);
+	finding_list_free(&fl);
+	scan_str("a.txt", "x\nEND-OF-THINGS", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "eof-marker"), 1);
+	finding_list_free(&fl);
+	scan_str("a.txt", "x END-OF-THINGS\nEND-OF-THINGS and more\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "eof-marker"), 0);
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(finding_cap_is_unscannable)
+{
+	size_t n = AL_MAX_FINDINGS_PER_FILE + 50, i, len = strlen(TOKEN) + 1;
+	char *buf = malloc(n * len);
+	struct finding_list fl;
+
+	ck_assert_ptr_nonnull(buf);
+	for (i = 0; i < n; i++) {
+		memcpy(buf + i * len, TOKEN, len - 1);
+		buf[i * len + len - 1] = '\n';
+	}
+	tu_scan(&sc, "flood.txt", buf, n * len, &fl);
+	ck_assert_uint_eq(tu_count(&fl, AL_RULE_UNSCANNABLE), 1);
+	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), AL_MAX_FINDINGS_PER_FILE);
+	ck_assert_int_eq(tu_first(&fl, AL_RULE_UNSCANNABLE)->rule->severity,
+	    SEV_HIGH);
+	finding_list_free(&fl);
+	free(buf);
+}
+END_TEST
+
+START_TEST(read_error_is_unscannable)
+{
+	struct finding_list fl = {0};
+	uint64_t bytes = 0;
+	int fd = open("/", O_RDONLY | O_DIRECTORY);
+
+	/* read() on a directory fails (EISDIR): the file is unscannable. */
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(scan_fd(sc.w, fd, "dir", "dir", &fl, &bytes), 0);
+	close(fd);
+	ck_assert_uint_eq(tu_count(&fl, AL_RULE_UNSCANNABLE), 1);
+	ck_assert_ptr_nonnull(strstr(fl.v[0].excerpt, "read error"));
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(database_cache)
+{
+	char *dir = tu_mkdtemp(), cmd[4300];
+	struct scan_engine *e1, *e2, *e3;
+	struct scan_worker *w;
+	struct finding_list fl = {0};
+	FILE *p;
+	char name[512] = "";
+
+	ck_assert_int_eq(scan_engine_new(&e1, sc.rs, dir), 0);
+	ck_assert_int_eq(scan_engine_from_cache(e1), 0);
+	ck_assert_int_eq(scan_engine_new(&e2, sc.rs, dir), 0);
+	ck_assert_int_eq(scan_engine_from_cache(e2), 1);
+	ck_assert_int_eq(scan_worker_new(&w, e2), 0);
+	ck_assert_int_eq(scan_mem(w, TOKEN, strlen(TOKEN), "a", "a", &fl), 0);
+	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 1);
+	finding_list_free(&fl);
+	scan_worker_free(w);
+	/* Damage the cached file: it is ignored and rebuilt, never trusted. */
+	snprintf(cmd, sizeof(cmd), "ls '%s'/hs-*.db", dir);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(fgets(name, sizeof(name), p));
+	pclose(p);
+	name[strcspn(name, "\n")] = '\0';
+	snprintf(cmd, sizeof(cmd), "printf 'X' | dd of='%s' bs=1 seek=200 "
+	    "conv=notrunc status=none", name);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(scan_engine_new(&e3, sc.rs, dir), 0);
+	ck_assert_int_eq(scan_engine_from_cache(e3), 0);
+	scan_engine_free(e1);
+	scan_engine_free(e2);
+	scan_engine_free(e3);
+	tu_rmrf(dir);
+}
+END_TEST
+
+static Suite *
+engine_suite(void)
+{
+	Suite *s = suite_create("engine");
+	TCase *tc;
+
+	tc = tcase_create("positions");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, line_and_column);
+	tcase_add_test(tc, crlf_lines);
+	tcase_add_test(tc, column_counts_code_points);
+	tcase_add_test(tc, very_long_line);
+	tcase_add_test(tc, token_across_chunk_boundary);
+	tcase_add_test(tc, many_chunks_line_numbers);
+	tcase_add_test(tc, anchors_at_line_and_file_end);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("filters");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, entropy_and_allow);
+	tcase_add_test(tc, keywords_gate_the_pattern);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("paths");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, path_rules);
+	tcase_add_test(tc, path_scoped_pattern);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("output");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, redaction);
+	tcase_add_test(tc, dedupe_per_line);
+	tcase_add_test(tc, fingerprint_stable);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("hostile");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, binary_files);
+	tcase_add_test(tc, empty_and_nul_and_invalid_utf8);
+	tcase_add_test(tc, finding_cap_is_unscannable);
+	tcase_add_test(tc, read_error_is_unscannable);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cache");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, database_cache);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_run(engine_suite()) ? 1 : 0;
+}

@@ -1,0 +1,223 @@
+/*
+ * check_util.c - the shared helpers and the small pure parts of the rule
+ * module: bounded buffers, entropy, UTF-8 handling, terminal escaping,
+ * path globs, the required-literal analysis and symlink escape checks.
+ */
+#include "test_util.h"
+
+#include "scan_walk.h"
+#include "util.h"
+
+START_TEST(dynbuf_bounded)
+{
+	struct dynbuf b;
+
+	dynbuf_init(&b, 8);
+	ck_assert_int_eq(dynbuf_adds(&b, "12345678"), 0);
+	ck_assert_int_eq(dynbuf_addc(&b, 'x'), AL_ELIMIT);
+	ck_assert_uint_eq(b.len, 8);
+	ck_assert_str_eq(dynbuf_str(&b), "12345678");
+	dynbuf_reset(&b);
+	ck_assert_int_eq(dynbuf_addf(&b, "%d-%s", 42, "ab"), 0);
+	ck_assert_str_eq(dynbuf_str(&b), "42-ab");
+	ck_assert_int_eq(dynbuf_addf(&b, "%s", "longer than room"), AL_ELIMIT);
+	ck_assert_str_eq(dynbuf_str(&b), "42-ab");
+	dynbuf_free(&b);
+}
+END_TEST
+
+START_TEST(dynbuf_large_format)
+{
+	struct dynbuf b;
+	char big[1000];
+
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	dynbuf_init(&b, 4096);
+	ck_assert_int_eq(dynbuf_addf(&b, "<%s>", big), 0);
+	ck_assert_uint_eq(b.len, 1001);
+	ck_assert_int_eq(b.data[0], '<');
+	ck_assert_int_eq(b.data[1000], '>');
+	dynbuf_free(&b);
+}
+END_TEST
+
+START_TEST(size_overflow)
+{
+	size_t out;
+
+	ck_assert_int_eq(al_size_add(&out, (size_t)-1, 1), AL_ELIMIT);
+	ck_assert_int_eq(al_size_mul(&out, (size_t)-1 / 2, 3), AL_ELIMIT);
+	ck_assert_int_eq(al_size_add(&out, 2, 3), 0);
+	ck_assert_uint_eq(out, 5);
+}
+END_TEST
+
+START_TEST(entropy_values)
+{
+	ck_assert(al_entropy((const unsigned char *)"", 0) == 0.0);
+	ck_assert(al_entropy((const unsigned char *)"aaaa", 4) == 0.0);
+	ck_assert(al_entropy((const unsigned char *)"abab", 4) == 1.0);
+	ck_assert(al_entropy((const unsigned char *)"abcd", 4) == 2.0);
+}
+END_TEST
+
+START_TEST(utf8_sanitize_replaces_invalid)
+{
+	struct dynbuf b;
+
+	dynbuf_init(&b, 100);
+	/* invalid lead byte, overlong '/', surrogate, valid e-acute, NUL */
+	ck_assert_int_eq(al_utf8_sanitize(&b, "a\xff" "b\xc0\xaf" "\xed\xa0\x80"
+	    "\xc3\xa9" "\0z", 12), 0);
+	ck_assert_str_eq(dynbuf_str(&b), "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd"
+	    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "\xc3\xa9\xef\xbf\xbdz");
+	dynbuf_free(&b);
+}
+END_TEST
+
+START_TEST(utf8_count_code_points)
+{
+	ck_assert_uint_eq(al_utf8_count("h\xc3\xa9llo", 6), 5);
+	ck_assert_uint_eq(al_utf8_count("\xf0\x9f\x98\x80", 4), 1);
+	ck_assert_uint_eq(al_utf8_count("\xff\xfe", 2), 2);
+}
+END_TEST
+
+START_TEST(term_escape_defuses_control_and_bidi)
+{
+	struct dynbuf b;
+
+	dynbuf_init(&b, 200);
+	ck_assert_int_eq(al_term_escape(&b, "a\033[31mb\xe2\x80\xae" "c\td\xff",
+	    14), 0);
+	ck_assert_str_eq(dynbuf_str(&b), "a\\x1b[31mb<U+202E>c d\\xff");
+	ck_assert_ptr_null(memchr(b.data, 0x1b, b.len));
+	dynbuf_free(&b);
+}
+END_TEST
+
+START_TEST(memcasemem_finds)
+{
+	const char *h = "some ExAmPle text";
+
+	ck_assert_ptr_eq(al_memcasemem(h, strlen(h), "example", 7), h + 5);
+	ck_assert_ptr_null(al_memcasemem(h, strlen(h), "examples", 8));
+	ck_assert_ptr_null(al_memcasemem("ab", 2, "abc", 3));
+}
+END_TEST
+
+START_TEST(glob_basename_and_suffix)
+{
+	ck_assert(rule_glob_match("*.pth", "a/b/evil.pth"));
+	ck_assert(rule_glob_match("setup.py", "pkg/setup.py"));
+	ck_assert(!rule_glob_match("setup.py", "pkg/setup.py.txt"));
+	ck_assert(rule_glob_match(".github/workflows/*.yml",
+	    "repo/.github/workflows/ci.yml"));
+	ck_assert(rule_glob_match(".github/workflows/*.yml",
+	    ".github/workflows/ci.yml"));
+	ck_assert(!rule_glob_match(".github/workflows/*.yml",
+	    ".github/workflows/sub/ci.yml"));
+	ck_assert(!rule_glob_match(".github/workflows/*.yml",
+	    "x.github/workflows/ci.yml"));
+}
+END_TEST
+
+START_TEST(glob_case_insensitive)
+{
+	/* A case-insensitive file system runs .GitHub/Workflows as workflows. */
+	ck_assert(rule_glob_match(".github/workflows/*.yml",
+	    ".GitHub/Workflows/CI.YML"));
+	ck_assert(rule_glob_match("package.json", "PACKAGE.JSON"));
+}
+END_TEST
+
+START_TEST(glob_double_star_and_anchor)
+{
+	ck_assert(rule_glob_match(".husky/**", "app/.husky/pre-commit"));
+	ck_assert(rule_glob_match(".husky/**", "app/.husky/_/h"));
+	ck_assert(rule_glob_match("a/**/b.txt", "a/b.txt"));
+	ck_assert(rule_glob_match("a/**/b.txt", "a/x/y/b.txt"));
+	ck_assert(rule_glob_match("/top.txt", "top.txt"));
+	ck_assert(!rule_glob_match("/top.txt", "sub/top.txt"));
+	ck_assert(rule_glob_match("*.y?l", "x.yml"));
+	ck_assert(rule_glob_match("[mM]akefile", "src/Makefile"));
+	ck_assert(!rule_glob_match("[!m]akefile", "makefile"));
+	ck_assert(rule_glob_match("Dockerfile*", "Dockerfile.prod"));
+	ck_assert(!rule_glob_match("*.yml", "dir.yml/file"));
+}
+END_TEST
+
+START_TEST(literal_analysis)
+{
+#define LIT(p) rule_pattern_literal(p, strlen(p))
+	ck_assert_uint_eq(LIT("ghp_[A-Za-z0-9]{36}"), 4);
+	ck_assert_uint_eq(LIT("\\bghp_[A-Za-z0-9]{36}\\b"), 4);
+	ck_assert_uint_eq(LIT("[A-Za-z0-9+/]{40}"), 0);
+	ck_assert_uint_eq(LIT("(AKIA|ASIA)[A-Z2-7]{16}"), 4);
+	ck_assert_uint_eq(LIT("(AKIA|AS)[A-Z]{16}"), 2);
+	ck_assert_uint_eq(LIT("[Aa][Ww][Ss]_?key"), 3);
+	ck_assert_uint_eq(LIT("(?i)secret"), 6);
+	ck_assert_uint_eq(LIT("x?y?z?"), 0);
+	ck_assert_uint_eq(LIT("ab+c"), 2);
+	ck_assert_uint_eq(LIT("(abc)?de"), 2);
+	ck_assert_uint_eq(LIT("\\x2e\\x2e/"), 3);
+	ck_assert_uint_eq(LIT("a{2}bc"), 3); /* "aabc" holds "abc" */
+	ck_assert_uint_eq(LIT("/dev/(tcp|udp)/"), 5);
+	ck_assert_uint_eq(LIT("\\d+\\.\\d+"), 1);
+	ck_assert_uint_eq(LIT("[[:space:]]*="), 1);
+	ck_assert_uint_eq(LIT("(?<name>token)"), 5);
+#undef LIT
+}
+END_TEST
+
+START_TEST(link_escape)
+{
+	ck_assert(scan_link_escapes("a/link", "/etc/passwd"));
+	ck_assert(scan_link_escapes("link", "../x"));
+	ck_assert(scan_link_escapes("a/link", "../../x"));
+	ck_assert(!scan_link_escapes("a/link", "../x"));
+	ck_assert(!scan_link_escapes("a/link", "b/../c"));
+	ck_assert(scan_link_escapes("a/link", "b/../../../c"));
+	ck_assert(!scan_link_escapes("link", "."));
+	ck_assert(scan_link_escapes("link", ""));
+}
+END_TEST
+
+static Suite *
+util_suite(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc;
+
+	tc = tcase_create("dynbuf");
+	tcase_add_test(tc, dynbuf_bounded);
+	tcase_add_test(tc, dynbuf_large_format);
+	tcase_add_test(tc, size_overflow);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("text");
+	tcase_add_test(tc, entropy_values);
+	tcase_add_test(tc, utf8_sanitize_replaces_invalid);
+	tcase_add_test(tc, utf8_count_code_points);
+	tcase_add_test(tc, term_escape_defuses_control_and_bidi);
+	tcase_add_test(tc, memcasemem_finds);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("globs");
+	tcase_add_test(tc, glob_basename_and_suffix);
+	tcase_add_test(tc, glob_case_insensitive);
+	tcase_add_test(tc, glob_double_star_and_anchor);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("literals");
+	tcase_add_test(tc, literal_analysis);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("links");
+	tcase_add_test(tc, link_escape);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_run(util_suite()) ? 1 : 0;
+}
