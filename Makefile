@@ -30,9 +30,12 @@ MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
 TESTS = check_util check_rule check_engine check_report
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
+FUZZERS = fuzz_scan
+REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
+FUZZ_SECONDS ?= 60
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
-.PHONY: all deps test unit e2e rules-test asan lint bench clean run install
+.PHONY: all deps test unit e2e rules-test asan lint fuzz bench clean run
 
 all: $(BUILD)/airlock
 
@@ -66,8 +69,15 @@ deps:
 	export DEBIAN_FRONTEND=noninteractive; \
 	apt-get install -y -q $$missing || { apt-get update -q && apt-get install -y -q $$missing; }
 
-unit: $(TEST_BIN) $(BUILD)/airlock
-	@set -e; for t in $(TEST_BIN); do echo "== $$t"; AIRLOCK_BIN=$(BUILD)/airlock CK_DEFAULT_TIMEOUT=60 $$t; done
+# Fuzz targets built with a plain main() that replays their corpus.
+$(BUILD)/tests/%_replay: tests/fuzz/%.c tests/fuzz/replay.c $(BUILD)/libairlock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< tests/fuzz/replay.c \
+		$(BUILD)/libairlock.a $(LIBS)
+
+unit: $(TEST_BIN) $(REPLAY_BIN) $(BUILD)/airlock
+	@set -e; for t in $(TEST_BIN); do echo "== $$t"; AIRLOCK_BIN=$(BUILD)/airlock CK_DEFAULT_TIMEOUT=120 $$t; done
+	@set -e; for f in $(FUZZERS); do echo "== replay $$f"; $(BUILD)/tests/$${f}_replay tests/fuzz/corpus/$${f#fuzz_}; done
 
 e2e: $(BUILD)/airlock
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_scan.sh
@@ -89,6 +99,20 @@ asan:
 lint:
 	@bash tests/lint.sh
 
+# libFuzzer (clang) for FUZZ_SECONDS per target, seeded from tests/fuzz/corpus;
+# new inputs go to build-fuzz/corpus (copy a crash's input into the seed
+# corpus so that `make test` replays it from then on).
+fuzz:
+	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g" \
+		SAN="-fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libairlock.a
+	@set -e; for f in $(FUZZERS); do \
+		clang $(CPPFLAGS_ALL) -O1 -g -fsanitize=fuzzer,address,undefined -pthread \
+			-o build-fuzz/$$f tests/fuzz/$$f.c build-fuzz/libairlock.a $(LIBS); \
+		mkdir -p build-fuzz/corpus/$$f; \
+		build-fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+			build-fuzz/corpus/$$f tests/fuzz/corpus/$${f#fuzz_}; \
+	done
+
 bench: $(BUILD)/airlock
 	bash bench/scan_bench.sh
 
@@ -97,4 +121,4 @@ run: $(BUILD)/airlock
 	$(BUILD)/airlock --help
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
