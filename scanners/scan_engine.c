@@ -773,6 +773,12 @@ emit(struct scan_worker *w, size_t ri, uint64_t s, uint64_t t, uint64_t sec_s,
 	struct fmeta *m;
 	const char *nl;
 
+	/* Every secret is masked, also those a deduped finding would show. */
+	if (strcmp(r->category, "secret") == 0 &&
+	    span_push(w, sec_s, sec_e) < 0) {
+		w->nomem = w->stop = 1;
+		return;
+	}
 	cursor_to(w, s);
 	if (w->last_line[ri] == w->cur_line)
 		return; /* one finding per (rule, file, line) */
@@ -817,9 +823,6 @@ emit(struct scan_worker *w, size_t ri, uint64_t s, uint64_t t, uint64_t sec_s,
 	memcpy(f->excerpt, base + ex_s, ex_e - ex_s);
 	f->excerpt[ex_e - ex_s] = '\0';
 	al_sha256_hex(m->hash, base + s, t - s);
-	if (strcmp(r->category, "secret") == 0 &&
-	    span_push(w, sec_s, sec_e) < 0)
-		w->nomem = w->stop = 1;
 }
 
 /*
@@ -896,7 +899,9 @@ confirm(struct scan_worker *w, unsigned id, uint64_t end)
 			sec_e = ov[2 * g + 1] + w->buf_off;
 			if (secret_counts(w, r, base + sec_s, sec_e - sec_s)) {
 				emit(w, ri, s, t, sec_s, sec_e);
-				if (kw || t >= end)
+				/* A keyword line is read to its end, so that every
+				 * secret on it is known for redaction. */
+				if (!kw && t >= end)
 					return;
 			}
 		}

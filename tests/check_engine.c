@@ -292,6 +292,25 @@ START_TEST(redaction)
 }
 END_TEST
 
+START_TEST(redaction_of_deduped_secrets)
+{
+	struct finding_list fl;
+
+	/* Two secrets of one rule on one line: one finding, both masked. */
+	scan_str("a.py", "secret_a = \"Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi\"; "
+	    "secret_b = \"TGw8u4sInR2qclRkvIKNhVQ2sB8SKFmTD7s\"\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "generic"), 1);
+	ck_assert_ptr_null(strstr(fl.v[0].excerpt, "TGw8u4sInR2qclRk"));
+	ck_assert_ptr_null(strstr(fl.v[0].excerpt, "Zm9vYmFyYmF6"));
+	finding_list_free(&fl);
+	scan_str("a.txt", "x " TOKEN " y " TOKEN2 "\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 1);
+	ck_assert_ptr_null(strstr(fl.v[0].excerpt, TOKEN2 + 4));
+	ck_assert_ptr_null(strstr(fl.v[0].excerpt, TOKEN + 4));
+	finding_list_free(&fl);
+}
+END_TEST
+
 START_TEST(dedupe_per_line)
 {
 	struct finding_list fl;
@@ -480,6 +499,7 @@ engine_suite(void)
 	tc = tcase_create("output");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, redaction);
+	tcase_add_test(tc, redaction_of_deduped_secrets);
 	tcase_add_test(tc, dedupe_per_line);
 	tcase_add_test(tc, fingerprint_stable);
 	suite_add_tcase(s, tc);
