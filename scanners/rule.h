@@ -52,6 +52,7 @@ struct rule {
 	size_t nignore;
 	char *file;                 /* rule file it came from */
 	int line;                   /* 1-based line of the rule */
+	int pattern_line;           /* line of its pattern, for messages */
 	int builtin;                /* a finding the engine itself reports */
 
 	/* Filled in by validation. */

@@ -559,8 +559,10 @@ parse_rule_key(struct loader *l, yaml_document_t *doc, const char *file,
 		return get_string(l, file, id, v, key, &r->title);
 	if (strcmp(key, "description") == 0)
 		return get_string(l, file, id, v, key, &r->description);
-	if (strcmp(key, "pattern") == 0)
+	if (strcmp(key, "pattern") == 0) {
+		r->pattern_line = node_line(v);
 		return get_string(l, file, id, v, key, &r->pattern);
+	}
 	if (strcmp(key, "category") == 0) {
 		if ((rc = get_string(l, file, id, v, key, &r->category)) != 0)
 			return rc;
@@ -827,7 +829,8 @@ compile_pcre2(struct loader *l, const struct rule *r, const char *what,
 	    PCRE2_MULTILINE, &err, &off, NULL);
 	if (re == NULL) {
 		pcre2_get_error_message(err, msg, sizeof(msg));
-		diag(l, r->file, r->line, r->id, "%s rejected by PCRE2 at offset %zu: %s",
+		diag(l, r->file, r->pattern_line ? r->pattern_line : r->line, r->id,
+		    "%s rejected by PCRE2 at offset %zu: %s",
 		    what, (size_t)off, (char *)msg);
 		return NULL;
 	}
@@ -843,7 +846,7 @@ validate_rule(struct loader *l, struct rule *r)
 	hs_compile_error_t *cerr = NULL;
 	uint32_t ncap = 0;
 	size_t i;
-	int bad = 0;
+	int bad = 0, pl;
 
 	if (l->require_examples && (r->nmatch < 2 || r->nignore < 2)) {
 		diag(l, r->file, r->line, r->id,
@@ -876,16 +879,17 @@ validate_rule(struct loader *l, struct rule *r)
 	}
 	if (r->pattern == NULL)
 		return bad;
+	pl = r->pattern_line ? r->pattern_line : r->line;
 	r->max_width = UINT_MAX;
 	if (hs_expression_info(r->pattern, HS_FLAG_MULTILINE, &info, &cerr) !=
 	    HS_SUCCESS) {
-		diag(l, r->file, r->line, r->id, "pattern rejected by Hyperscan: %s",
+		diag(l, r->file, pl, r->id, "pattern rejected by Hyperscan: %s",
 		    cerr && cerr->message ? cerr->message : "unknown error");
 		hs_free_compile_error(cerr);
 		bad = 1;
 	} else {
 		if (info->min_width == 0) {
-			diag(l, r->file, r->line, r->id,
+			diag(l, r->file, pl, r->id,
 			    "pattern can match the empty string");
 			bad = 1;
 		}
@@ -898,14 +902,14 @@ validate_rule(struct loader *l, struct rule *r)
 	pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &ncap);
 	r->capture_count = ncap;
 	if (r->secret_group > ncap) {
-		diag(l, r->file, r->line, r->id,
+		diag(l, r->file, pl, r->id,
 		    "'secret' names group %u but the pattern has %u groups",
 		    r->secret_group, (unsigned)ncap);
 		bad = 1;
 	}
 	if (r->keywords.n == 0 && rule_pattern_literal(r->pattern,
 	    strlen(r->pattern)) < AL_MIN_PATTERN_LITERAL) {
-		diag(l, r->file, r->line, r->id,
+		diag(l, r->file, pl, r->id,
 		    "pattern has no literal of %u bytes that every match "
 		    "contains; add 'keywords' (see docs/rules.md)",
 		    AL_MIN_PATTERN_LITERAL);

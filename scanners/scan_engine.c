@@ -549,6 +549,7 @@ struct scan_worker {
 	uint64_t buf_off;         /* file offset of buf[0] */
 	size_t buf_len;
 	int bol_at_start;         /* buf[0] starts a line */
+	unsigned char prev_byte;  /* the byte before buf[0], 0 at file start */
 	uint64_t base_line, base_col; /* position of buf[0] */
 	uint64_t cur_abs, cur_line, cur_col;
 	int eof;
@@ -614,16 +615,32 @@ scan_worker_new(struct scan_worker **out, const struct scan_engine *e)
 
 /* ---- positions ----------------------------------------------------------- */
 
-/* Code points in a span: every byte that is not a UTF-8 continuation. */
+/*
+ * Code points in a span: every byte that is not a UTF-8 continuation, and
+ * every continuation byte that follows an ASCII byte (a stray one, shown as
+ * U+FFFD in JSON, so it must count as one). prev is the byte before p, or
+ * 0 when unknown; the count does not depend on where a span is split.
+ */
 static uint64_t
-count_cps(const char *p, size_t n)
+count_cps(const char *p, size_t n, unsigned char prev)
 {
 	uint64_t c = 0;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		c += ((unsigned char)p[i] & 0xc0) != 0x80;
+	for (i = 0; i < n; i++) {
+		unsigned char b = (unsigned char)p[i];
+
+		c += (b & 0xc0) != 0x80 || (prev & 0x80) == 0;
+		prev = b;
+	}
 	return c;
+}
+
+/* The byte before file offset abs, if the buffer holds it. */
+static unsigned char
+byte_before(const struct scan_worker *w, uint64_t abs)
+{
+	return abs > w->buf_off ? (unsigned char)w->buf[abs - w->buf_off - 1] : 0;
 }
 
 static uint64_t
@@ -654,10 +671,10 @@ cursor_to(struct scan_worker *w, uint64_t abs)
 		if (k > 0) {
 			w->cur_line += k;
 			w->cur_col = count_cps(last + 1,
-			    (size_t)(base + abs - (last + 1)));
+			    (size_t)(base + abs - (last + 1)), '\n');
 		} else {
 			w->cur_col += count_cps(base + w->cur_abs,
-			    abs - w->cur_abs);
+			    abs - w->cur_abs, byte_before(w, w->cur_abs));
 		}
 	} else {
 		k = count_nl(base + abs, w->cur_abs - abs, &last);
@@ -665,10 +682,10 @@ cursor_to(struct scan_worker *w, uint64_t abs)
 		last = memrchr(w->buf, '\n', abs - w->buf_off);
 		if (last != NULL)
 			w->cur_col = count_cps(last + 1,
-			    (size_t)(base + abs - (last + 1)));
+			    (size_t)(base + abs - (last + 1)), '\n');
 		else
 			w->cur_col = w->base_col + count_cps(w->buf,
-			    abs - w->buf_off);
+			    abs - w->buf_off, w->prev_byte);
 	}
 	w->cur_abs = abs;
 }
@@ -1098,6 +1115,7 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	w->buf_off = 0;
 	w->buf_len = 0;
 	w->bol_at_start = 1;
+	w->prev_byte = 0;
 	w->base_line = w->cur_line = 1;
 	w->base_col = w->cur_col = 0;
 	w->cur_abs = 0;
@@ -1150,6 +1168,7 @@ slide(struct scan_worker *w)
 	w->base_line = w->cur_line;
 	w->base_col = w->cur_col;
 	w->bol_at_start = w->buf[drop - 1] == '\n';
+	w->prev_byte = (unsigned char)w->buf[drop - 1];
 	memmove(w->buf, w->buf + drop, KEEP);
 	w->buf_off = new_off;
 	w->buf_len = KEEP;

@@ -118,6 +118,16 @@ note_link(struct walk_list *l, int dirfd, const char *name, const char *path,
 	    AL_RULE_SYMLINK, msg);
 }
 
+static const char *
+special_kind(mode_t mode)
+{
+	if (S_ISFIFO(mode))
+		return "FIFO (not opened)";
+	if (S_ISSOCK(mode))
+		return "socket (not opened)";
+	return "device node (not opened)";
+}
+
 static int
 cmp_name(const void *a, const void *b)
 {
@@ -196,9 +206,7 @@ walk_child(struct walk_list *l, int dirfd, const char *name,
 		return walk_push(l, WALK_FILE, path, relpath, NULL, NULL);
 	if (!S_ISDIR(st.st_mode))
 		return walk_push(l, WALK_NOTE, path, relpath, AL_RULE_SPECIAL,
-		    S_ISFIFO(st.st_mode) ? "FIFO (not opened)" :
-		    S_ISSOCK(st.st_mode) ? "socket (not opened)" :
-		    "device node (not opened)");
+		    special_kind(st.st_mode));
 	/* Compressed object storage; the bundle and patch readers cover it. */
 	if (in_git && strcmp(name, "objects") == 0)
 		return 0;
@@ -289,7 +297,7 @@ scan_walk(struct walk_list *out, const char *root)
 		return walk_push(out, WALK_FILE, root, rel, NULL, NULL);
 	if (!S_ISDIR(st.st_mode))
 		return walk_push(out, WALK_NOTE, root, rel, AL_RULE_SPECIAL,
-		    "special file (not opened)");
+		    special_kind(st.st_mode));
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		char msg[256];

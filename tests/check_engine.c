@@ -124,6 +124,13 @@ START_TEST(column_counts_code_points)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(f->column, 7);
 	finding_list_free(&fl);
+	/* A stray continuation byte (after ASCII) is one character, as the
+	 * U+FFFD that JSON shows for it. */
+	scan_str("a.txt", "\xe2\x28\xa1 " TOKEN "\n", &fl);
+	f = tu_first(&fl, "gh-pat");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->column, 5);
+	finding_list_free(&fl);
 }
 END_TEST
 

