@@ -87,6 +87,7 @@ rules-test: $(BUILD)/airlock
 
 test: deps
 	$(MAKE) all
+	$(MAKE) lint
 	$(MAKE) unit
 	$(MAKE) rules-test
 	$(MAKE) e2e
