@@ -1193,7 +1193,10 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	while (!w->stop) {
 		ssize_t n;
 
-		slide(w);
+		/* Slide only when the buffer is nearly full: a file that fits
+		 * is never slid, so its lines are counted only up to its hits. */
+		if (KEEP + AL_SCAN_CHUNK - w->buf_len < AL_SCAN_CHUNK / 4)
+			slide(w);
 		n = source_read(src, w->buf + w->buf_len,
 		    KEEP + AL_SCAN_CHUNK - w->buf_len);
 		if (n < 0) {

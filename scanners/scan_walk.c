@@ -128,32 +128,28 @@ special_kind(mode_t mode)
 	return "device node (not opened)";
 }
 
+/* Names are stored with their d_type in the first byte. */
 static int
 cmp_name(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
 }
 
 /* Reads and sorts a directory's names; the caller frees them. */
 static int
-read_names(int fd, char ***out, size_t *nout)
+read_names(DIR *d, char ***out, size_t *nout)
 {
-	DIR *d;
 	struct dirent *de;
 	char **v = NULL;
 	size_t n = 0, cap = 0;
-	int dup_fd = dup(fd), rc = 0;
+	int rc = 0;
 
 	*out = NULL;
 	*nout = 0;
-	if (dup_fd < 0 || (d = fdopendir(dup_fd)) == NULL) {
-		rc = al_err_set(AL_EIO, "%s", strerror(errno));
-		if (dup_fd >= 0)
-			close(dup_fd);
-		return rc;
-	}
 	errno = 0;
 	while ((de = readdir(d)) != NULL) {
+		size_t len;
+
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (n == cap) {
@@ -167,16 +163,18 @@ read_names(int fd, char ***out, size_t *nout)
 			}
 			v = nv;
 		}
-		if ((v[n] = strdup(de->d_name)) == NULL) {
+		len = strlen(de->d_name);
+		if ((v[n] = malloc(len + 2)) == NULL) {
 			rc = al_err_set(AL_ENOMEM, "out of memory");
 			break;
 		}
+		v[n][0] = (char)de->d_type;
+		memcpy(v[n] + 1, de->d_name, len + 1);
 		n++;
 		errno = 0;
 	}
 	if (rc == 0 && errno != 0)
 		rc = al_err_set(AL_EIO, "%s", strerror(errno));
-	closedir(d);
 	if (n > 1)
 		qsort(v, n, sizeof(*v), cmp_name);
 	*out = v;
@@ -189,12 +187,17 @@ static int walk_dir(struct walk_list *l, int fd, const char *path,
 
 static int
 walk_child(struct walk_list *l, int dirfd, const char *name,
-    const char *path, const char *relpath, int in_git, unsigned depth)
+    unsigned char type, const char *path, const char *relpath, int in_git,
+    unsigned depth)
 {
 	char msg[256];
 	struct stat st;
-	int fd, rc;
+	int fd;
 
+	/* The worker opens with O_NOFOLLOW and checks the type again, so the
+	 * type readdir gave is enough to list a regular file. */
+	if (type == DT_REG)
+		return walk_push(l, WALK_FILE, path, relpath, NULL, NULL);
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		snprintf(msg, sizeof(msg), "cannot stat: %s", strerror(errno));
 		return walk_push(l, WALK_NOTE, path, relpath, AL_RULE_UNSCANNABLE,
@@ -224,11 +227,10 @@ walk_child(struct walk_list *l, int dirfd, const char *name,
 		return walk_push(l, WALK_NOTE, path, relpath, AL_RULE_UNSCANNABLE,
 		    msg);
 	}
-	rc = walk_dir(l, fd, path, relpath, depth + 1);
-	close(fd);
-	return rc;
+	return walk_dir(l, fd, path, relpath, depth + 1);
 }
 
+/* Walks the directory open at fd, which it closes. */
 static int
 walk_dir(struct walk_list *l, int fd, const char *path, const char *relpath,
     unsigned depth)
@@ -236,13 +238,19 @@ walk_dir(struct walk_list *l, int fd, const char *path, const char *relpath,
 	size_t plen = strlen(path), n = 0, i;
 	char **names = NULL;
 	int rc, in_git;
+	DIR *d = fdopendir(fd);
 
 	/* Is this directory called .git (the root may be given as "x/.git/")? */
 	while (plen > 1 && path[plen - 1] == '/')
 		plen--;
 	in_git = plen >= 4 && memcmp(path + plen - 4, ".git", 4) == 0 &&
 	    (plen == 4 || path[plen - 5] == '/');
-	rc = read_names(fd, &names, &n);
+	if (d == NULL) {
+		rc = al_err_set(AL_EIO, "%s", strerror(errno));
+		close(fd);
+	} else {
+		rc = read_names(d, &names, &n);
+	}
 	if (rc == AL_EIO) {
 		char msg[300];
 
@@ -258,14 +266,15 @@ walk_dir(struct walk_list *l, int fd, const char *path, const char *relpath,
 		dynbuf_init(&r, AL_MAX_PATH);
 		if (dynbuf_addf(&p, "%s%s%s", path,
 		    path[0] && path[strlen(path) - 1] != '/' ? "/" : "",
-		    names[i]) < 0 ||
+		    names[i] + 1) < 0 ||
 		    dynbuf_addf(&r, "%s%s%s", relpath, relpath[0] ? "/" : "",
-		    names[i]) < 0) {
+		    names[i] + 1) < 0) {
 			rc = walk_push(l, WALK_NOTE, path, relpath,
 			    AL_RULE_UNSCANNABLE,
 			    "a name inside is longer than the path limit");
 		} else {
-			rc = walk_child(l, fd, names[i], dynbuf_str(&p),
+			rc = walk_child(l, dirfd(d), names[i] + 1,
+			    (unsigned char)names[i][0], dynbuf_str(&p),
 			    dynbuf_str(&r), in_git, depth);
 		}
 		dynbuf_free(&p);
@@ -274,6 +283,8 @@ walk_dir(struct walk_list *l, int fd, const char *path, const char *relpath,
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	if (d != NULL)
+		closedir(d);
 	return rc;
 }
 
@@ -282,7 +293,7 @@ scan_walk(struct walk_list *out, const char *root)
 {
 	struct stat st;
 	const char *rel = root;
-	int fd, rc;
+	int fd;
 
 	if (lstat(root, &st) < 0)
 		return al_err_set(errno == ENOENT ? AL_ENOTFOUND : AL_EIO,
@@ -307,7 +318,5 @@ scan_walk(struct walk_list *out, const char *root)
 		return walk_push(out, WALK_NOTE, root, "", AL_RULE_UNSCANNABLE,
 		    msg);
 	}
-	rc = walk_dir(out, fd, root, "", 0);
-	close(fd);
-	return rc;
+	return walk_dir(out, fd, root, "", 0);
 }

@@ -162,26 +162,40 @@ END_TEST
 
 START_TEST(token_across_chunk_boundary)
 {
-	size_t n = (2u << 20) + 1000, i;
+	/*
+	 * The engine reads a first chunk of AL_SCAN_CHUNK plus the kept window
+	 * (2 * AL_SCAN_WINDOW), then AL_SCAN_CHUNK at a time: tokens straddle
+	 * each of those boundaries (and the plain 1 MiB mark), starting 10
+	 * bytes before it.
+	 */
+	size_t keep = 2 * AL_SCAN_WINDOW, n = 3 * AL_SCAN_CHUNK + keep + 1000;
+	size_t at[3] = {AL_SCAN_CHUNK - 10, AL_SCAN_CHUNK + keep - 10,
+	    2 * AL_SCAN_CHUNK + keep - 10};
+	size_t want_line[3] = {0, 0, 0}, want_col[3], i, k;
 	char *buf = malloc(n);
 	struct finding_list fl;
-	const struct finding *f;
-	size_t lines = 0;
 
 	ck_assert_ptr_nonnull(buf);
 	for (i = 0; i < n; i++)
 		buf[i] = (i % 64 == 63) ? '\n' : 'b';
-	/* Straddles the first 1 MiB chunk: starts 10 bytes before its end. */
-	buf[AL_SCAN_CHUNK - 11] = ' ';
-	memcpy(buf + AL_SCAN_CHUNK - 10, TOKEN, strlen(TOKEN));
-	buf[AL_SCAN_CHUNK - 10 + strlen(TOKEN)] = '\n';
-	for (i = 0; i < AL_SCAN_CHUNK - 10; i++)
-		lines += buf[i] == '\n';
+	for (k = 0; k < 3; k++) {
+		buf[at[k] - 1] = ' ';
+		memcpy(buf + at[k], TOKEN, strlen(TOKEN));
+		buf[at[k] + strlen(TOKEN)] = '\n';
+	}
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < at[k]; i++)
+			if (buf[i] == '\n') {
+				want_line[k]++;
+				want_col[k] = at[k] - i;
+			}
+	}
 	tu_scan(&sc, "big.txt", buf, n, &fl);
-	f = tu_first(&fl, "gh-pat");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(f->line, lines + 1);
-	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 1);
+	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 3);
+	for (k = 0; k < 3; k++) {
+		ck_assert_uint_eq(fl.v[k].line, want_line[k] + 1);
+		ck_assert_uint_eq(fl.v[k].column, want_col[k]);
+	}
 	finding_list_free(&fl);
 	free(buf);
 }
