@@ -305,8 +305,8 @@ cmd_scan(int argc, char **argv)
 	}
 	finding_list_sort(&all);
 	for (i = 0; i < all.n; i++)
-		if ((int)all.v[i].rule->severity > worst)
-			worst = (int)all.v[i].rule->severity;
+		if ((int)all.v[i].severity > worst)
+			worst = (int)all.v[i].severity;
 	rep.rs = rs;
 	rep.findings = &all;
 	rep.seconds = now_seconds() - t0;

@@ -64,7 +64,7 @@ report_json(const struct scan_report *r)
 		json_object_set_new(o, "title", jstr(f->rule->title));
 		json_object_set_new(o, "category", json_string(f->rule->category));
 		json_object_set_new(o, "severity",
-		    json_string(rule_severity_name(f->rule->severity)));
+		    json_string(rule_severity_name(f->severity)));
 		json_object_set_new(o, "path", jstr(f->path));
 		json_object_set_new(o, "line", json_integer((json_int_t)f->line));
 		json_object_set_new(o, "column",
@@ -210,13 +210,13 @@ report_sarif(const struct scan_report *r)
 		    "s:{s:s, s:s}}",
 		    "ruleId", f->rule->id,
 		    "ruleIndex", (json_int_t)sarif_rule_index(r->rs, f->rule),
-		    "level", report_sarif_level(f->rule->severity),
+		    "level", report_sarif_level(f->severity),
 		    "message", "text", msg,
 		    "locations", "physicalLocation", loc,
 		    "partialFingerprints", "airlockFingerprint/v1",
 		    f->fingerprint,
 		    "properties", "severity",
-		    rule_severity_name(f->rule->severity),
+		    rule_severity_name(f->severity),
 		    "category", f->rule->category);
 		json_array_append_new(results, res);
 	}
@@ -290,7 +290,7 @@ report_text(FILE *out, const struct scan_report *r, int color)
 		const struct finding *f = &r->findings->v[i];
 		const struct rule *ru = f->rule;
 
-		counts[ru->severity]++;
+		counts[f->severity]++;
 		if (prev == NULL || strcmp(prev, f->path) != 0) {
 			fprintf(out, "%s%s", prev ? "\n" : "", bold);
 			put_escaped(out, f->path);
@@ -302,8 +302,8 @@ report_text(FILE *out, const struct scan_report *r, int color)
 			    (unsigned long long)f->column);
 		else
 			fprintf(out, "  %-11s ", "file");
-		fprintf(out, "%s%-8s%s  %s  ", color ? sev_color(ru->severity) : "",
-		    rule_severity_name(ru->severity), reset, ru->id);
+		fprintf(out, "%s%-8s%s  %s  ", color ? sev_color(f->severity) : "",
+		    rule_severity_name(f->severity), reset, ru->id);
 		put_escaped(out, ru->title);
 		fputc('\n', out);
 		if (f->excerpt[0] != '\0') {

@@ -167,6 +167,7 @@ finding_add_builtin(struct finding_list *l, const char *rule_id,
 	if ((rc = finding_push(l, &f)) < 0)
 		return rc;
 	f->rule = r;
+	f->severity = r->severity;
 	f->path = strdup(path);
 	f->excerpt = strdup(message);
 	if (f->path == NULL || f->excerpt == NULL) {
@@ -813,6 +814,7 @@ emit(struct scan_worker *w, size_t ri, uint64_t s, uint64_t t, uint64_t sec_s,
 	m = &w->meta[file_findings(w) - 1];
 	memset(m, 0, sizeof(*m));
 	f->rule = r;
+	f->severity = r->severity;
 	f->line = w->cur_line;
 	f->column = w->cur_col + 1;
 	/* The excerpt: the line around s, at most AL_EXCERPT_BYTES. */
@@ -1017,6 +1019,55 @@ redact(struct scan_worker *w, struct finding *f, const struct fmeta *m)
 	return 0;
 }
 
+/* Categories that make an auto-run file critical when found inside it. */
+static int
+dangerous_category(const char *c)
+{
+	return strcmp(c, "download-exec") == 0 ||
+	    strcmp(c, "exfiltration") == 0 ||
+	    strcmp(c, "credential-access") == 0 ||
+	    strcmp(c, "obfuscation") == 0 || strcmp(c, "persistence") == 0;
+}
+
+/*
+ * A file that runs by itself (a path-only install-hook finding: a git hook,
+ * a workflow, a .pth) and that also downloads, sends, reads credentials,
+ * hides code or persists, is what DESIGN.md calls an install hook that
+ * reaches the network: its location finding becomes critical and says why.
+ */
+static int
+escalate_autorun(struct scan_worker *w)
+{
+	struct finding *v = w->out->v + w->first, *worst = NULL;
+	size_t n = (size_t)file_findings(w), i;
+	char msg[300];
+
+	for (i = 0; i < n; i++)
+		if (v[i].line > 0 && v[i].severity >= SEV_MEDIUM &&
+		    dangerous_category(v[i].rule->category) &&
+		    (worst == NULL || v[i].severity > worst->severity))
+			worst = &v[i];
+	if (worst == NULL)
+		return 0;
+	snprintf(msg, sizeof(msg), "runs automatically and contains %s "
+	    "(%s) at line %llu", worst->rule->id,
+	    rule_severity_name(worst->severity),
+	    (unsigned long long)worst->line);
+	for (i = 0; i < n; i++) {
+		char *m;
+
+		if (v[i].rule->builtin || v[i].rule->pattern != NULL ||
+		    strcmp(v[i].rule->category, "install-hook") != 0)
+			continue;
+		if ((m = strdup(msg)) == NULL)
+			return al_err_set(AL_ENOMEM, "out of memory");
+		free(v[i].excerpt);
+		v[i].excerpt = m;
+		v[i].severity = SEV_CRITICAL;
+	}
+	return 0;
+}
+
 static int
 finish_file(struct scan_worker *w)
 {
@@ -1040,7 +1091,7 @@ finish_file(struct scan_worker *w)
 		fingerprint_of(f->fingerprint, f->rule->id, w->relpath, m->hash,
 		    occ);
 	}
-	return 0;
+	return escalate_autorun(w);
 }
 
 /* ---- driving a file through -------------------------------------------- */
@@ -1145,6 +1196,7 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 		}
 		memset(&w->meta[file_findings(w) - 1], 0, sizeof(*w->meta));
 		f->rule = r;
+		f->severity = r->severity;
 		f->path = strdup(path);
 		f->excerpt = strdup("");
 		if (f->path == NULL || f->excerpt == NULL)

