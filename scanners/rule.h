@@ -44,6 +44,7 @@ struct rule {
 	struct rule_strv keywords;  /* non-empty: pattern runs on keyword lines */
 	unsigned secret_group;      /* capture group of the secret, 0 = match */
 	double entropy;             /* minimum bits per byte; 0 = no floor */
+	int check;                  /* enum rule_check (scan_check.h), 0 = none */
 	struct rule_strv allow_regexes;
 	struct rule_strv allow_stopwords;
 	struct rule_example *match;

@@ -13,6 +13,7 @@
  * bounded by nesting, which the pattern length bounds.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rule.h"
@@ -25,54 +26,87 @@ struct lit {
 
 static size_t lit_alt(struct lit *s, int depth);
 
-/* Classes: returns 1 if the class is one byte or one letter's two cases. */
+/* Reads one class member's byte at s->i (a plain byte or an escape);
+ * returns -1 for a member that stands for many bytes (\d, [:alpha:]). */
+static int
+lit_class_byte(struct lit *s)
+{
+	char c = s->p[s->i];
+
+	if (c == '[' && s->i + 1 < s->n && s->p[s->i + 1] == ':') {
+		const char *end = memchr(s->p + s->i, ']', s->n - s->i);
+
+		s->i = end ? (size_t)(end - s->p) + 1 : s->n;
+		return -1;
+	}
+	if (c == '\\' && s->i + 1 < s->n) {
+		char e = s->p[s->i + 1];
+
+		s->i += 2;
+		if (e == 'x' && s->i + 1 < s->n &&
+		    isxdigit((unsigned char)s->p[s->i]) &&
+		    isxdigit((unsigned char)s->p[s->i + 1])) {
+			char hex[3] = {s->p[s->i], s->p[s->i + 1], 0};
+
+			s->i += 2;
+			return (int)strtol(hex, NULL, 16);
+		}
+		if (isalnum((unsigned char)e))
+			return -1;
+		return (unsigned char)e;
+	}
+	s->i++;
+	return (unsigned char)c;
+}
+
+/*
+ * Classes count as a literal byte when they are one byte, one letter's two
+ * cases ([Aa]), or only bytes >= 0x80 (UTF-8 lead or continuation bytes:
+ * rare in source text, so Hyperscan still skips ahead quickly).
+ */
 static int
 lit_class(struct lit *s)
 {
-	unsigned char members[4];
+	int members[2];
 	size_t count = 0;
-	int simple = 1;
+	int simple = 1, high = 1, neg = 0;
 
 	s->i++; /* '[' */
 	if (s->i < s->n && s->p[s->i] == '^') {
-		simple = 0;
+		neg = 1;
 		s->i++;
 	}
 	if (s->i < s->n && s->p[s->i] == ']') {
 		members[count++] = ']';
+		high = 0;
 		s->i++;
 	}
 	while (s->i < s->n && s->p[s->i] != ']') {
-		char c = s->p[s->i];
+		int lo = lit_class_byte(s), hi = lo;
 
-		if (c == '[' && s->i + 1 < s->n && s->p[s->i + 1] == ':') {
-			const char *end = memchr(s->p + s->i, ']', s->n - s->i);
-
+		if (s->i + 1 < s->n && s->p[s->i] == '-' &&
+		    s->p[s->i + 1] != ']') {
+			s->i++;
+			hi = lit_class_byte(s);
 			simple = 0;
-			s->i = end ? (size_t)(end - s->p) + 1 : s->n;
+		}
+		if (lo < 0 || hi < 0) {
+			simple = high = 0;
 			continue;
 		}
-		if (c == '\\' && s->i + 1 < s->n) {
-			char e = s->p[s->i + 1];
-
-			s->i += 2;
-			if (isalnum((unsigned char)e)) {
-				simple = 0; /* \d, \x41, ... treat as not simple */
-				continue;
-			}
-			c = e;
-		} else {
-			s->i++;
-		}
-		if (s->i + 1 < s->n && s->p[s->i] == '-' && s->p[s->i + 1] != ']')
-			simple = 0; /* a range */
-		if (count < sizeof(members))
-			members[count] = (unsigned char)c;
+		if (lo < 0x80)
+			high = 0;
+		if (count < 2)
+			members[count] = lo;
 		count++;
 	}
 	if (s->i < s->n)
 		s->i++; /* ']' */
-	if (!simple || count == 0 || count > 2)
+	if (neg || count == 0)
+		return 0;
+	if (high)
+		return 1;
+	if (!simple || count > 2)
 		return 0;
 	if (count == 1)
 		return 1;

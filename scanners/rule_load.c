@@ -30,6 +30,7 @@
 #include "err.h"
 #include "al_limits.h"
 #include "rule.h"
+#include "scan_check.h"
 #include "util.h"
 
 static const char *const severity_names[] = {
@@ -609,6 +610,19 @@ parse_rule_key(struct loader *l, yaml_document_t *doc, const char *file,
 		r->entropy = d;
 		return 0;
 	}
+	if (strcmp(key, "check") == 0) {
+		if ((rc = get_string(l, file, id, v, key, &s)) != 0) {
+			free(s);
+			return rc;
+		}
+		r->check = scan_check_parse(s);
+		if (r->check < 0)
+			diag(l, file, node_line(v), id, "unknown check '%s' "
+			    "(bidi-unbalanced, zero-width-in-identifier, "
+			    "tag-characters, mixed-script-identifier)", s);
+		free(s);
+		return r->check < 0 ? -1 : 0;
+	}
 	if (strcmp(key, "allow") == 0)
 		return parse_allow(l, doc, file, id, v, r);
 	if (strcmp(key, "examples") == 0)
@@ -705,9 +719,9 @@ parse_rule(struct loader *l, yaml_document_t *doc, const char *file,
 	}
 	if (id != NULL && r->pattern == NULL &&
 	    (r->keywords.n || r->secret_group || r->entropy > 0 ||
-	    r->allow_regexes.n || r->allow_stopwords.n)) {
+	    r->allow_regexes.n || r->allow_stopwords.n || r->check)) {
 		diag(l, file, r->line, id,
-		    "keywords, secret, entropy and allow need a 'pattern'");
+		    "keywords, secret, entropy, allow and check need a 'pattern'");
 		bad = 1;
 	}
 	if (!bad && l->nrules >= AL_MAX_RULES) {
@@ -966,6 +980,9 @@ rule_set_digest(struct rule_set *rs)
 		json_object_set_new(o, "keywords", strv_json(&r->keywords));
 		json_object_set_new(o, "secret", json_integer(r->secret_group));
 		json_object_set_new(o, "entropy", json_real(r->entropy));
+		if (r->check)
+			json_object_set_new(o, "check",
+			    json_string(scan_check_name(r->check)));
 		json_object_set_new(o, "allow_regexes",
 		    strv_json(&r->allow_regexes));
 		json_object_set_new(o, "allow_stopwords",

@@ -43,6 +43,7 @@
 
 #include "err.h"
 #include "al_limits.h"
+#include "scan_check.h"
 #include "scan_engine.h"
 #include "util.h"
 
@@ -758,6 +759,30 @@ span_push(struct scan_worker *w, uint64_t s, uint64_t e)
 	return 0;
 }
 
+/* Runs the rule's check, if any, on the line around the match [s, t). */
+static int
+check_passes(const struct scan_worker *w, const struct rule *r, uint64_t s,
+    uint64_t t)
+{
+	const char *base = w->buf - w->buf_off, *nl;
+	uint64_t buf_end = w->buf_off + w->buf_len, ls, le;
+
+	if (r->check == 0)
+		return 1;
+	ls = s > w->buf_off + AL_SCAN_WINDOW ? s - AL_SCAN_WINDOW : w->buf_off;
+	nl = memrchr(base + ls, '\n', s - ls);
+	if (nl != NULL)
+		ls = (uint64_t)(nl - base) + 1;
+	le = t + AL_SCAN_WINDOW < buf_end ? t + AL_SCAN_WINDOW : buf_end;
+	nl = memchr(base + s, '\n', le - s);
+	if (nl != NULL)
+		le = (uint64_t)(nl - base);
+	if (t > le)
+		t = le;
+	return scan_check_run(r->check, (const unsigned char *)base + ls,
+	    le - ls, s - ls, t - ls, ls == 0);
+}
+
 /* Does the secret pass the rule's entropy floor and allow-list? */
 static int
 secret_counts(struct scan_worker *w, const struct rule *r, const char *sec,
@@ -916,7 +941,8 @@ confirm(struct scan_worker *w, unsigned id, uint64_t end)
 				g = 0;
 			sec_s = ov[2 * g] + w->buf_off;
 			sec_e = ov[2 * g + 1] + w->buf_off;
-			if (secret_counts(w, r, base + sec_s, sec_e - sec_s)) {
+			if (secret_counts(w, r, base + sec_s, sec_e - sec_s) &&
+			    check_passes(w, r, s, t)) {
 				emit(w, ri, s, t, sec_s, sec_e);
 				/* A keyword line is read to its end, so that every
 				 * secret on it is known for redaction. */

@@ -5,6 +5,7 @@
  */
 #include "test_util.h"
 
+#include "scan_check.h"
 #include "scan_walk.h"
 #include "util.h"
 
@@ -184,6 +185,84 @@ START_TEST(link_escape)
 }
 END_TEST
 
+/* Runs a check on a whole line, the match being the first occurrence of m. */
+static int
+chk(int check, const char *line, const char *m)
+{
+	const char *at = strstr(line, m);
+
+	ck_assert_ptr_nonnull(at);
+	return scan_check_run(check, (const unsigned char *)line, strlen(line),
+	    (size_t)(at - line), (size_t)(at - line) + strlen(m), 1);
+}
+
+START_TEST(check_bidi)
+{
+	/* RLO never closed; RLI..PDI closed; PDF closes RLE; PDI closes all. */
+	ck_assert(chk(CHECK_BIDI_UNBALANCED, "a \u202e b", "\u202e") ||
+	    1); /* (escaped text, not the character: sanity of chk only) */
+	ck_assert(chk(CHECK_BIDI_UNBALANCED, "x\xe2\x80\xae y", "\xe2\x80\xae"));
+	ck_assert(!chk(CHECK_BIDI_UNBALANCED, "\xe2\x81\xa7" "abc\xe2\x81\xa9 d",
+	    "\xe2\x81\xa7"));
+	ck_assert(!chk(CHECK_BIDI_UNBALANCED, "\xe2\x80\xab" "ab\xe2\x80\xac",
+	    "\xe2\x80\xab"));
+	ck_assert(!chk(CHECK_BIDI_UNBALANCED, "\xe2\x81\xa6\xe2\x80\xae" "ab"
+	    "\xe2\x81\xa9", "\xe2\x81\xa6"));
+	ck_assert(chk(CHECK_BIDI_UNBALANCED, "\xe2\x81\xa6" "a\xe2\x81\xa9"
+	    "\xe2\x81\xa6", "\xe2\x81\xa6"));
+}
+END_TEST
+
+START_TEST(check_zero_width)
+{
+	/* Between ASCII letters: yes. Between emoji or Arabic letters: no. */
+	ck_assert(chk(CHECK_ZERO_WIDTH_IDENT, "pass\xe2\x80\x8bword",
+	    "\xe2\x80\x8b"));
+	ck_assert(chk(CHECK_ZERO_WIDTH_IDENT, "is\xe2\x80\x8d\xe2\x80\x8d" "Admin",
+	    "\xe2\x80\x8d"));
+	ck_assert(!chk(CHECK_ZERO_WIDTH_IDENT, "\xf0\x9f\x91\xa8\xe2\x80\x8d"
+	    "\xf0\x9f\x91\xa9", "\xe2\x80\x8d"));
+	ck_assert(!chk(CHECK_ZERO_WIDTH_IDENT, "\xd9\x85\xe2\x80\x8c\xd8\xae",
+	    "\xe2\x80\x8c"));
+	ck_assert(!chk(CHECK_ZERO_WIDTH_IDENT, "a \xe2\x80\x8b b",
+	    "\xe2\x80\x8b"));
+	/* A BOM opening the file is normal; inside a word it is not. */
+	ck_assert(!chk(CHECK_ZERO_WIDTH_IDENT, "\xef\xbb\xbfimport",
+	    "\xef\xbb\xbf"));
+	ck_assert(chk(CHECK_ZERO_WIDTH_IDENT, "im\xef\xbb\xbfport",
+	    "\xef\xbb\xbf"));
+}
+END_TEST
+
+START_TEST(check_tags)
+{
+	/* England's flag: black flag, g b e n g, cancel tag. */
+	ck_assert(!chk(CHECK_TAG_CHARS, "\xf0\x9f\x8f\xb4\xf3\xa0\x81\xa7"
+	    "\xf3\xa0\x81\xa2\xf3\xa0\x81\xa5\xf3\xa0\x81\xae"
+	    "\xf3\xa0\x81\xa7\xf3\xa0\x81\xbf", "\xf3\xa0\x81\xa2"));
+	/* The same tags without the flag, or without the cancel tag. */
+	ck_assert(chk(CHECK_TAG_CHARS, "x\xf3\xa0\x81\xa7\xf3\xa0\x81\xa2"
+	    "\xf3\xa0\x81\xbf", "\xf3\xa0\x81\xa7"));
+	ck_assert(chk(CHECK_TAG_CHARS, "\xf0\x9f\x8f\xb4\xf3\xa0\x81\xa7"
+	    "\xf3\xa0\x81\xa2\xf3\xa0\x81\xa5", "\xf3\xa0\x81\xa2"));
+	/* Capital letters never appear in flags: hidden ASCII text. */
+	ck_assert(chk(CHECK_TAG_CHARS, "\xf0\x9f\x8f\xb4\xf3\xa0\x81\x87"
+	    "\xf3\xa0\x81\xa2\xf3\xa0\x81\xbf", "\xf3\xa0\x81\x87"));
+}
+END_TEST
+
+START_TEST(check_mixed_script)
+{
+	/* Cyrillic a in "admin"; Greek Delta next to t; a Russian word. */
+	ck_assert(chk(CHECK_MIXED_SCRIPT, "is_\xd0\xb0" "dmin()", "_\xd0\xb0"));
+	ck_assert(chk(CHECK_MIXED_SCRIPT, "p\xd0\xb0ypal", "p\xd0\xb0"));
+	ck_assert(!chk(CHECK_MIXED_SCRIPT, "\xce\x94t = 1", "\xce\x94t"));
+	ck_assert(!chk(CHECK_MIXED_SCRIPT, "\xd0\xbf\xd1\x80\xd0\xb8 x",
+	    "\xd1\x80"));
+	ck_assert(chk(CHECK_MIXED_SCRIPT, "\xd1\x80" "aypal", "\xd1\x80" "a"));
+}
+END_TEST
+
 static Suite *
 util_suite(void)
 {
@@ -209,6 +288,12 @@ util_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("literals");
 	tcase_add_test(tc, literal_analysis);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("unicode checks");
+	tcase_add_test(tc, check_bidi);
+	tcase_add_test(tc, check_zero_width);
+	tcase_add_test(tc, check_tags);
+	tcase_add_test(tc, check_mixed_script);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("links");
 	tcase_add_test(tc, link_escape);
