@@ -58,6 +58,18 @@
 /* Shortest literal (bytes) a pattern must contain unless it has keywords. */
 #define AL_MIN_PATTERN_LITERAL 2u
 
+/* Encoded blobs (base64, hex, \xHH escapes) are decoded and scanned
+ * again when they decode to text. Shorter runs are too often identifiers or
+ * hashes; a blob is decoded in pieces of at most AL_DECODE_MAX_BLOB encoded
+ * bytes; decoding nests at most AL_DECODE_DEPTH deep (base64 inside hex);
+ * past AL_DECODE_MAX_FILE decoded bytes a file is unscannable. */
+#define AL_DECODE_MIN_CHARS 32u
+#define AL_DECODE_MAX_BLOB 65536u
+#define AL_DECODE_DEPTH 2u
+#define AL_DECODE_MAX_FILE (8u << 20)
+/* An encoded blob this long that decodes to text is itself worth a look. */
+#define AL_ENCODED_TEXT_REPORT 256u
+
 /* Worker threads for `airlock scan`. */
 #define AL_MAX_THREADS 64u
 

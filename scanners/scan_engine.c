@@ -44,6 +44,7 @@
 #include "err.h"
 #include "al_limits.h"
 #include "scan_check.h"
+#include "scan_decode.h"
 #include "scan_engine.h"
 #include "util.h"
 
@@ -81,6 +82,18 @@ static struct rule builtin_rules[] = {
 		    "out of the artifact with '..'. Unpacked, it can make later "
 		    "writes or reads reach files outside the project (ssh keys, "
 		    "shell rc files).",
+		.builtin = 1,
+	},
+	{
+		.id = AL_RULE_ENCODED_TEXT,
+		.title = "Long encoded text",
+		.category = "obfuscation",
+		.severity = SEV_LOW,
+		.description = "A long base64 or hex string that decodes to "
+		    "readable text. Text is encoded like this to keep it from "
+		    "readers and scanners; airlock decoded and scanned it, and "
+		    "reports what it found inside separately. Check what the "
+		    "text is and why it is encoded.",
 		.builtin = 1,
 	},
 	{
@@ -522,6 +535,7 @@ struct span {
 struct fmeta {
 	uint64_t ex_abs;          /* offset of the excerpt's first byte */
 	int ex_head, ex_tail;     /* excerpt cut at its start / end */
+	int decoded;              /* excerpt comes from a decoded blob */
 	char hash[AL_SHA256_HEX]; /* sha256 of the matched bytes */
 };
 
@@ -542,6 +556,9 @@ struct scan_worker {
 	size_t nspans, spans_cap;
 	struct fmeta *meta;
 	size_t meta_cap;
+	unsigned depth;           /* 0, or how many decodings deep */
+	struct scan_worker *child; /* scans decoded blobs, made on demand */
+	unsigned char *dec;       /* decoded bytes of one blob piece */
 
 	/* The file being scanned. */
 	const char *path;
@@ -557,6 +574,9 @@ struct scan_worker {
 	int eof;
 	int stop;                 /* cap reached or an error: read no further */
 	int nomem;
+	uint64_t blob_pos;        /* where the base64/hex search goes on */
+	uint64_t xesc_pos;        /* where the \\xHH search goes on */
+	uint64_t decoded_total;   /* decoded text scanned again, this file */
 };
 
 void
@@ -576,6 +596,8 @@ scan_worker_free(struct scan_worker *w)
 	free(w->pending);
 	free(w->spans);
 	free(w->meta);
+	free(w->dec);
+	scan_worker_free(w->child);
 	free(w);
 }
 
@@ -603,8 +625,10 @@ scan_worker_new(struct scan_worker **out, const struct scan_engine *e)
 	w->last_line = calloc(nr, sizeof(*w->last_line));
 	w->active = calloc(nr, 1);
 	w->pending = calloc(AL_MAX_PENDING_HITS, sizeof(*w->pending));
+	w->dec = malloc(scan_decoded_max(AL_DECODE_MAX_BLOB));
 	if (!w->md || !w->md_allow || !w->mctx || !w->jit || !w->buf ||
-	    !w->last_end || !w->last_line || !w->active || !w->pending) {
+	    !w->last_end || !w->last_line || !w->active || !w->pending ||
+	    !w->dec) {
 		scan_worker_free(w);
 		return al_err_set(AL_ENOMEM, "out of memory");
 	}
@@ -1108,7 +1132,7 @@ finish_file(struct scan_worker *w)
 
 		if (f->rule->builtin || f->line == 0)
 			continue;
-		if (redact(w, f, m) < 0)
+		if (!m->decoded && redact(w, f, m) < 0)
 			return AL_ENOMEM;
 		for (j = 0; j < i; j++)
 			if (w->out->v[w->first + j].rule == f->rule &&
@@ -1118,6 +1142,242 @@ finish_file(struct scan_worker *w)
 		    occ);
 	}
 	return escalate_autorun(w);
+}
+
+/* ---- encoded blobs ------------------------------------------------------ */
+
+static int scan_source_nested(struct scan_worker *w, const unsigned char *p,
+    size_t n, struct finding_list *out);
+
+/* Index of a rule of the set (for per-rule state), from its pointer. */
+static size_t
+rule_index(const struct rule_set *rs, const struct rule *r)
+{
+	size_t lo = 0, hi = rs->nrules;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(r->id, rs->rules[mid]->id);
+
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return rs->nrules;
+}
+
+/* Moves what the scan of a decoded blob at [s, e) found into this file's
+ * findings, at the blob's position, the excerpt naming the decoding. */
+static void
+adopt_decoded(struct scan_worker *w, enum scan_encoding enc, uint64_t s,
+    uint64_t e, struct finding_list *inner)
+{
+	size_t i;
+
+	cursor_to(w, s);
+	for (i = 0; i < inner->n && !w->stop; i++) {
+		const struct finding *in = &inner->v[i];
+		size_t ri = rule_index(w->e->rs, in->rule);
+		struct finding *f;
+		struct fmeta *m;
+		struct dynbuf x;
+
+		if (strcmp(in->rule->category, "secret") == 0 &&
+		    span_push(w, s, e) < 0) {
+			w->nomem = w->stop = 1;
+			return;
+		}
+		if (!in->rule->builtin) {
+			if (ri >= w->e->rs->nrules ||
+			    w->last_line[ri] == w->cur_line)
+				continue;
+			w->last_line[ri] = w->cur_line;
+		}
+		if ((size_t)file_findings(w) >= AL_MAX_FINDINGS_PER_FILE) {
+			worker_unscannable(w, "more than %u findings in this file; "
+			    "the rest were not examined", AL_MAX_FINDINGS_PER_FILE);
+			return;
+		}
+		if (meta_reserve(w, (size_t)file_findings(w) + 1) < 0 ||
+		    finding_push(w->out, &f) < 0) {
+			w->nomem = w->stop = 1;
+			return;
+		}
+		m = &w->meta[file_findings(w) - 1];
+		memset(m, 0, sizeof(*m));
+		m->decoded = 1;
+		al_sha256_hex(m->hash, in->fingerprint, strlen(in->fingerprint));
+		f->rule = in->rule;
+		f->severity = in->severity;
+		f->line = w->cur_line;
+		f->column = w->cur_col + 1;
+		f->path = strdup(w->path);
+		dynbuf_init(&x, 4 * AL_EXCERPT_BYTES + 256);
+		(void)dynbuf_addf(&x, "decoded %s: %s", scan_encoding_name(enc),
+		    in->excerpt);
+		f->excerpt = dynbuf_take(&x, NULL);
+		if (f->path == NULL || f->excerpt == NULL)
+			w->nomem = w->stop = 1;
+	}
+}
+
+/* Decodes the blob [s, e) piece by piece; scans what reads as text. */
+static void
+try_blob(struct scan_worker *w, uint64_t s, uint64_t e, int hex_only,
+    int xesc)
+{
+	const char *base = w->buf - w->buf_off;
+	uint64_t p;
+
+	for (p = s; p < e && !w->stop;) {
+		size_t n = e - p < AL_DECODE_MAX_BLOB ? (size_t)(e - p) :
+		    AL_DECODE_MAX_BLOB;
+		enum scan_encoding enc = xesc ? ENC_XESC : ENC_HEX;
+		struct finding_list inner = {0};
+		ssize_t len = -1;
+
+		if (xesc)
+			len = scan_decode_xesc(base + p, n, w->dec);
+		else if (hex_only)
+			len = scan_decode_hex(base + p, n, w->dec);
+		if (!xesc && (len < 0 || !scan_is_text(w->dec, (size_t)len))) {
+			enc = ENC_BASE64;
+			len = scan_decode_base64(base + p, n, w->dec);
+		}
+		p += n;
+		if (len <= 0 || !scan_is_text(w->dec, (size_t)len))
+			continue;
+		w->decoded_total += (uint64_t)len;
+		if (w->decoded_total > AL_DECODE_MAX_FILE) {
+			worker_unscannable(w, "more than %u bytes of encoded text; "
+			    "not all of it was decoded", AL_DECODE_MAX_FILE);
+			return;
+		}
+		if (e - s >= AL_ENCODED_TEXT_REPORT && p - n == s) {
+			char msg[128];
+			struct finding *f;
+
+			cursor_to(w, s);
+			snprintf(msg, sizeof(msg), "%llu bytes of %s decode to text",
+			    (unsigned long long)(e - s), scan_encoding_name(enc));
+			if (meta_reserve(w, (size_t)file_findings(w) + 1) < 0 ||
+			    finding_add_builtin(w->out, AL_RULE_ENCODED_TEXT,
+			    w->path, msg) < 0) {
+				w->nomem = w->stop = 1;
+				return;
+			}
+			f = &w->out->v[w->out->n - 1];
+			f->line = w->cur_line;
+			f->column = w->cur_col + 1;
+			memset(&w->meta[file_findings(w) - 1], 0, sizeof(*w->meta));
+		}
+		if (scan_source_nested(w, w->dec, (size_t)len, &inner) < 0) {
+			finding_list_free(&inner);
+			w->nomem = w->stop = 1;
+			return;
+		}
+		adopt_decoded(w, enc, s, e, &inner);
+		finding_list_free(&inner);
+	}
+}
+
+/* Bytes of encoded blobs: 1 base64 only, 3 base64 and hex. */
+static const unsigned char blob_class[256] = {
+	['A' ... 'F'] = 3, ['G' ... 'Z'] = 1,
+	['a' ... 'f'] = 3, ['g' ... 'z'] = 1,
+	['0' ... '9'] = 3,
+	['+'] = 1, ['/'] = 1, ['-'] = 1, ['_'] = 1,
+};
+
+/*
+ * Finds base64 and hex runs of at least AL_DECODE_MIN_CHARS in [from, to)
+ * and decodes them. Most bytes of source text belong to the base64
+ * alphabet, so the search skips: if the byte M-1 ahead is not in the
+ * alphabet, no run of M can start before it. A run that reaches `to` before
+ * the end of the file may go on in the next chunk: its start is returned so
+ * that the search resumes there (its head is decoded now if it is too long
+ * to stay in the kept window).
+ */
+static uint64_t
+find_b64hex(struct scan_worker *w, uint64_t from, uint64_t to, int final)
+{
+	const unsigned char *base = (const unsigned char *)w->buf - w->buf_off;
+	const uint64_t m = AL_DECODE_MIN_CHARS;
+	uint64_t i = from, r, e, pad, k;
+
+	while (i + m <= to && !w->stop) {
+		int hex_only = 1;
+
+		if (blob_class[base[i + m - 1]] == 0) {
+			i += m;
+			continue;
+		}
+		for (r = i + m - 1; r > i && blob_class[base[r - 1]] != 0; r--)
+			;
+		for (e = i + m; e < to && blob_class[base[e]] != 0; e++)
+			;
+		if (e - r < m && e < to) {
+			i = e + 1;
+			continue;
+		}
+		for (pad = e; pad < to && base[pad] == '=' && pad - e < 2; pad++)
+			;
+		if (pad == to && !final) {
+			uint64_t head;
+
+			if (to - r < KEEP / 2)
+				return r;
+			/* Decode a 4-aligned head now; the rest stays. */
+			head = (to - r - KEEP / 4) / 4 * 4;
+			for (k = r; k < r + head; k++)
+				hex_only &= blob_class[base[k]] == 3;
+			try_blob(w, r, r + head, hex_only, 0);
+			return r + head;
+		}
+		if (e - r >= m) {
+			for (k = r; k < e; k++)
+				hex_only &= blob_class[base[k]] == 3;
+			try_blob(w, r, pad, hex_only, 0);
+		}
+		i = pad + 1;
+	}
+	if (!final && i < to) {
+		/* A run at the very end may go on in the next chunk. */
+		for (r = to; r > i && blob_class[base[r - 1]] != 0; r--)
+			;
+		return r;
+	}
+	return to;
+}
+
+/* Finds runs of at least AL_DECODE_MIN_CHARS / 4 "\xHH" escapes. */
+static uint64_t
+find_xesc(struct scan_worker *w, uint64_t from, uint64_t to, int final)
+{
+	const unsigned char *base = (const unsigned char *)w->buf - w->buf_off;
+	uint64_t i = from;
+
+	while (i < to && !w->stop) {
+		const unsigned char *p = memchr(base + i, '\\', to - i);
+		uint64_t s, k;
+
+		if (p == NULL)
+			break;
+		s = k = (uint64_t)(p - base);
+		while (k + 3 < to && base[k] == '\\' &&
+		    (base[k + 1] == 'x' || base[k + 1] == 'X') &&
+		    blob_class[base[k + 2]] == 3 && blob_class[base[k + 3]] == 3)
+			k += 4;
+		if (!final && k + 4 > to && to - s < KEEP / 2)
+			return s;
+		if (k - s >= AL_DECODE_MIN_CHARS)
+			try_blob(w, s, k, 0, 1);
+		i = k > s ? k : s + 1;
+	}
+	return final || to < from + 3 ? to : to - 3;
 }
 
 /* ---- driving a file through -------------------------------------------- */
@@ -1199,6 +1459,8 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	w->eof = w->stop = w->nomem = 0;
 	w->npending = 0;
 	w->nspans = 0;
+	w->blob_pos = w->xesc_pos = 0;
+	w->decoded_total = 0;
 	memset(w->last_end, 0, rs->nrules * sizeof(*w->last_end));
 	memset(w->last_line, 0, rs->nrules * sizeof(*w->last_line));
 	memset(w->active, 1, rs->nrules);
@@ -1213,7 +1475,7 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 		const struct rule *r = rs->rules[i];
 		struct finding *f;
 
-		if (r->pattern != NULL || !w->active[i])
+		if (r->pattern != NULL || !w->active[i] || w->depth > 0)
 			continue;
 		if (meta_reserve(w, (size_t)file_findings(w) + 1) < 0 ||
 		    finding_push(out, &f) < 0) {
@@ -1250,6 +1512,10 @@ slide(struct scan_worker *w)
 	memmove(w->buf, w->buf + drop, KEEP);
 	w->buf_off = new_off;
 	w->buf_len = KEEP;
+	if (w->blob_pos < new_off)
+		w->blob_pos = new_off;
+	if (w->xesc_pos < new_off)
+		w->xesc_pos = new_off;
 }
 
 static int
@@ -1307,6 +1573,12 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 		    (unsigned)n, 0, w->scratch, on_hit, w) != HS_SUCCESS &&
 		    !w->stop)
 			worker_unscannable(w, "the scan engine failed");
+		if (w->depth < AL_DECODE_DEPTH && !w->stop) {
+			w->blob_pos = find_b64hex(w, w->blob_pos,
+			    w->buf_off + w->buf_len, 0);
+			w->xesc_pos = find_xesc(w, w->xesc_pos,
+			    w->buf_off + w->buf_len, 0);
+		}
 	}
 	if (stream != NULL) {
 		flush_pending(w);
@@ -1315,11 +1587,34 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 		    w) != HS_SUCCESS && !w->stop)
 			worker_unscannable(w, "the scan engine failed at end of "
 			    "data");
+		if (w->depth < AL_DECODE_DEPTH && !w->stop) {
+			(void)find_b64hex(w, w->blob_pos, w->buf_off + w->buf_len,
+			    1);
+			(void)find_xesc(w, w->xesc_pos, w->buf_off + w->buf_len,
+			    1);
+		}
 	}
 	*bytes += total;
 	if (w->nomem || finish_file(w) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");
 	return 0;
+}
+
+/* Scans decoded bytes with a child worker one level deeper. */
+static int
+scan_source_nested(struct scan_worker *w, const unsigned char *p, size_t n,
+    struct finding_list *out)
+{
+	struct source src = {-1, (const char *)p, n, 0};
+	uint64_t bytes = 0;
+	int rc;
+
+	if (w->child == NULL) {
+		if ((rc = scan_worker_new(&w->child, w->e)) < 0)
+			return rc;
+		w->child->depth = w->depth + 1;
+	}
+	return scan_source(w->child, &src, w->path, w->relpath, out, &bytes);
 }
 
 int

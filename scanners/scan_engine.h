@@ -46,6 +46,7 @@ struct finding_list {
 #define AL_RULE_SYMLINK "airlock.symlink"
 #define AL_RULE_SYMLINK_ESCAPE "airlock.symlink-escape"
 #define AL_RULE_SPECIAL "airlock.special-file"
+#define AL_RULE_ENCODED_TEXT "airlock.encoded-text"
 
 const struct rule *scan_builtin_rule(const char *id);
 /* The built-in rules, for SARIF's rule table. */

