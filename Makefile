@@ -105,9 +105,11 @@ lint:
 # corpus so that `make test` replays it from then on).
 fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g" \
-		SAN="-fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libairlock.a
+		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+		build-fuzz/libairlock.a
 	@set -e; for f in $(FUZZERS); do \
-		clang $(CPPFLAGS_ALL) -O1 -g -fsanitize=fuzzer,address,undefined -pthread \
+		clang $(CPPFLAGS_ALL) -O1 -g -fsanitize=fuzzer,address,undefined \
+			-fno-sanitize-recover=all -pthread \
 			-o build-fuzz/$$f tests/fuzz/$$f.c build-fuzz/libairlock.a $(LIBS); \
 		mkdir -p build-fuzz/corpus/$$f; \
 		build-fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \

@@ -1088,10 +1088,13 @@ dangerous_category(const char *c)
 static int
 escalate_autorun(struct scan_worker *w)
 {
-	struct finding *v = w->out->v + w->first, *worst = NULL;
+	struct finding *v, *worst = NULL;
 	size_t n = (size_t)file_findings(w), i;
 	char msg[300];
 
+	if (n == 0)
+		return 0;
+	v = w->out->v + w->first;
 	for (i = 0; i < n; i++)
 		if (v[i].line > 0 && v[i].severity >= SEV_MEDIUM &&
 		    dangerous_category(v[i].rule->category) &&
