@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -18,9 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "al_limits.h"
+#include "allowlist.h"
 #include "err.h"
 #include "gate.h"
-#include "al_limits.h"
 #include "report.h"
 #include "scan_engine.h"
 #include "scan_walk.h"
@@ -41,6 +43,8 @@ static const char scan_usage[] =
     "                       info, low, medium (default), high, critical;\n"
     "                       or 'never'\n"
     "  --threads N          worker threads (default: number of CPUs)\n"
+    "  --allowlist FILE     the gate's allow-list (default: $AIRLOCK_ALLOWLIST):\n"
+    "                       findings accepted by (rule, path glob, sha256)\n"
     "  --no-cache           compile the rules, do not use the database cache\n"
     "  --color WHEN         auto (default), always or never\n"
     "  -h, --help           this help\n"
@@ -52,6 +56,8 @@ struct scan_job {
 	struct finding_list *results;   /* one list per entry */
 	uint64_t *bytes;                /* per entry */
 	struct scan_engine *engine;
+	const struct allowlist *allow;  /* NULL: none */
+	atomic_size_t allowed;          /* findings the allow-list removed */
 	atomic_size_t next;
 	atomic_int failed;
 	char errmsg[256];
@@ -71,10 +77,10 @@ job_fail(struct scan_job *job, const char *msg)
 /* Opens a walked file without following links or blocking on a FIFO that
  * replaced it since the walk, and scans it. */
 static int
-scan_entry(struct scan_worker *w, const struct walk_entry *e,
-    struct finding_list *out, uint64_t *bytes)
+scan_entry(struct scan_job *job, struct scan_worker *w,
+    const struct walk_entry *e, struct finding_list *out, uint64_t *bytes)
 {
-	char msg[300];
+	char msg[300], digest[AL_SHA256_HEX];
 	struct stat st;
 	int fd, rc;
 
@@ -91,8 +97,12 @@ scan_entry(struct scan_worker *w, const struct walk_entry *e,
 		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, e->path,
 		    "changed into something other than a file during the scan");
 	}
-	rc = scan_fd(w, fd, e->path, e->relpath, out, bytes);
+	rc = scan_fd(w, fd, e->path, e->relpath, out, bytes,
+	    job->allow ? digest : NULL);
 	close(fd);
+	if (rc == 0 && job->allow != NULL)
+		atomic_fetch_add(&job->allowed, allowlist_apply(job->allow, out,
+		    0, e->relpath, digest));
 	return rc;
 }
 
@@ -111,12 +121,58 @@ scan_thread(void *arg)
 		i = atomic_fetch_add(&job->next, 1);
 		if (i >= job->entries->n)
 			break;
-		if (scan_entry(w, &job->entries->v[i], &job->results[i],
+		if (scan_entry(job, w, &job->entries->v[i], &job->results[i],
 		    &job->bytes[i]) < 0)
 			job_fail(job, al_err_msg());
 	}
 	scan_worker_free(w);
 	return NULL;
+}
+
+/* 1 if path lies at or below dir (both resolved). */
+static int
+path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/*
+ * Loads the allow-list, refusing one that lies inside what is scanned: the
+ * artifact must never be able to bring its own exceptions.
+ */
+static int
+load_allowlist(const char *file, char **roots, int nroots,
+    struct allowlist **out)
+{
+	char real_file[PATH_MAX], real_root[PATH_MAX];
+	struct dynbuf diags;
+	int i, rc;
+
+	if (realpath(file, real_file) == NULL) {
+		fprintf(stderr, "airlock scan: allow-list %s: %s\n", file,
+		    strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < nroots; i++) {
+		if (realpath(roots[i], real_root) != NULL &&
+		    path_within(real_file, real_root)) {
+			fprintf(stderr, "airlock scan: refusing allow-list %s: it "
+			    "is inside %s, which is being scanned\n", file,
+			    roots[i]);
+			return -1;
+		}
+	}
+	dynbuf_init(&diags, 1 << 20);
+	rc = allowlist_load(out, file, &diags);
+	if (rc < 0)
+		fprintf(stderr, "%sairlock scan: %s\n", dynbuf_str(&diags),
+		    al_err_msg());
+	dynbuf_free(&diags);
+	return rc;
 }
 
 static int
@@ -170,11 +226,14 @@ cmd_scan(int argc, char **argv)
 		{"fail-on", required_argument, NULL, 'F'},
 		{"threads", required_argument, NULL, 't'},
 		{"no-cache", no_argument, NULL, 'N'},
+		{"allowlist", required_argument, NULL, 'A'},
 		{"color", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *format = "text", *rules_opt = NULL, *color_opt = "auto";
+	const char *allow_file = getenv("AIRLOCK_ALLOWLIST");
+	struct allowlist *allow = NULL;
 	struct walk_list entries = {0};
 	struct finding_list all = {0};
 	struct rule_set *rs = NULL;
@@ -222,6 +281,9 @@ cmd_scan(int argc, char **argv)
 		case 'N':
 			no_cache = 1;
 			break;
+		case 'A':
+			allow_file = optarg;
+			break;
 		case 'c':
 			color_opt = optarg;
 			if (strcmp(color_opt, "auto") && strcmp(color_opt, "always") &&
@@ -253,6 +315,10 @@ cmd_scan(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (allow_file != NULL && allow_file[0] != '\0' &&
+	    load_allowlist(allow_file, argv + optind, argc - optind, &allow) < 0)
+		goto out;
+	job.allow = allow;
 	rules_dir = gate_rules_dir(rules_opt);
 	if (rule_set_load(&rs, rules_dir, 0, &diags, &nerr) < 0) {
 		fprintf(stderr, "%sairlock scan: %s\n", dynbuf_str(&diags),
@@ -309,6 +375,7 @@ cmd_scan(int argc, char **argv)
 			worst = (int)all.v[i].severity;
 	rep.rs = rs;
 	rep.findings = &all;
+	rep.allowed = atomic_load(&job.allowed);
 	rep.seconds = now_seconds() - t0;
 	if (strcmp(format, "text") == 0) {
 		int color = strcmp(color_opt, "always") == 0 ||
@@ -342,6 +409,7 @@ out:
 	walk_list_free(&entries);
 	scan_engine_free(job.engine);
 	rule_set_free(rs);
+	allowlist_free(allow);
 	dynbuf_free(&diags);
 	free(rules_dir);
 	free(cache);

@@ -322,9 +322,13 @@ report_text(FILE *out, const struct scan_report *r, int color)
 		    rule_severity_name((enum rule_severity)s));
 		first = 0;
 	}
-	fprintf(out, "%s in %llu file%s, %s, %.2f s; rules %.19s (%zu)\n",
+	fprintf(out, "%s in %llu file%s, %s, %.2f s; rules %.19s (%zu)",
 	    first ? "" : ")", (unsigned long long)r->files,
 	    r->files == 1 ? "" : "s", size, r->seconds, r->rs->digest,
 	    r->rs->nrules);
+	if (r->allowed > 0)
+		fprintf(out, "; %llu allowed by the allow-list",
+		    (unsigned long long)r->allowed);
+	fputc('\n', out);
 	return ferror(out) ? -1 : 0;
 }

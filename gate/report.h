@@ -20,6 +20,7 @@ struct scan_report {
 	uint64_t files;
 	uint64_t bytes;
 	double seconds;
+	uint64_t allowed;  /* findings removed by the allow-list (text only) */
 };
 
 /* Returns malloc'd documents (NULL when out of memory). */

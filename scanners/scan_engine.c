@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include <hs.h>
+#include <openssl/evp.h>
 #include <pcre2.h>
 
 #include "err.h"
@@ -1419,6 +1420,7 @@ struct source {
 	int fd;
 	const char *mem;
 	size_t mem_len, mem_pos;
+	EVP_MD_CTX *md;           /* hashes what is read, when wanted */
 };
 
 static ssize_t
@@ -1438,6 +1440,9 @@ source_read(struct source *src, char *dst, size_t n)
 	do
 		r = read(src->fd, dst, n);
 	while (r < 0 && errno == EINTR);
+	if (r > 0 && src->md != NULL &&
+	    EVP_DigestUpdate(src->md, dst, (size_t)r) != 1)
+		abort(); /* libcrypto cannot hash: nothing is safe to continue */
 	return r;
 }
 
@@ -1528,7 +1533,7 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	const struct scan_engine *e = w->e;
 	hs_stream_t *stream = NULL;
 	uint64_t total = 0;
-	int first = 1;
+	int first = 1, binary = 0;
 
 	file_begin(w, path, relpath, out);
 	if (w->nomem)
@@ -1562,7 +1567,7 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			break;
 		}
 		if (first && is_binary(relpath, w->buf, (size_t)n)) {
-			w->stop = 1; /* not fed to text rules; not an error */
+			w->stop = binary = 1; /* not for text rules; no error */
 			break;
 		}
 		first = 0;
@@ -1597,6 +1602,15 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			    1);
 		}
 	}
+	/* A binary file is still hashed whole, for the allow-list. */
+	while (binary && src->md != NULL) {
+		ssize_t n = source_read(src, w->buf, KEEP + AL_SCAN_CHUNK);
+
+		if (n <= 0) {
+			w->eof = n == 0;
+			break;
+		}
+	}
 	*bytes += total;
 	if (w->nomem || finish_file(w) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");
@@ -1608,7 +1622,7 @@ static int
 scan_source_nested(struct scan_worker *w, const unsigned char *p, size_t n,
     struct finding_list *out)
 {
-	struct source src = {-1, (const char *)p, n, 0};
+	struct source src = {-1, (const char *)p, n, 0, NULL};
 	uint64_t bytes = 0;
 	int rc;
 
@@ -1622,18 +1636,36 @@ scan_source_nested(struct scan_worker *w, const unsigned char *p, size_t n,
 
 int
 scan_fd(struct scan_worker *w, int fd, const char *path, const char *relpath,
-    struct finding_list *out, uint64_t *bytes)
+    struct finding_list *out, uint64_t *bytes, char *digest)
 {
-	struct source src = {fd, NULL, 0, 0};
+	struct source src = {fd, NULL, 0, 0, NULL};
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+	int rc;
 
-	return scan_source(w, &src, path, relpath, out, bytes);
+	if (digest != NULL) {
+		digest[0] = '\0';
+		if ((src.md = EVP_MD_CTX_new()) == NULL ||
+		    EVP_DigestInit_ex(src.md, EVP_sha256(), NULL) != 1) {
+			EVP_MD_CTX_free(src.md);
+			return al_err_set(AL_ENOMEM, "out of memory");
+		}
+	}
+	rc = scan_source(w, &src, path, relpath, out, bytes);
+	/* Only a file read to its end has a digest. */
+	if (digest != NULL && rc == 0 && w->eof &&
+	    EVP_DigestFinal_ex(src.md, md, &mdlen) == 1 && mdlen == 32)
+		for (i = 0; i < mdlen; i++)
+			snprintf(digest + 2 * i, 3, "%02x", md[i]);
+	EVP_MD_CTX_free(src.md);
+	return rc;
 }
 
 int
 scan_mem(struct scan_worker *w, const char *data, size_t len,
     const char *path, const char *relpath, struct finding_list *out)
 {
-	struct source src = {-1, data ? data : "", len, 0};
+	struct source src = {-1, data ? data : "", len, 0, NULL};
 	uint64_t bytes = 0;
 
 	return scan_source(w, &src, path, relpath, out, &bytes);

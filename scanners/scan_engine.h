@@ -73,12 +73,14 @@ void scan_worker_free(struct scan_worker *w);
  * Scans one regular file's content read from fd (streamed) or from memory.
  * path is what findings show; relpath is what path globs are matched
  * against (relative to the scan root). Findings are appended to out; the
- * bytes read are added to *bytes. Returns 0 even when the content proved
- * unscannable (that is a finding); a negative code only when memory for the
- * findings themselves ran out.
+ * bytes read are added to *bytes. With digest (AL_SHA256_HEX bytes) set,
+ * the file's SHA-256 is written there in hex, or "" when it was not read to
+ * its end. Returns 0 even when the content proved unscannable (that is a
+ * finding); a negative code only when memory for the findings ran out.
  */
 int scan_fd(struct scan_worker *w, int fd, const char *path,
-    const char *relpath, struct finding_list *out, uint64_t *bytes);
+    const char *relpath, struct finding_list *out, uint64_t *bytes,
+    char *digest);
 int scan_mem(struct scan_worker *w, const char *data, size_t len,
     const char *path, const char *relpath, struct finding_list *out);
 

@@ -471,7 +471,8 @@ START_TEST(read_error_is_unscannable)
 
 	/* read() on a directory fails (EISDIR): the file is unscannable. */
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(scan_fd(sc.w, fd, "dir", "dir", &fl, &bytes), 0);
+	ck_assert_int_eq(scan_fd(sc.w, fd, "dir", "dir", &fl, &bytes,
+	    NULL), 0);
 	close(fd);
 	ck_assert_uint_eq(tu_count(&fl, AL_RULE_UNSCANNABLE), 1);
 	ck_assert_ptr_nonnull(strstr(fl.v[0].excerpt, "read error"));

