@@ -33,7 +33,8 @@ MIN_RECALL=${MIN_RECALL:-0.95}
 MAX_FP=${MAX_FP:-0.05}
 
 if [ ! -f "$CORPUS" ]; then
-	echo "SKIP: corpus not found ($CORPUS)"
+	echo "secrets_corpus: $CORPUS does not exist" >&2
+	echo "SKIP: corpus not found"
 	exit 0
 fi
 MATERIALIZE=$(dirname "$CORPUS")/materialize.py
