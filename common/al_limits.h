@@ -55,6 +55,10 @@
 #define AL_MAX_RULE_LIST 256u /* entries in paths/keywords/allow lists */
 #define AL_MAX_RULE_ID 64u
 
+/* Shortest literal factor that stands for a pattern in the Hyperscan
+ * database; with shorter factors the pattern itself goes in (prefilter). */
+#define AL_MIN_FACTOR 4u
+
 /* Shortest literal (bytes) a pattern must contain unless it has keywords. */
 #define AL_MIN_PATTERN_LITERAL 2u
 

@@ -95,6 +95,15 @@ int rule_category_valid(const char *s);
 size_t rule_pattern_literal(const char *pattern, size_t len);
 
 /*
+ * The literal factors of a pattern (rule_factor.c): lower-case strings such
+ * that every match contains one of them, case-insensitively. *out (strings
+ * and array, free()d by the caller) is NULL when there is no usable set;
+ * *minlen is the shortest factor. Returns -1 when out of memory.
+ */
+int rule_pattern_factors(const char *pattern, size_t len, char ***out,
+    size_t *nout, size_t *minlen);
+
+/*
  * Path globs (docs/rules.md): case-insensitive; `*`, `?`, `[...]`, `**`;
  * without `/` the glob matches the base name; with `/` the whole path or any
  * trailing run of segments; a leading `/` anchors at the root.

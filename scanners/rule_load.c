@@ -830,9 +830,11 @@ out_parser:
 
 /* ---- validation -------------------------------------------------------- */
 
+/* Patterns are compiled with PCRE2_USE_OFFSET_LIMIT: the engine bounds how
+ * far a confirmation may look for the start of a match. */
 static void *
 compile_pcre2(struct loader *l, const struct rule *r, const char *what,
-    const char *pattern)
+    const char *pattern, uint32_t opts)
 {
 	PCRE2_UCHAR msg[256];
 	PCRE2_SIZE off;
@@ -840,7 +842,7 @@ compile_pcre2(struct loader *l, const struct rule *r, const char *what,
 	int err;
 
 	re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-	    PCRE2_MULTILINE, &err, &off, NULL);
+	    PCRE2_MULTILINE | opts, &err, &off, NULL);
 	if (re == NULL) {
 		pcre2_get_error_message(err, msg, sizeof(msg));
 		diag(l, r->file, r->pattern_line ? r->pattern_line : r->line, r->id,
@@ -888,7 +890,7 @@ validate_rule(struct loader *l, struct rule *r)
 				return al_err_set(AL_ENOMEM, "out of memory");
 		}
 		r->allow_re[i] = compile_pcre2(l, r, "allow regex",
-		    r->allow_regexes.v[i]);
+		    r->allow_regexes.v[i], 0);
 		bad |= r->allow_re[i] == NULL;
 	}
 	if (r->pattern == NULL)
@@ -910,7 +912,8 @@ validate_rule(struct loader *l, struct rule *r)
 		r->max_width = info->max_width;
 		free(info);
 	}
-	r->re = compile_pcre2(l, r, "pattern", r->pattern);
+	r->re = compile_pcre2(l, r, "pattern", r->pattern,
+	    PCRE2_USE_OFFSET_LIMIT);
 	if (r->re == NULL)
 		return 1;
 	pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &ncap);

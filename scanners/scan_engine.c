@@ -258,12 +258,19 @@ finding_list_move(struct finding_list *dst, struct finding_list *src)
 
 /* ---- the engine -------------------------------------------------------- */
 
+/* What a Hyperscan expression stands for. */
+enum {
+	EXPR_PATTERN = 0, /* the rule's pattern (prefilter mode) */
+	EXPR_KEYWORD,     /* one of the rule's keywords: confirm on its line */
+	EXPR_FACTOR,      /* a literal every match contains: confirm around it */
+};
+
 struct scan_engine {
 	const struct rule_set *rs;
 	hs_database_t *db;        /* NULL when no rule has content patterns */
 	unsigned nexpr;
 	unsigned *expr_rule;      /* expression id -> rule index */
-	unsigned char *expr_kw;   /* expression id -> 1 if a keyword */
+	unsigned char *expr_kw;   /* expression id -> EXPR_* */
 	size_t *scoped;           /* rules with paths or exclude_paths */
 	size_t nscoped;
 	unsigned max_groups;      /* most capture groups of any rule */
@@ -287,6 +294,7 @@ scan_engine_free(struct scan_engine *e)
 {
 	if (e == NULL)
 		return;
+
 	hs_free_database(e->db);
 	free(e->expr_rule);
 	free(e->expr_kw);
@@ -310,18 +318,27 @@ keyword_expr(const char *kw)
 	return dynbuf_take(&b, NULL);
 }
 
+/*
+ * The cache key covers exactly what was compiled: every expression with its
+ * flags, in order (so ids map to the same rules), the Hyperscan version and
+ * the CPU features the database was built for.
+ */
 static void
-cache_key(char out[AL_SHA256_HEX], const struct rule_set *rs)
+cache_key(char out[AL_SHA256_HEX], const char *const *exprs,
+    const unsigned *flags, size_t n)
 {
 	hs_platform_info_t plat;
 	struct dynbuf b;
+	size_t i;
 
 	memset(&plat, 0, sizeof(plat));
 	(void)hs_populate_platform(&plat);
-	dynbuf_init(&b, 4096);
-	(void)dynbuf_addf(&b, "airlock-hs%c%s%c%s%c%s%c", 0,
-	    AL_ENGINE_VERSION, 0, hs_version(), 0, rs->digest, 0);
+	dynbuf_init(&b, (size_t)256 << 20);
+	(void)dynbuf_addf(&b, "airlock-hs%c%s%c%s%c", 0, AL_ENGINE_VERSION, 0,
+	    hs_version(), 0);
 	(void)dynbuf_add(&b, &plat, sizeof(plat));
+	for (i = 0; i < n; i++)
+		(void)dynbuf_addf(&b, "%u%c%s%c", flags[i], 0, exprs[i], 0);
 	al_sha256_hex(out, dynbuf_str(&b), b.len);
 	dynbuf_free(&b);
 }
@@ -330,25 +347,22 @@ cache_key(char out[AL_SHA256_HEX], const struct rule_set *rs)
 #define CACHE_MAX ((size_t)512 << 20)
 
 static int
-cache_path(struct dynbuf *p, const char *dir, const struct rule_set *rs)
+cache_path(struct dynbuf *p, const char *dir, const char *key)
 {
-	char key[AL_SHA256_HEX];
-
-	cache_key(key, rs);
 	dynbuf_init(p, AL_MAX_PATH);
 	return dynbuf_addf(p, "%s/hs-%s.db", dir, key);
 }
 
 /* Loads a cached database; any problem just means "not cached". */
 static hs_database_t *
-cache_load(const char *dir, const struct rule_set *rs)
+cache_load(const char *dir, const char *key)
 {
 	struct dynbuf p;
 	hs_database_t *db = NULL;
 	char *data = NULL, hex[AL_SHA256_HEX], want[AL_SHA256_HEX];
 	size_t len;
 
-	if (cache_path(&p, dir, rs) < 0)
+	if (cache_path(&p, dir, key) < 0)
 		goto out;
 	if (al_read_file(dynbuf_str(&p), CACHE_MAX, &data, &len) < 0)
 		goto out;
@@ -368,7 +382,7 @@ out:
 }
 
 static void
-cache_store(const char *dir, const struct rule_set *rs, const hs_database_t *db)
+cache_store(const char *dir, const char *key, const hs_database_t *db)
 {
 	struct dynbuf p, tmp;
 	char *bytes = NULL, hex[AL_SHA256_HEX];
@@ -376,7 +390,7 @@ cache_store(const char *dir, const struct rule_set *rs, const hs_database_t *db)
 	int fd = -1, ok = 0;
 
 	dynbuf_init(&tmp, AL_MAX_PATH);
-	if (cache_path(&p, dir, rs) < 0)
+	if (cache_path(&p, dir, key) < 0)
 		goto out;
 	if (hs_serialize_database(db, &bytes, &len) != HS_SUCCESS)
 		goto out;
@@ -400,6 +414,25 @@ out:
 	dynbuf_free(&tmp);
 }
 
+/* A rule's factors, when they are good enough to stand for its pattern. */
+struct rule_factors {
+	char **v;
+	size_t n;
+};
+
+static void
+factors_free(struct rule_factors *f, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; f != NULL && i < n; i++) {
+		for (j = 0; j < f[i].n; j++)
+			free(f[i].v[j]);
+		free(f[i].v);
+	}
+	free(f);
+}
+
 static int
 engine_compile(struct scan_engine *e, const char *cache_dir)
 {
@@ -408,17 +441,42 @@ engine_compile(struct scan_engine *e, const char *cache_dir)
 	char **owned = NULL;
 	unsigned *flags = NULL, *ids = NULL;
 	hs_compile_error_t *cerr = NULL;
+	struct rule_factors *fac;
+	char key[AL_SHA256_HEX];
 	size_t i, j, n = 0, cap = 0;
 	int rc = 0;
 
+	fac = calloc(rs->nrules ? rs->nrules : 1, sizeof(*fac));
+	if (fac == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
 	for (i = 0; i < rs->nrules; i++) {
 		const struct rule *r = rs->rules[i];
+		size_t minlen = 0;
 
-		if (r->pattern != NULL)
-			cap += r->keywords.n ? r->keywords.n : 1;
+		if (r->pattern == NULL)
+			continue;
+		if (r->keywords.n > 0) {
+			cap += r->keywords.n;
+			continue;
+		}
+		if (rule_pattern_factors(r->pattern, strlen(r->pattern), &fac[i].v,
+		    &fac[i].n, &minlen) < 0) {
+			factors_free(fac, rs->nrules);
+			return al_err_set(AL_ENOMEM, "out of memory");
+		}
+		if (fac[i].n > 0 && minlen < AL_MIN_FACTOR) {
+			for (j = 0; j < fac[i].n; j++)
+				free(fac[i].v[j]);
+			free(fac[i].v);
+			fac[i].v = NULL;
+			fac[i].n = 0;
+		}
+		cap += fac[i].n ? fac[i].n : 1;
 	}
-	if (cap == 0)
+	if (cap == 0) {
+		factors_free(fac, rs->nrules);
 		return 0;
+	}
 	exprs = calloc(cap, sizeof(*exprs));
 	owned = calloc(cap, sizeof(*owned));
 	flags = calloc(cap, sizeof(*flags));
@@ -431,19 +489,23 @@ engine_compile(struct scan_engine *e, const char *cache_dir)
 	}
 	for (i = 0; i < rs->nrules; i++) {
 		const struct rule *r = rs->rules[i];
+		const struct rule_strv lits = r->keywords.n ? r->keywords :
+		    (struct rule_strv){fac[i].v, fac[i].n};
 
 		if (r->pattern == NULL)
 			continue;
-		if (r->keywords.n == 0) {
+		if (lits.n == 0) {
+			/* No good factor: the pattern itself, approximated by
+			 * Hyperscan's prefilter mode (PCRE2 confirms). */
 			exprs[n] = r->pattern;
-			flags[n] = HS_FLAG_MULTILINE;
+			flags[n] = HS_FLAG_MULTILINE | HS_FLAG_PREFILTER;
 			e->expr_rule[n] = (unsigned)i;
 			ids[n] = (unsigned)n;
 			n++;
 			continue;
 		}
-		for (j = 0; j < r->keywords.n; j++) {
-			owned[n] = keyword_expr(r->keywords.v[j]);
+		for (j = 0; j < lits.n; j++) {
+			owned[n] = keyword_expr(lits.v[j]);
 			if (owned[n] == NULL) {
 				rc = al_err_set(AL_ENOMEM, "out of memory");
 				goto out;
@@ -451,13 +513,14 @@ engine_compile(struct scan_engine *e, const char *cache_dir)
 			exprs[n] = owned[n];
 			flags[n] = HS_FLAG_CASELESS;
 			e->expr_rule[n] = (unsigned)i;
-			e->expr_kw[n] = 1;
+			e->expr_kw[n] = r->keywords.n ? EXPR_KEYWORD : EXPR_FACTOR;
 			ids[n] = (unsigned)n;
 			n++;
 		}
 	}
 	e->nexpr = (unsigned)n;
-	if (cache_dir != NULL && (e->db = cache_load(cache_dir, rs)) != NULL) {
+	cache_key(key, exprs, flags, n);
+	if (cache_dir != NULL && (e->db = cache_load(cache_dir, key)) != NULL) {
 		e->from_cache = 1;
 		goto out;
 	}
@@ -475,7 +538,7 @@ engine_compile(struct scan_engine *e, const char *cache_dir)
 		goto out;
 	}
 	if (cache_dir != NULL)
-		cache_store(cache_dir, rs, e->db);
+		cache_store(cache_dir, key, e->db);
 out:
 	if (owned != NULL)
 		for (i = 0; i < n; i++)
@@ -484,6 +547,7 @@ out:
 	free(exprs);
 	free(flags);
 	free(ids);
+	factors_free(fac, rs->nrules);
 	return rc;
 }
 
@@ -545,11 +609,13 @@ struct scan_worker {
 	hs_scratch_t *scratch;
 	pcre2_match_data *md;
 	pcre2_match_data *md_allow;
-	pcre2_match_context *mctx;
+	pcre2_match_context *mctx;      /* rule patterns: offset limit set */
+	pcre2_match_context *mctx_allow; /* allow regexes: no offset limit */
 	pcre2_jit_stack *jit;
 	char *buf;                /* KEEP + AL_SCAN_CHUNK bytes */
 	uint64_t *last_end;       /* per rule: end of the last covered match */
 	uint64_t *last_line;      /* per rule: line of the last finding */
+	uint64_t *done;           /* per rule: matches starting before are found */
 	unsigned char *active;    /* per rule: applies to this file */
 	struct hit *pending;
 	size_t npending;
@@ -589,10 +655,12 @@ scan_worker_free(struct scan_worker *w)
 	pcre2_match_data_free(w->md);
 	pcre2_match_data_free(w->md_allow);
 	pcre2_match_context_free(w->mctx);
+	pcre2_match_context_free(w->mctx_allow);
 	pcre2_jit_stack_free(w->jit);
 	free(w->buf);
 	free(w->last_end);
 	free(w->last_line);
+	free(w->done);
 	free(w->active);
 	free(w->pending);
 	free(w->spans);
@@ -620,15 +688,19 @@ scan_worker_new(struct scan_worker **out, const struct scan_engine *e)
 	w->md = pcre2_match_data_create(e->max_groups + 1, NULL);
 	w->md_allow = pcre2_match_data_create(1, NULL);
 	w->mctx = pcre2_match_context_create(NULL);
+	w->mctx_allow = pcre2_match_context_create(NULL);
 	w->jit = pcre2_jit_stack_create(32 * 1024, 512 * 1024, NULL);
 	w->buf = malloc(KEEP + AL_SCAN_CHUNK);
 	w->last_end = calloc(nr, sizeof(*w->last_end));
 	w->last_line = calloc(nr, sizeof(*w->last_line));
+	w->done = calloc(nr, sizeof(*w->done));
 	w->active = calloc(nr, 1);
 	w->pending = calloc(AL_MAX_PENDING_HITS, sizeof(*w->pending));
 	w->dec = malloc(scan_decoded_max(AL_DECODE_MAX_BLOB));
-	if (!w->md || !w->md_allow || !w->mctx || !w->jit || !w->buf ||
-	    !w->last_end || !w->last_line || !w->active || !w->pending ||
+	if (!w->md || !w->md_allow || !w->mctx || !w->mctx_allow || !w->jit ||
+	    !w->buf ||
+	    !w->last_end || !w->last_line || !w->done || !w->active ||
+	    !w->pending ||
 	    !w->dec) {
 		scan_worker_free(w);
 		return al_err_set(AL_ENOMEM, "out of memory");
@@ -636,6 +708,9 @@ scan_worker_new(struct scan_worker **out, const struct scan_engine *e)
 	pcre2_set_match_limit(w->mctx, AL_PCRE2_MATCH_LIMIT);
 	pcre2_set_depth_limit(w->mctx, AL_PCRE2_DEPTH_LIMIT);
 	pcre2_jit_stack_assign(w->mctx, NULL, w->jit);
+	pcre2_set_match_limit(w->mctx_allow, AL_PCRE2_MATCH_LIMIT);
+	pcre2_set_depth_limit(w->mctx_allow, AL_PCRE2_DEPTH_LIMIT);
+	pcre2_jit_stack_assign(w->mctx_allow, NULL, w->jit);
 	*out = w;
 	return 0;
 }
@@ -824,7 +899,7 @@ secret_counts(struct scan_worker *w, const struct rule *r, const char *sec,
 			return 0;
 	for (i = 0; i < r->allow_regexes.n; i++)
 		if (pcre2_match(r->allow_re[i], (PCRE2_SPTR)sec, n, 0, 0,
-		    w->md_allow, w->mctx) >= 0)
+		    w->md_allow, w->mctx_allow) >= 0)
 			return 0;
 	return 1;
 }
@@ -896,7 +971,13 @@ emit(struct scan_worker *w, size_t ri, uint64_t s, uint64_t t, uint64_t sec_s,
 
 /*
  * Confirms a hit of expression id ending at end: runs the rule's regex on the
- * window around it and reports what survives the filters.
+ * window around it and reports every match there that survives the filters.
+ *
+ * A keyword hit is confirmed on its line. A pattern or factor hit is
+ * confirmed on [end - W, end + W], W being the rule's longest match (capped
+ * by AL_SCAN_WINDOW): every match that contains the hit lies inside. What a
+ * search has already covered for the rule (done[]) is not searched again, so
+ * frequent hits cost no more than one pass of the regex over the file.
  */
 static void
 confirm(struct scan_worker *w, unsigned id, uint64_t end)
@@ -904,9 +985,11 @@ confirm(struct scan_worker *w, unsigned id, uint64_t end)
 	const struct scan_engine *e = w->e;
 	size_t ri = e->expr_rule[id];
 	const struct rule *r = e->rs->rules[ri];
-	int kw = e->expr_kw[id];
+	int kw = e->expr_kw[id] == EXPR_KEYWORD;
 	uint64_t buf_end = w->buf_off + w->buf_len, ws, we, pos;
 	const char *base = w->buf - w->buf_off;
+	uint64_t width = r->max_width < AL_SCAN_WINDOW ? r->max_width :
+	    AL_SCAN_WINDOW;
 	PCRE2_SIZE *ov;
 	uint32_t opts = 0;
 
@@ -923,20 +1006,29 @@ confirm(struct scan_worker *w, unsigned id, uint64_t end)
 		nl = memchr(base + end, '\n', hi - end);
 		we = nl ? (uint64_t)(nl - base) : hi;
 		w->last_end[ri] = we;
+		pcre2_set_offset_limit(w->mctx, PCRE2_UNSET);
 	} else {
-		uint64_t width = r->max_width < AL_SCAN_WINDOW ? r->max_width :
-		    AL_SCAN_WINDOW;
-
+		/* A match containing the hit starts at or before it: the
+		 * search may not start later (offset limit), and matches that
+		 * start before the previous hit were found by its search. */
 		ws = end > w->buf_off + width ? end - width : w->buf_off;
+		if (ws < w->done[ri])
+			ws = w->done[ri];
 		we = end + width < buf_end ? end + width : buf_end;
+		if (ws > end)
+			return;
+		w->done[ri] = end;
+		pcre2_set_offset_limit(w->mctx, end - w->buf_off);
 	}
-	if (w->buf_off > 0 && !w->bol_at_start)
+	if (ws > 0 && (ws > w->buf_off ? base[ws - 1] != '\n' :
+	    !w->bol_at_start))
 		opts |= PCRE2_NOTBOL;
 	if (we < buf_end ? base[we] != '\n' : !w->eof)
 		opts |= PCRE2_NOTEOL;
 	ov = pcre2_get_ovector_pointer(w->md);
-	for (pos = ws; pos < we && !w->stop;) {
+	for (pos = ws; pos < we && (kw || pos <= end) && !w->stop;) {
 		uint64_t s, t, sec_s, sec_e;
+		unsigned g;
 		int rc;
 
 		rc = pcre2_match(r->re, (PCRE2_SPTR)w->buf, we - w->buf_off,
@@ -955,27 +1047,22 @@ confirm(struct scan_worker *w, unsigned id, uint64_t end)
 		}
 		s = ov[0] + w->buf_off;
 		t = ov[1] + w->buf_off;
-		if (!kw && s >= end)
-			break;
-		if (t > s && (kw || t > w->last_end[ri])) {
-			unsigned g = r->secret_group;
-
-			if (!kw)
-				w->last_end[ri] = t;
-			if ((int)g >= rc || ov[2 * g] == PCRE2_UNSET)
-				g = 0;
-			sec_s = ov[2 * g] + w->buf_off;
-			sec_e = ov[2 * g + 1] + w->buf_off;
-			if (secret_counts(w, r, base + sec_s, sec_e - sec_s) &&
-			    check_passes(w, r, s, t)) {
-				emit(w, ri, s, t, sec_s, sec_e);
-				/* A keyword line is read to its end, so that every
-				 * secret on it is known for redaction. */
-				if (!kw && t >= end)
-					return;
-			}
-		}
 		pos = t > s ? t : s + 1;
+		if (t <= s || (!kw && t <= w->last_end[ri]))
+			continue; /* empty, or already reported */
+		if (!kw)
+			w->last_end[ri] = t;
+		g = r->secret_group;
+		if ((int)g >= rc || ov[2 * g] == PCRE2_UNSET)
+			g = 0;
+		sec_s = ov[2 * g] + w->buf_off;
+		sec_e = ov[2 * g + 1] + w->buf_off;
+		/* Every match on the window is reported (once per line): a
+		 * keyword line is read to its end, so that every secret on it
+		 * is known for redaction too. */
+		if (secret_counts(w, r, base + sec_s, sec_e - sec_s) &&
+		    check_passes(w, r, s, t))
+			emit(w, ri, s, t, sec_s, sec_e);
 	}
 }
 
@@ -985,7 +1072,7 @@ on_hit(unsigned int id, unsigned long long from, unsigned long long to,
 {
 	struct scan_worker *w = ctx;
 	const struct rule *r = w->e->rs->rules[w->e->expr_rule[id]];
-	uint64_t la = w->e->expr_kw[id] ? AL_SCAN_WINDOW :
+	uint64_t la = w->e->expr_kw[id] == EXPR_KEYWORD ? AL_SCAN_WINDOW :
 	    (r->max_width < AL_SCAN_WINDOW ? r->max_width : AL_SCAN_WINDOW);
 
 	(void)from;
@@ -1471,6 +1558,7 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	w->decoded_total = 0;
 	memset(w->last_end, 0, rs->nrules * sizeof(*w->last_end));
 	memset(w->last_line, 0, rs->nrules * sizeof(*w->last_line));
+	memset(w->done, 0, rs->nrules * sizeof(*w->done));
 	memset(w->active, 1, rs->nrules);
 	for (i = 0; i < w->e->nscoped; i++) {
 		size_t ri = w->e->scoped[i];
