@@ -172,6 +172,44 @@ START_TEST(literal_analysis)
 }
 END_TEST
 
+/* The factors of p, joined with '|', or "" when there is no set. */
+static const char *
+factors(const char *p)
+{
+	static char out[512];
+	char **v;
+	size_t n, m, i, len = 0;
+
+	ck_assert_int_eq(rule_pattern_factors(p, strlen(p), &v, &n, &m), 0);
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s",
+		    i ? "|" : "", v[i]);
+		ck_assert_uint_lt(len, sizeof(out));
+		free(v[i]);
+	}
+	free(v);
+	return out;
+}
+
+START_TEST(literal_factors)
+{
+	/* Every match of the pattern contains one of the factors. */
+	ck_assert_str_eq(factors("\\b(ghp_[A-Za-z0-9]{36})\\b"), "ghp_");
+	ck_assert_str_eq(factors("(AKIA|ASIA)[A-Z2-7]{16}"), "akia|asia");
+	ck_assert_str_eq(factors("[Aa][Ww][Ss]_?[Ss]ecret"), "secret");
+	ck_assert_str_eq(factors("\\bcat\\s[^\\n]{0,80}~/\\.aws/credentials"),
+	    "~/.aws/credentials");
+	ck_assert_str_eq(factors("/dev/(tcp|udp)/[a-z]+"), "/dev/");
+	ck_assert_str_eq(factors("ab+c"), "ab");
+	/* An optional part gives nothing; an unusable branch spoils the set. */
+	ck_assert_str_eq(factors("x?y"), "y");
+	ck_assert_str_eq(factors("(?:foo|[a-z]+)bar"), "bar");
+	ck_assert_str_eq(factors("foo|[a-z]+"), "");
+	ck_assert_str_eq(factors("(?i)Token"), "token");
+}
+END_TEST
+
 START_TEST(link_escape)
 {
 	ck_assert(scan_link_escapes("a/link", "/etc/passwd"));
@@ -288,6 +326,7 @@ util_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("literals");
 	tcase_add_test(tc, literal_analysis);
+	tcase_add_test(tc, literal_factors);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unicode checks");
 	tcase_add_test(tc, check_bidi);
