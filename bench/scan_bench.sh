@@ -245,11 +245,13 @@ fi
 # otherwise by date +%s.%N; CPU time (user + system) is recorded too, since it
 # is much less sensitive than wall time to other work on the machine.
 
-CMDS=(floor airlock2 airlock1 rg2 rg1)
+PACK=$ROOT/rules
+CMDS=(floor airlock2 airlock1 pack2 rg2 rg1)
 declare -A LABEL
 LABEL[floor]="I/O floor: cat every file, 2 processes"
 LABEL[airlock2]="airlock scan --threads 2"
 LABEL[airlock1]="airlock scan --threads 1"
+LABEL[pack2]="airlock, shipped rules ($("$AIRLOCK" rules list "$PACK" 2>/dev/null | tail -n 1 | awk '{print $1}') rules), 2 threads"
 LABEL[rg2]="ripgrep -j2 (?-u:\\b) --no-ignore --hidden -c"
 LABEL[rg1]="ripgrep -j1 (same)"
 
@@ -260,6 +262,9 @@ C=$(q "$CORPUS")
 printf '%s\n' "find $C -type f -print0 | xargs -0 -P2 -n 2000 cat >/dev/null" >"$BENCH/tmp/cmd-floor.sh"
 printf '%s\n' "$AL --threads 2 $C >/dev/null" >"$BENCH/tmp/cmd-airlock2.sh"
 printf '%s\n' "$AL --threads 1 $C >/dev/null" >"$BENCH/tmp/cmd-airlock1.sh"
+# Not a like-for-like comparison (hundreds of rules, decoding, checks): the
+# cost of the real rule set, for the record.
+printf '%s\n' "exec $(q "$AIRLOCK") scan --rules $(q "$PACK") --format json --fail-on never --threads 2 $C >/dev/null" >"$BENCH/tmp/cmd-pack2.sh"
 # rg exits 1 when nothing matches: not an error here.
 printf '%s\n' "$RG -j2 $C >/dev/null; [ \$? -le 1 ]" >"$BENCH/tmp/cmd-rg2.sh"
 printf '%s\n' "$RG -j1 $C >/dev/null; [ \$? -le 1 ]" >"$BENCH/tmp/cmd-rg1.sh"
