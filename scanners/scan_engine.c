@@ -273,6 +273,13 @@ struct scan_engine {
 	unsigned char *expr_kw;   /* expression id -> EXPR_* */
 	size_t *scoped;           /* rules with paths or exclude_paths */
 	size_t nscoped;
+	/* The distinct globs of all rules: many rules share them (the same
+	 * documentation exclusions), so each is matched once per file. */
+	const char **globs;
+	size_t nglobs;
+	unsigned *gidx;           /* per scoped rule: its paths, then excludes */
+	size_t *g_at;             /* per scoped rule: first index into gidx */
+	size_t *g_npaths, *g_nexcl;
 	unsigned max_groups;      /* most capture groups of any rule */
 	int from_cache;
 };
@@ -299,6 +306,11 @@ scan_engine_free(struct scan_engine *e)
 	free(e->expr_rule);
 	free(e->expr_kw);
 	free(e->scoped);
+	free(e->globs);
+	free(e->gidx);
+	free(e->g_at);
+	free(e->g_npaths);
+	free(e->g_nexcl);
 	free(e);
 }
 
@@ -551,6 +563,51 @@ out:
 	return rc;
 }
 
+static unsigned
+glob_index(struct scan_engine *e, const char *g)
+{
+	size_t i;
+
+	for (i = 0; i < e->nglobs; i++)
+		if (strcmp(e->globs[i], g) == 0)
+			return (unsigned)i;
+	e->globs[e->nglobs] = g;
+	return (unsigned)e->nglobs++;
+}
+
+/* Numbers the distinct globs and lists each scoped rule's by index. */
+static int
+engine_globs(struct scan_engine *e)
+{
+	const struct rule_set *rs = e->rs;
+	size_t total = 0, i, j, k = 0;
+
+	for (i = 0; i < e->nscoped; i++) {
+		const struct rule *r = rs->rules[e->scoped[i]];
+
+		total += r->paths.n + r->exclude_paths.n;
+	}
+	e->globs = calloc(total ? total : 1, sizeof(*e->globs));
+	e->gidx = calloc(total ? total : 1, sizeof(*e->gidx));
+	e->g_at = calloc(e->nscoped ? e->nscoped : 1, sizeof(*e->g_at));
+	e->g_npaths = calloc(e->nscoped ? e->nscoped : 1, sizeof(*e->g_npaths));
+	e->g_nexcl = calloc(e->nscoped ? e->nscoped : 1, sizeof(*e->g_nexcl));
+	if (!e->globs || !e->gidx || !e->g_at || !e->g_npaths || !e->g_nexcl)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < e->nscoped; i++) {
+		const struct rule *r = rs->rules[e->scoped[i]];
+
+		e->g_at[i] = k;
+		e->g_npaths[i] = r->paths.n;
+		e->g_nexcl[i] = r->exclude_paths.n;
+		for (j = 0; j < r->paths.n; j++)
+			e->gidx[k++] = glob_index(e, r->paths.v[j]);
+		for (j = 0; j < r->exclude_paths.n; j++)
+			e->gidx[k++] = glob_index(e, r->exclude_paths.v[j]);
+	}
+	return 0;
+}
+
 int
 scan_engine_new(struct scan_engine **out, const struct rule_set *rs,
     const char *cache_dir)
@@ -577,7 +634,8 @@ scan_engine_new(struct scan_engine **out, const struct rule_set *rs,
 		if (r->capture_count > e->max_groups)
 			e->max_groups = r->capture_count;
 	}
-	if ((rc = engine_compile(e, cache_dir)) < 0) {
+	if ((rc = engine_globs(e)) < 0 ||
+	    (rc = engine_compile(e, cache_dir)) < 0) {
 		scan_engine_free(e);
 		return rc;
 	}
@@ -617,6 +675,7 @@ struct scan_worker {
 	uint64_t *last_line;      /* per rule: line of the last finding */
 	uint64_t *done;           /* per rule: matches starting before are found */
 	unsigned char *active;    /* per rule: applies to this file */
+	signed char *glob_memo;   /* per distinct glob: -1 unknown, 0, 1 */
 	struct hit *pending;
 	size_t npending;
 	struct span *spans;
@@ -662,6 +721,7 @@ scan_worker_free(struct scan_worker *w)
 	free(w->last_line);
 	free(w->done);
 	free(w->active);
+	free(w->glob_memo);
 	free(w->pending);
 	free(w->spans);
 	free(w->meta);
@@ -695,11 +755,13 @@ scan_worker_new(struct scan_worker **out, const struct scan_engine *e)
 	w->last_line = calloc(nr, sizeof(*w->last_line));
 	w->done = calloc(nr, sizeof(*w->done));
 	w->active = calloc(nr, 1);
+	w->glob_memo = malloc(e->nglobs ? e->nglobs : 1);
 	w->pending = calloc(AL_MAX_PENDING_HITS, sizeof(*w->pending));
 	w->dec = malloc(scan_decoded_max(AL_DECODE_MAX_BLOB));
 	if (!w->md || !w->md_allow || !w->mctx || !w->mctx_allow || !w->jit ||
 	    !w->buf ||
 	    !w->last_end || !w->last_line || !w->done || !w->active ||
+	    !w->glob_memo ||
 	    !w->pending ||
 	    !w->dec) {
 		scan_worker_free(w);
@@ -1533,6 +1595,33 @@ source_read(struct source *src, char *dst, size_t n)
 	return r;
 }
 
+/* Glob k matches relpath? Each distinct glob is matched once per file. */
+static int
+glob_memo_match(struct scan_worker *w, unsigned k, const char *relpath)
+{
+	if (w->glob_memo[k] < 0)
+		w->glob_memo[k] = (signed char)rule_glob_match(w->e->globs[k],
+		    relpath);
+	return w->glob_memo[k];
+}
+
+/* rule_applies_to() for the i-th scoped rule, through the memo. */
+static int
+scoped_applies(struct scan_worker *w, size_t i, const char *relpath)
+{
+	const struct scan_engine *e = w->e;
+	const unsigned *g = e->gidx + e->g_at[i];
+	size_t j;
+	int in = e->g_npaths[i] == 0;
+
+	for (j = 0; j < e->g_npaths[i] && !in; j++)
+		in = glob_memo_match(w, g[j], relpath);
+	for (j = 0; in && j < e->g_nexcl[i]; j++)
+		if (glob_memo_match(w, g[e->g_npaths[i] + j], relpath))
+			in = 0;
+	return in;
+}
+
 static void
 file_begin(struct scan_worker *w, const char *path, const char *relpath,
     struct finding_list *out)
@@ -1560,12 +1649,10 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	memset(w->last_line, 0, rs->nrules * sizeof(*w->last_line));
 	memset(w->done, 0, rs->nrules * sizeof(*w->done));
 	memset(w->active, 1, rs->nrules);
-	for (i = 0; i < w->e->nscoped; i++) {
-		size_t ri = w->e->scoped[i];
-
-		w->active[ri] = (unsigned char)rule_applies_to(rs->rules[ri],
+	memset(w->glob_memo, -1, w->e->nglobs);
+	for (i = 0; i < w->e->nscoped; i++)
+		w->active[w->e->scoped[i]] = (unsigned char)scoped_applies(w, i,
 		    relpath);
-	}
 	/* Path rules: a finding for the file itself, whatever its content. */
 	for (i = 0; i < rs->nrules && !w->nomem; i++) {
 		const struct rule *r = rs->rules[i];
