@@ -110,7 +110,5 @@ int rule_pattern_factors(const char *pattern, size_t len, char ***out,
  */
 int rule_glob_match(const char *glob, const char *path);
 int rule_globs_match(const struct rule_strv *globs, const char *path);
-/* True when the rule applies to a file at path (paths and exclude_paths). */
-int rule_applies_to(const struct rule *r, const char *path);
 
 #endif

@@ -145,11 +145,3 @@ rule_globs_match(const struct rule_strv *globs, const char *path)
 			return 1;
 	return 0;
 }
-
-int
-rule_applies_to(const struct rule *r, const char *path)
-{
-	if (r->paths.n > 0 && !rule_globs_match(&r->paths, path))
-		return 0;
-	return !rule_globs_match(&r->exclude_paths, path);
-}

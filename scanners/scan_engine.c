@@ -1605,7 +1605,8 @@ glob_memo_match(struct scan_worker *w, unsigned k, const char *relpath)
 	return w->glob_memo[k];
 }
 
-/* rule_applies_to() for the i-th scoped rule, through the memo. */
+/* Does the i-th scoped rule apply to relpath: one of its paths matches (or it
+ * has none) and none of its exclude_paths does. */
 static int
 scoped_applies(struct scan_worker *w, size_t i, const char *relpath)
 {
