@@ -1,0 +1,341 @@
+/*
+ * proto.c - frames between the scan child and the gate; see proto.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "proto.h"
+
+static const char *const type_names[] = {
+	"none", "HELLO", "ITEM", "FINDING", "ITEM_END", "DONE", "ERROR",
+};
+
+const char *
+proto_type_name(int type)
+{
+	if (type > 0 && type < PROTO_TYPE_MAX)
+		return type_names[type];
+	return "unknown";
+}
+
+static void
+put_be(unsigned char *p, uint64_t v, int n)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--) {
+		p[i] = (unsigned char)(v & 0xff);
+		v >>= 8;
+	}
+}
+
+static uint64_t
+get_be(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int
+write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return al_err_set(AL_EIO, "writing a frame: %s",
+			    n < 0 ? strerror(errno) : "no progress");
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Reads exactly len bytes; returns the number read before end of stream. */
+static int
+read_all(int fd, void *buf, size_t len, size_t *got)
+{
+	unsigned char *p = buf;
+
+	*got = 0;
+	while (*got < len) {
+		ssize_t n = read(fd, p + *got, len - *got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return al_err_set(AL_EIO, "reading a frame: %s",
+			    strerror(errno));
+		if (n == 0)
+			break;
+		*got += (size_t)n;
+	}
+	return 0;
+}
+
+int
+proto_write(int fd, enum proto_type type, const void *payload, size_t len)
+{
+	unsigned char h[PROTO_HEADER];
+	int rc;
+
+	if (len > PROTO_MAX_PAYLOAD || type <= 0 || type >= PROTO_TYPE_MAX)
+		return al_err_set(AL_EINVAL, "frame too large or of no type");
+	put_be(h, len, 4);
+	put_be(h + 4, (uint64_t)type, 2);
+	put_be(h + 6, 0, 2);
+	if ((rc = write_all(fd, h, sizeof(h))) < 0)
+		return rc;
+	return len ? write_all(fd, payload, len) : 0;
+}
+
+/* Checks a header; the payload length goes to *len. */
+static int
+check_header(const unsigned char *h, int *type_out, size_t *len)
+{
+	uint64_t n = get_be(h, 4), type = get_be(h + 4, 2);
+
+	if (get_be(h + 6, 2) != 0)
+		return al_err_set(AL_EINVAL, "frame header: reserved bits set");
+	if (type == 0 || type >= PROTO_TYPE_MAX)
+		return al_err_set(AL_EINVAL, "frame of unknown type %llu",
+		    (unsigned long long)type);
+	if (n > PROTO_MAX_PAYLOAD)
+		return al_err_set(AL_ELIMIT, "frame of %llu bytes (at most %u)",
+		    (unsigned long long)n, PROTO_MAX_PAYLOAD);
+	*type_out = (int)type;
+	*len = (size_t)n;
+	return 0;
+}
+
+int
+proto_read(int fd, int *type_out, struct dynbuf *payload)
+{
+	unsigned char h[PROTO_HEADER], chunk[4096];
+	size_t len, got;
+	int rc;
+
+	dynbuf_reset(payload);
+	if ((rc = read_all(fd, h, sizeof(h), &got)) < 0)
+		return rc;
+	if (got == 0)
+		return al_err_set(AL_ENOTFOUND, "end of stream");
+	if (got < sizeof(h))
+		return al_err_set(AL_EIO, "truncated frame header");
+	if ((rc = check_header(h, type_out, &len)) < 0)
+		return rc;
+	while (len > 0) {
+		size_t want = len < sizeof(chunk) ? len : sizeof(chunk);
+
+		if ((rc = read_all(fd, chunk, want, &got)) < 0)
+			return rc;
+		if (got < want)
+			return al_err_set(AL_EIO, "truncated %s frame",
+			    proto_type_name(*type_out));
+		if ((rc = dynbuf_add(payload, chunk, got)) < 0)
+			return rc;
+		len -= got;
+	}
+	return 0;
+}
+
+int
+proto_parse(const unsigned char *buf, size_t len, size_t *off, int *type_out,
+    const unsigned char **payload, size_t *plen)
+{
+	size_t n;
+	int rc;
+
+	if (*off > len || len - *off < PROTO_HEADER)
+		return al_err_set(AL_EIO, "truncated frame header");
+	if ((rc = check_header(buf + *off, type_out, &n)) < 0)
+		return rc;
+	if (len - *off - PROTO_HEADER < n)
+		return al_err_set(AL_EIO, "truncated %s frame",
+		    proto_type_name(*type_out));
+	*payload = buf + *off + PROTO_HEADER;
+	*plen = n;
+	*off += PROTO_HEADER + n;
+	return 0;
+}
+
+/* Which types each state accepts, and the state each leads to (0: refused). */
+static const unsigned char next_state[PROTO_ST_MAX][PROTO_TYPE_MAX] = {
+	[PROTO_ST_START] = {
+		[PROTO_HELLO] = PROTO_ST_READY + 1,
+		[PROTO_ERROR] = PROTO_ST_FINISHED + 1,
+	},
+	[PROTO_ST_READY] = {
+		[PROTO_ITEM] = PROTO_ST_IN_ITEM + 1,
+		[PROTO_DONE] = PROTO_ST_FINISHED + 1,
+		[PROTO_ERROR] = PROTO_ST_FINISHED + 1,
+	},
+	[PROTO_ST_IN_ITEM] = {
+		[PROTO_FINDING] = PROTO_ST_IN_ITEM + 1,
+		[PROTO_ITEM_END] = PROTO_ST_READY + 1,
+		[PROTO_ERROR] = PROTO_ST_FINISHED + 1,
+	},
+	[PROTO_ST_FINISHED] = {0},
+};
+
+int
+proto_accept(enum proto_state *state, int type)
+{
+	unsigned next;
+
+	if ((unsigned)*state >= PROTO_ST_MAX || type <= 0 ||
+	    type >= PROTO_TYPE_MAX || (next = next_state[*state][type]) == 0)
+		return al_err_set(AL_EINVAL, "unexpected %s frame",
+		    proto_type_name(type));
+	*state = (enum proto_state)(next - 1);
+	return 0;
+}
+
+int
+proto_put_u64(struct dynbuf *b, uint64_t v)
+{
+	unsigned char p[8];
+
+	put_be(p, v, 8);
+	return dynbuf_add(b, p, sizeof(p));
+}
+
+int
+proto_put_str(struct dynbuf *b, const char *s, size_t len)
+{
+	unsigned char p[4];
+	int rc;
+
+	if (len > PROTO_MAX_STRING || memchr(s, '\0', len) != NULL)
+		return al_err_set(AL_EINVAL, "string too long or with a NUL");
+	put_be(p, len, 4);
+	if ((rc = dynbuf_add(b, p, sizeof(p))) < 0)
+		return rc;
+	return dynbuf_add(b, s, len);
+}
+
+int
+proto_get_u64(struct proto_cursor *c, uint64_t *out)
+{
+	if (c->len - c->off < 8)
+		return al_err_set(AL_EINVAL, "payload ends inside a number");
+	*out = get_be(c->p + c->off, 8);
+	c->off += 8;
+	return 0;
+}
+
+int
+proto_get_str(struct proto_cursor *c, char **out)
+{
+	uint64_t n;
+
+	*out = NULL;
+	if (c->len - c->off < 4)
+		return al_err_set(AL_EINVAL, "payload ends inside a string length");
+	n = get_be(c->p + c->off, 4);
+	if (n > PROTO_MAX_STRING || c->len - c->off - 4 < n)
+		return al_err_set(AL_EINVAL, "string of %llu bytes does not fit",
+		    (unsigned long long)n);
+	if (memchr(c->p + c->off + 4, '\0', (size_t)n) != NULL)
+		return al_err_set(AL_EINVAL, "string with a NUL byte");
+	*out = malloc((size_t)n + 1);
+	if (*out == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	memcpy(*out, c->p + c->off + 4, (size_t)n);
+	(*out)[n] = '\0';
+	c->off += 4 + (size_t)n;
+	return 0;
+}
+
+int
+proto_get_end(const struct proto_cursor *c)
+{
+	if (c->off != c->len)
+		return al_err_set(AL_EINVAL, "%zu unexpected bytes after the "
+		    "payload", c->len - c->off);
+	return 0;
+}
+
+int
+proto_encode_finding(struct dynbuf *b, const char *rule, uint64_t severity,
+    uint64_t line, uint64_t column, const char *excerpt,
+    const char *fingerprint)
+{
+	int rc;
+
+	dynbuf_reset(b);
+	if ((rc = proto_put_str(b, rule, strlen(rule))) < 0 ||
+	    (rc = proto_put_u64(b, severity)) < 0 ||
+	    (rc = proto_put_u64(b, line)) < 0 ||
+	    (rc = proto_put_u64(b, column)) < 0 ||
+	    (rc = proto_put_str(b, excerpt, strlen(excerpt))) < 0 ||
+	    (rc = proto_put_str(b, fingerprint, strlen(fingerprint))) < 0)
+		return rc;
+	return 0;
+}
+
+void
+proto_finding_free(struct proto_finding *f)
+{
+	free(f->rule);
+	free(f->excerpt);
+	free(f->fingerprint);
+	memset(f, 0, sizeof(*f));
+}
+
+static int
+is_hex32(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 32; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[32] == '\0';
+}
+
+int
+proto_decode_finding(const unsigned char *p, size_t len,
+    struct proto_finding *out)
+{
+	struct proto_cursor c = {p, len, 0};
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = proto_get_str(&c, &out->rule)) < 0 ||
+	    (rc = proto_get_u64(&c, &out->severity)) < 0 ||
+	    (rc = proto_get_u64(&c, &out->line)) < 0 ||
+	    (rc = proto_get_u64(&c, &out->column)) < 0 ||
+	    (rc = proto_get_str(&c, &out->excerpt)) < 0 ||
+	    (rc = proto_get_str(&c, &out->fingerprint)) < 0 ||
+	    (rc = proto_get_end(&c)) < 0)
+		goto fail;
+	if (out->severity > 4) {
+		rc = al_err_set(AL_EINVAL, "severity %llu out of range",
+		    (unsigned long long)out->severity);
+		goto fail;
+	}
+	if (!is_hex32(out->fingerprint)) {
+		rc = al_err_set(AL_EINVAL, "malformed fingerprint");
+		goto fail;
+	}
+	if (out->rule[0] == '\0' || strlen(out->rule) > 64) {
+		rc = al_err_set(AL_EINVAL, "malformed rule id");
+		goto fail;
+	}
+	return 0;
+fail:
+	proto_finding_free(out);
+	return rc;
+}
