@@ -4,11 +4,12 @@
 
 CC ?= cc
 BUILD ?= build
-PKGS = libhs libpcre2-8 jansson yaml-0.1 libcrypto
+PKGS = libhs libpcre2-8 jansson yaml-0.1 libcrypto libseccomp
 
 # Debian 12 packages the build and the tests need (make deps).
 DEB_PKGS = build-essential pkg-config libhyperscan-dev libpcre2-dev \
-	libjansson-dev libyaml-dev libssl-dev check ripgrep git python3
+	libjansson-dev libyaml-dev libssl-dev libseccomp-dev check ripgrep git \
+	python3 util-linux
 
 WARN = -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wvla -Wstrict-prototypes \
 	-Wmissing-prototypes -Werror
@@ -22,13 +23,14 @@ LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 COMMON_SRC = common/err.c common/dynbuf.c common/util.c
 SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c scanners/rule_factor.c \
-	scanners/scan_engine.c scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c
+	scanners/scan_engine.c scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
+	scanners/sbx.c
 GATE_SRC = gate/report.c gate/allowlist.c gate/cmd_scan.c gate/cmd_rules.c
 LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
-TESTS = check_util check_rule check_engine check_report check_proto
+TESTS = check_util check_rule check_engine check_report check_proto check_sbx
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
 FUZZERS = fuzz_scan fuzz_proto
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)

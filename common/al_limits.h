@@ -74,6 +74,12 @@
 /* An encoded blob this long that decodes to text is itself worth a look. */
 #define AL_ENCODED_TEXT_REPORT 256u
 
+/* The scan child's rlimits: address space for the engine, a chunk and the
+ * parsers' working memory; CPU seconds for one artifact, after which the
+ * kernel ends the child and the artifact is unscannable. */
+#define AL_SBX_ADDRESS_SPACE (1ULL << 30)
+#define AL_SBX_CPU_SECONDS 60u
+
 /* Worker threads for `airlock scan`. */
 #define AL_MAX_THREADS 64u
 

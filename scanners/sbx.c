@@ -1,0 +1,144 @@
+/*
+ * sbx.c - entering the scan child's sandbox; see sbx.h.
+ *
+ * Runs in the freshly forked child only. The allow-list is deliberately
+ * narrower than file(1)'s: the child never opens, stats or maps files by
+ * name, never creates sockets, never spawns, never signals.
+ */
+#include <errno.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "al_limits.h"
+#include "err.h"
+#include "sbx.h"
+
+void
+sbx_default_limits(struct sbx_limits *lim)
+{
+	lim->address_space = AL_SBX_ADDRESS_SPACE;
+	lim->cpu_seconds = AL_SBX_CPU_SECONDS;
+}
+
+static int
+kept(int fd, const int *keep, size_t nkeep)
+{
+	size_t i;
+
+	for (i = 0; i < nkeep; i++)
+		if (keep[i] == fd)
+			return 1;
+	return 0;
+}
+
+/* Closes every descriptor not kept. */
+static int
+close_others(const int *keep, size_t nkeep)
+{
+	long max = sysconf(_SC_OPEN_MAX);
+	int fd;
+
+	if (max < 0 || max > 1 << 20)
+		max = 1 << 20;
+	for (fd = 0; fd < max; fd++)
+		if (!kept(fd, keep, nkeep))
+			(void)close(fd); /* EBADF for the unused ones */
+	return 0;
+}
+
+static int
+set_limit(int resource, uint64_t value, const char *name)
+{
+	struct rlimit rl;
+
+	rl.rlim_cur = rl.rlim_max = (rlim_t)value;
+	if (setrlimit(resource, &rl) < 0)
+		return al_err_set(AL_EIO, "setrlimit %s: %s", name,
+		    strerror(errno));
+	return 0;
+}
+
+/* AddressSanitizer reserves terabytes of shadow address space: under it the
+ * address-space limit cannot apply (the sanitizer build is for finding bugs,
+ * not for running the gate). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SBX_LIMIT_AS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SBX_LIMIT_AS 0
+#endif
+#endif
+#ifndef SBX_LIMIT_AS
+#define SBX_LIMIT_AS 1
+#endif
+
+int
+sbx_limits_address_space(void)
+{
+	return SBX_LIMIT_AS;
+}
+
+static int
+apply_limits(const struct sbx_limits *lim, size_t nkeep)
+{
+	int rc;
+
+	if ((SBX_LIMIT_AS &&
+	    (rc = set_limit(RLIMIT_AS, lim->address_space, "AS")) < 0) ||
+	    (rc = set_limit(RLIMIT_CPU, lim->cpu_seconds, "CPU")) < 0 ||
+	    (rc = set_limit(RLIMIT_FSIZE, 0, "FSIZE")) < 0 ||
+	    (rc = set_limit(RLIMIT_CORE, 0, "CORE")) < 0 ||
+	    (rc = set_limit(RLIMIT_NPROC, 0, "NPROC")) < 0 ||
+	    /* Room for the kept fds and those recvmsg() hands over. */
+	    (rc = set_limit(RLIMIT_NOFILE, nkeep + 8 + 3, "NOFILE")) < 0)
+		return rc;
+	return 0;
+}
+
+static const int allowed_syscalls[] = {
+	SCMP_SYS(read), SCMP_SYS(readv), SCMP_SYS(write), SCMP_SYS(writev),
+	SCMP_SYS(recvmsg), SCMP_SYS(close),
+	SCMP_SYS(brk), SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap),
+	SCMP_SYS(mprotect), SCMP_SYS(madvise),
+	SCMP_SYS(rt_sigreturn), SCMP_SYS(exit), SCMP_SYS(exit_group),
+	/* Only its own signal stack; sanitizer runtimes reset it on exit. */
+	SCMP_SYS(sigaltstack),
+};
+
+static int
+load_seccomp(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	size_t i;
+	int rc = 0;
+
+	if (ctx == NULL)
+		return al_err_set(AL_ENOMEM, "seccomp_init failed");
+	for (i = 0; i < sizeof(allowed_syscalls) / sizeof(allowed_syscalls[0]) &&
+	    rc == 0; i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed_syscalls[i], 0);
+	if (rc == 0)
+		rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	if (rc != 0)
+		return al_err_set(AL_EIO, "seccomp: %s", strerror(-rc));
+	return 0;
+}
+
+int
+sbx_enter(const int *keep, size_t nkeep, const struct sbx_limits *lim)
+{
+	int rc;
+
+	if ((rc = close_others(keep, nkeep)) < 0 ||
+	    (rc = apply_limits(lim, nkeep)) < 0)
+		return rc;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return al_err_set(AL_EIO, "PR_SET_NO_NEW_PRIVS: %s",
+		    strerror(errno));
+	return load_seccomp();
+}

@@ -1,0 +1,43 @@
+/*
+ * sbx.h - the scan child's sandbox.
+ *
+ * The process that parses artifact bytes (libarchive, libgit2, libmagic, the
+ * regex engines) must not be able to do anything but compute: if a hostile
+ * artifact takes over a parser, it should find itself in a process that can
+ * read the fds it was handed, write results to its pipe, and allocate memory.
+ * sbx_enter() gets there, in the order OpenSSH and file(1) use: close every
+ * fd not kept, set rlimits, set no-new-privs, load a seccomp allow-list
+ * whose default action kills the process.
+ *
+ * Everything the child needs from the file system (rules, the compiled
+ * database, the magic database) must be loaded before sbx_enter().
+ */
+#ifndef AIRLOCK_SBX_H
+#define AIRLOCK_SBX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sbx_limits {
+	uint64_t address_space; /* bytes (RLIMIT_AS) */
+	uint64_t cpu_seconds;   /* RLIMIT_CPU: SIGXCPU, then SIGKILL */
+};
+
+/* The defaults for a scan child (al_limits.h). */
+void sbx_default_limits(struct sbx_limits *lim);
+
+/*
+ * Closes every fd but keep[0..nkeep), applies the limits (and FSIZE=0,
+ * NOFILE, NPROC=0, CORE=0), sets PR_SET_NO_NEW_PRIVS and loads the seccomp
+ * allow-list. Allowed afterwards: read, readv, write, writev, recvmsg (to
+ * receive fds), close, memory management (brk, mmap, munmap, mremap,
+ * mprotect, madvise), rt_sigreturn, exit, exit_group. Any other system call
+ * kills the process with SIGSYS. Returns 0, or a negative al_err if the
+ * sandbox could not be set up (the caller must then exit, never go on).
+ */
+int sbx_enter(const int *keep, size_t nkeep, const struct sbx_limits *lim);
+
+/* 0 in AddressSanitizer builds, where RLIMIT_AS cannot be applied. */
+int sbx_limits_address_space(void);
+
+#endif
