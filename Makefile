@@ -24,7 +24,7 @@ LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 COMMON_SRC = common/err.c common/dynbuf.c common/util.c
 SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c scanners/rule_factor.c \
 	scanners/scan_engine.c scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
-	scanners/sbx.c
+	scanners/sbx.c scanners/scan_child.c
 GATE_SRC = gate/report.c gate/allowlist.c gate/cmd_scan.c gate/cmd_rules.c
 LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

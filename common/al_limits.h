@@ -80,6 +80,10 @@
 #define AL_SBX_ADDRESS_SPACE (1ULL << 30)
 #define AL_SBX_CPU_SECONDS 60u
 
+/* Wall-clock seconds the scan child gets for one file (and to start). A
+ * file that takes longer is unscannable; the child is killed. */
+#define AL_CHILD_TIMEOUT 120
+
 /* Worker threads for `airlock scan`. */
 #define AL_MAX_THREADS 64u
 

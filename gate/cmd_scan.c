@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "err.h"
 #include "gate.h"
 #include "report.h"
+#include "scan_child.h"
 #include "scan_engine.h"
 #include "scan_walk.h"
 #include "util.h"
@@ -46,6 +48,11 @@ static const char scan_usage[] =
     "  --allowlist FILE     the gate's allow-list (default: $AIRLOCK_ALLOWLIST):\n"
     "                       findings accepted by (rule, path glob, sha256)\n"
     "  --no-cache           compile the rules, do not use the database cache\n"
+    "  --timeout SECONDS    wall-clock limit per file in the scan child\n"
+    "                       (default 120); past it the file is unscannable\n"
+    "  --no-sandbox         scan in this process, not in sandboxed children\n"
+    "                       (debugging only: hostile input reaches the parsers\n"
+    "                       unconfined)\n"
     "  --color WHEN         auto (default), always or never\n"
     "  -h, --help           this help\n"
     "\n"
@@ -57,6 +64,8 @@ struct scan_job {
 	uint64_t *bytes;                /* per entry */
 	struct scan_engine *engine;
 	const struct allowlist *allow;  /* NULL: none */
+	struct scan_child **children;   /* one per thread; NULL: no sandbox */
+	atomic_size_t next_child;
 	atomic_size_t allowed;          /* findings the allow-list removed */
 	atomic_size_t next;
 	atomic_int failed;
@@ -78,7 +87,8 @@ job_fail(struct scan_job *job, const char *msg)
  * replaced it since the walk, and scans it. */
 static int
 scan_entry(struct scan_job *job, struct scan_worker *w,
-    const struct walk_entry *e, struct finding_list *out, uint64_t *bytes)
+    struct scan_child *child, const struct walk_entry *e,
+    struct finding_list *out, uint64_t *bytes)
 {
 	char msg[300], digest[AL_SHA256_HEX];
 	struct stat st;
@@ -97,7 +107,9 @@ scan_entry(struct scan_job *job, struct scan_worker *w,
 		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, e->path,
 		    "changed into something other than a file during the scan");
 	}
-	rc = scan_fd(w, fd, e->path, e->relpath, out, bytes,
+	rc = child != NULL ? scan_child_scan(child, fd, e->path, e->relpath,
+	    out, bytes, job->allow ? digest : NULL) :
+	    scan_fd(w, fd, e->path, e->relpath, out, bytes,
 	    job->allow ? digest : NULL);
 	close(fd);
 	if (rc == 0 && job->allow != NULL)
@@ -111,9 +123,12 @@ scan_thread(void *arg)
 {
 	struct scan_job *job = arg;
 	struct scan_worker *w = NULL;
+	struct scan_child *child = NULL;
 	size_t i;
 
-	if (scan_worker_new(&w, job->engine) < 0) {
+	if (job->children != NULL)
+		child = job->children[atomic_fetch_add(&job->next_child, 1)];
+	else if (scan_worker_new(&w, job->engine) < 0) {
 		job_fail(job, al_err_msg());
 		return NULL;
 	}
@@ -121,8 +136,8 @@ scan_thread(void *arg)
 		i = atomic_fetch_add(&job->next, 1);
 		if (i >= job->entries->n)
 			break;
-		if (scan_entry(job, w, &job->entries->v[i], &job->results[i],
-		    &job->bytes[i]) < 0)
+		if (scan_entry(job, w, child, &job->entries->v[i],
+		    &job->results[i], &job->bytes[i]) < 0)
 			job_fail(job, al_err_msg());
 	}
 	scan_worker_free(w);
@@ -227,6 +242,8 @@ cmd_scan(int argc, char **argv)
 		{"threads", required_argument, NULL, 't'},
 		{"no-cache", no_argument, NULL, 'N'},
 		{"allowlist", required_argument, NULL, 'A'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"no-sandbox", no_argument, NULL, 'S'},
 		{"color", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -241,8 +258,9 @@ cmd_scan(int argc, char **argv)
 	struct scan_report rep;
 	struct dynbuf diags;
 	char *rules_dir = NULL, *cache = NULL, *doc = NULL;
-	size_t nerr = 0, threads = 0, i;
+	size_t nerr = 0, threads = 0, timeout = 0, i;
 	int c, fail_on = SEV_MEDIUM, no_cache = 0, ret = EXIT_ERROR, worst = -1;
+	int no_sandbox = 0;
 	double t0 = now_seconds();
 
 	memset(&job, 0, sizeof(job));
@@ -283,6 +301,17 @@ cmd_scan(int argc, char **argv)
 			break;
 		case 'A':
 			allow_file = optarg;
+			break;
+		case 'T':
+			if (al_parse_size(optarg, &timeout) != 0 || timeout == 0 ||
+			    timeout > 86400) {
+				fprintf(stderr, "airlock scan: --timeout takes 1 to "
+				    "86400 seconds\n");
+				return EXIT_ERROR;
+			}
+			break;
+		case 'S':
+			no_sandbox = 1;
 			break;
 		case 'c':
 			color_opt = optarg;
@@ -354,6 +383,24 @@ cmd_scan(int argc, char **argv)
 	}
 	if (threads > entries.n)
 		threads = entries.n ? entries.n : 1;
+	if (no_sandbox) {
+		fprintf(stderr, "airlock scan: warning: --no-sandbox: artifact "
+		    "bytes are parsed in this process, unconfined\n");
+	} else {
+		/* One sandboxed child per thread, forked before the threads. */
+		signal(SIGPIPE, SIG_IGN);
+		job.children = calloc(threads, sizeof(*job.children));
+		if (job.children == NULL) {
+			fprintf(stderr, "airlock scan: out of memory\n");
+			goto out;
+		}
+		for (i = 0; i < threads; i++)
+			if (scan_child_start(&job.children[i], job.engine,
+			    (double)timeout) < 0) {
+				fprintf(stderr, "airlock scan: %s\n", al_err_msg());
+				goto out;
+			}
+	}
 	if (run_threads(&job, (unsigned)threads) < 0) {
 		fprintf(stderr, "airlock scan: %s\n", job.errmsg);
 		pthread_mutex_destroy(&job.lock);
@@ -405,6 +452,10 @@ out:
 			finding_list_free(&job.results[i]);
 	free(job.results);
 	free(job.bytes);
+	if (job.children != NULL)
+		for (i = 0; i < threads; i++)
+			scan_child_stop(job.children[i]);
+	free(job.children);
 	finding_list_free(&all);
 	walk_list_free(&entries);
 	scan_engine_free(job.engine);

@@ -10,7 +10,7 @@
 #include "proto.h"
 
 static const char *const type_names[] = {
-	"none", "HELLO", "ITEM", "FINDING", "ITEM_END", "DONE", "ERROR",
+	"none", "HELLO", "ITEM", "FINDING", "ITEM_END", "DONE", "ERROR", "SCAN",
 };
 
 const char *

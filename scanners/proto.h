@@ -33,6 +33,7 @@ enum proto_type {
 	PROTO_ITEM_END,    /* the current item is done */
 	PROTO_DONE,        /* the artifact is done: items, bytes */
 	PROTO_ERROR,       /* the child gives up: message */
+	PROTO_SCAN,        /* parent to child: scan the fd sent with it */
 	PROTO_TYPE_MAX,
 };
 

@@ -843,6 +843,58 @@ t_decoded_blob_findings() {
 	expect_q 'R("test-curl-pipe-shell")[0]["excerpt"].startswith("decoded base64: curl")' True
 }
 
+# ---- the sandboxed scan child ----------------------------------------------------------------
+
+# child_fault FAULT WANT: the child misbehaves on purpose (test hook); the file
+# must come out unscannable with WANT in the reason, and the next file must be
+# scanned by a fresh child.
+child_fault() {
+	mkdir -p t
+	printf 'token = "%s"\n' "$PAT1" >t/a.py
+	AIRLOCK_TEST_CHILD_FAULT=$1 scan --format json --threads 1 --timeout 3 t
+	expect_rc 1
+	expect_json
+	expect_q 'len(R("airlock.unscannable"))' 1
+	expect_q '"'"$2"'" in R("airlock.unscannable")[0]["excerpt"]' True
+	expect_q 'R("airlock.unscannable")[0]["severity"]' high
+}
+
+t_child_forbidden_syscall_is_unscannable() {
+	child_fault syscall 'killed by signal 31'
+}
+
+t_child_timeout_is_unscannable() {
+	AL_TIMEOUT=30 child_fault hang 'did not finish within 3 seconds'
+}
+
+t_child_memory_limit_is_unscannable() {
+	child_fault memory 'killed by signal'
+}
+
+t_child_malformed_frame_is_unscannable() {
+	child_fault garbage 'unexpected FINDING frame'
+}
+
+t_child_replaced_after_failure() {
+	# Two files, one child: the first kills it, the second still gets scanned.
+	mkdir -p t
+	printf 'token = "%s"\n' "$PAT1" >t/a.py
+	printf 'token = "%s"\n' "$PAT2" >t/b.py
+	AIRLOCK_TEST_CHILD_FAULT=syscall:a.py scan --format json --threads 1 t
+	expect_q 'len(R("airlock.unscannable"))' 1
+	expect_q 'R("airlock.unscannable")[0]["path"]' t/a.py
+	expect_q '[f["path"] for f in R("test-github-pat")]' "['t/b.py']"
+}
+
+t_no_sandbox_warns() {
+	mkdir -p t
+	printf 'token = "%s"\n' "$PAT1" >t/a.py
+	scan --no-sandbox --format json t
+	expect_rc 1
+	expect_q 'len(R("test-github-pat"))' 1
+	expect_err_has 'warning: --no-sandbox'
+}
+
 # ---- runner ------------------------------------------------------------------------------
 
 PASSED=0

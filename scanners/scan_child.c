@@ -1,0 +1,554 @@
+/*
+ * scan_child.c - the sandboxed scan child and the parent's side of it; see
+ * scan_child.h.
+ *
+ * Trust: the child runs the engine over hostile bytes and may be
+ * compromised; the parent reads its frames as hostile input.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "al_limits.h"
+#include "err.h"
+#include "proto.h"
+#include "sbx.h"
+#include "scan_child.h"
+#include "util.h"
+
+struct scan_child {
+	const struct scan_engine *e;
+	pid_t pid;              /* 0: no child running */
+	int sock;               /* the parent's end */
+	double timeout;         /* seconds per file */
+	struct dynbuf in;       /* the last frame's payload */
+};
+
+/* ---- fd passing ---------------------------------------------------------- */
+
+static int
+send_fd(int sock, int fd)
+{
+	char byte = 'F';
+	struct iovec iov = {&byte, 1};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg;
+	struct cmsghdr *cm;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&u, 0, sizeof(u));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			return al_err_set(AL_EIO, "passing a file to the scan "
+			    "child: %s", strerror(errno));
+	return 0;
+}
+
+/* Receives one fd; AL_ENOTFOUND at end of stream. */
+static int
+recv_fd(int sock, int *fd)
+{
+	char byte;
+	struct iovec iov = {&byte, 1};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg;
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	do
+		n = recvmsg(sock, &msg, 0);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return AL_ENOTFOUND;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (n != 1 || cm == NULL || cm->cmsg_level != SOL_SOCKET ||
+	    cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		return AL_EIO;
+	memcpy(fd, CMSG_DATA(cm), sizeof(int));
+	return 0;
+}
+
+/* ---- the child ----------------------------------------------------------- */
+
+/* Test hook (tests/e2e_scan.sh): make the child misbehave on purpose, to
+ * prove the parent's handling. Read before the sandbox; harmless otherwise,
+ * since it can only break the scan that sets it. */
+static const char *
+test_fault(void)
+{
+	const char *f = getenv("AIRLOCK_TEST_CHILD_FAULT");
+
+	return f != NULL ? f : "";
+}
+
+/* FAULT or FAULT:TEXT, the latter only for paths containing TEXT. */
+static void
+child_fault(const char *spec, const char *path, int sock)
+{
+	char fault[32];
+	const char *colon = strchr(spec, ':');
+	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+
+	if (n == 0 || n >= sizeof(fault) ||
+	    (colon != NULL && strstr(path, colon + 1) == NULL))
+		return;
+	memcpy(fault, spec, n);
+	fault[n] = '\0';
+	if (strcmp(fault, "syscall") == 0)
+		(void)open("/etc/passwd", O_RDONLY);
+	else if (strcmp(fault, "crash") == 0)
+		abort();
+	else if (strcmp(fault, "hang") == 0)
+		for (;;)
+			;
+	else if (strcmp(fault, "garbage") == 0)
+		(void)!write(sock, "\0\0\0\x05\0\x03\0\0hello", 13);
+	else if (strcmp(fault, "memory") == 0) {
+		/* Allocate and touch until the address-space limit. */
+		for (;;) {
+			char *p = malloc(1 << 20);
+
+			if (p == NULL)
+				abort();
+			memset(p, 1, 1 << 20);
+		}
+	}
+}
+
+static int
+send_finding(int sock, struct dynbuf *b, const struct finding *f)
+{
+	int rc = proto_encode_finding(b, f->rule->id, (uint64_t)f->severity,
+	    f->line, f->column, f->excerpt, f->fingerprint);
+
+	return rc < 0 ? rc : proto_write(sock, PROTO_FINDING, b->data, b->len);
+}
+
+static void
+child_serve(struct scan_worker *w, int sock, const char *fault)
+{
+	struct dynbuf in, out;
+
+	dynbuf_init(&in, PROTO_MAX_PAYLOAD);
+	dynbuf_init(&out, PROTO_MAX_PAYLOAD);
+	for (;;) {
+		struct finding_list fl = {0};
+		struct proto_cursor c;
+		char *path = NULL, *relpath = NULL, digest[AL_SHA256_HEX];
+		uint64_t want = 0, bytes = 0;
+		size_t i;
+		int fd, type, rc;
+
+		rc = recv_fd(sock, &fd);
+		if (rc == AL_ENOTFOUND)
+			_exit(0);
+		if (rc < 0 || proto_read(sock, &type, &in) < 0 ||
+		    type != PROTO_SCAN)
+			_exit(5);
+		c.p = (const unsigned char *)in.data;
+		c.len = in.len;
+		c.off = 0;
+		if (proto_get_str(&c, &path) < 0 ||
+		    proto_get_str(&c, &relpath) < 0 ||
+		    proto_get_u64(&c, &want) < 0 || proto_get_end(&c) < 0)
+			_exit(6);
+		child_fault(fault, path, sock);
+		if (scan_fd(w, fd, path, relpath, &fl, &bytes,
+		    want ? digest : NULL) < 0)
+			_exit(7);
+		close(fd);
+		dynbuf_reset(&out);
+		rc = proto_put_str(&out, path, strlen(path));
+		if (rc == 0)
+			rc = proto_write(sock, PROTO_ITEM, out.data, out.len);
+		for (i = 0; rc == 0 && i < fl.n; i++)
+			rc = send_finding(sock, &out, &fl.v[i]);
+		dynbuf_reset(&out);
+		if (rc == 0 && (rc = proto_put_u64(&out, bytes)) == 0 &&
+		    (rc = proto_put_str(&out, want ? digest : "",
+		    want ? strlen(digest) : 0)) == 0)
+			rc = proto_write(sock, PROTO_ITEM_END, out.data, out.len);
+		finding_list_free(&fl);
+		free(path);
+		free(relpath);
+		if (rc < 0)
+			_exit(8);
+	}
+}
+
+static void
+child_main(const struct scan_engine *e, int sock)
+{
+	const struct rule_set *rs = scan_engine_rules(e);
+	const char *fault = test_fault();
+	struct scan_worker *w = NULL;
+	struct sbx_limits lim;
+	struct dynbuf hello;
+	char warm[AL_SHA256_HEX];
+
+	/* Everything that touches the file system happens now: the worker's
+	 * memory, libcrypto's providers (first digest). */
+	if (scan_worker_new(&w, e) < 0)
+		_exit(3);
+	al_sha256_hex(warm, "", 0);
+	dynbuf_init(&hello, 4096);
+	if (proto_put_str(&hello, AL_ENGINE_VERSION,
+	    strlen(AL_ENGINE_VERSION)) < 0 ||
+	    proto_put_str(&hello, rs->digest, strlen(rs->digest)) < 0 ||
+	    proto_write(sock, PROTO_HELLO, hello.data, hello.len) < 0)
+		_exit(3);
+	sbx_default_limits(&lim);
+	if (sbx_enter(&sock, 1, &lim) < 0)
+		_exit(4);
+	child_serve(w, sock, fault);
+}
+
+/* ---- the parent ---------------------------------------------------------- */
+
+static void
+child_reap(struct scan_child *c, char *why, size_t n)
+{
+	int status = 0, i;
+	pid_t r = 0;
+
+	close(c->sock);
+	c->sock = -1;
+	/* Give a dying child a moment, to report how it died. */
+	for (i = 0; i < 50 && (r = waitpid(c->pid, &status, WNOHANG)) == 0; i++)
+		usleep(2000);
+	if (r == 0) {
+		kill(c->pid, SIGKILL);
+		(void)waitpid(c->pid, &status, 0);
+		if (why != NULL && why[0] == '\0')
+			snprintf(why, n, "the scan child stopped answering");
+	} else if (why != NULL && why[0] == '\0') {
+		if (WIFSIGNALED(status))
+			snprintf(why, n, "the scan child was killed by signal %d "
+			    "(%s)%s", WTERMSIG(status), strsignal(WTERMSIG(status)),
+			    WTERMSIG(status) == SIGSYS ? ": it attempted a system "
+			    "call the sandbox forbids" : "");
+		else
+			snprintf(why, n, "the scan child exited with status %d",
+			    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	c->pid = 0;
+}
+
+/* Reads one frame within the deadline (seconds on CLOCK_MONOTONIC). */
+static int
+child_read(struct scan_child *c, int *type, double deadline, char *why,
+    size_t n)
+{
+	struct pollfd p = {c->sock, POLLIN, 0};
+	struct timespec ts;
+	double now;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (now >= deadline ||
+	    (rc = poll(&p, 1, (int)((deadline - now) * 1000) + 1)) == 0) {
+		snprintf(why, n, "the scan did not finish within %g seconds",
+		    c->timeout);
+		return AL_ELIMIT;
+	}
+	if (rc < 0) {
+		snprintf(why, n, "waiting for the scan child: %s",
+		    strerror(errno));
+		return AL_EIO;
+	}
+	if ((rc = proto_read(c->sock, type, &c->in)) < 0) {
+		if (rc != AL_ENOTFOUND && rc != AL_EIO)
+			snprintf(why, n, "the scan child sent a malformed frame: "
+			    "%s", al_err_msg());
+		return rc;
+	}
+	return 0;
+}
+
+static double
+deadline_in(double seconds)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + seconds;
+}
+
+static int
+child_spawn(struct scan_child *c, char *why, size_t n)
+{
+	const struct rule_set *rs = scan_engine_rules(c->e);
+	struct proto_cursor cur;
+	char *version = NULL, *digest = NULL;
+	int sv[2], type, ok;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		snprintf(why, n, "socketpair: %s", strerror(errno));
+		return AL_EIO;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, n, "fork: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return AL_EIO;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		child_main(c->e, sv[1]);
+		_exit(2);
+	}
+	close(sv[1]);
+	c->pid = pid;
+	c->sock = sv[0];
+	if (child_read(c, &type, deadline_in(c->timeout), why, n) < 0 ||
+	    type != PROTO_HELLO) {
+		child_reap(c, why, n);
+		return AL_EIO;
+	}
+	cur.p = (const unsigned char *)c->in.data;
+	cur.len = c->in.len;
+	cur.off = 0;
+	ok = proto_get_str(&cur, &version) == 0 &&
+	    proto_get_str(&cur, &digest) == 0 && proto_get_end(&cur) == 0 &&
+	    strcmp(version, AL_ENGINE_VERSION) == 0 &&
+	    strcmp(digest, rs->digest) == 0;
+	free(version);
+	free(digest);
+	if (!ok) {
+		snprintf(why, n, "the scan child greeted with the wrong engine "
+		    "or rules");
+		child_reap(c, why, n);
+		return AL_EIO;
+	}
+	return 0;
+}
+
+int
+scan_child_start(struct scan_child **out, const struct scan_engine *e,
+    double timeout)
+{
+	struct scan_child *c = calloc(1, sizeof(*c));
+	char why[256] = "";
+
+	*out = NULL;
+	if (c == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	c->e = e;
+	c->timeout = timeout > 0 ? timeout : AL_CHILD_TIMEOUT;
+	c->sock = -1;
+	dynbuf_init(&c->in, PROTO_MAX_PAYLOAD);
+	if (child_spawn(c, why, sizeof(why)) < 0) {
+		dynbuf_free(&c->in);
+		free(c);
+		return al_err_set(AL_EIO, "scan child: %s", why);
+	}
+	*out = c;
+	return 0;
+}
+
+void
+scan_child_stop(struct scan_child *c)
+{
+	if (c == NULL)
+		return;
+	if (c->pid > 0) {
+		close(c->sock);
+		(void)waitpid(c->pid, NULL, 0);
+	}
+	dynbuf_free(&c->in);
+	free(c);
+}
+
+static int
+is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[n] == '\0';
+}
+
+/* Adds the finding a FINDING frame carries, if it names a known rule. */
+static int
+take_finding(struct scan_child *c, const char *path, struct finding_list *out,
+    char *why, size_t n)
+{
+	const struct rule_set *rs = scan_engine_rules(c->e);
+	struct proto_finding pf;
+	const struct rule *r;
+	struct finding_list one = {0};
+	int rc;
+
+	if (proto_decode_finding((const unsigned char *)c->in.data, c->in.len,
+	    &pf) < 0) {
+		snprintf(why, n, "the scan child sent a malformed finding: %s",
+		    al_err_msg());
+		return AL_EINVAL;
+	}
+	r = rule_set_find(rs, pf.rule);
+	if (r == NULL)
+		r = scan_builtin_rule(pf.rule);
+	if (r == NULL) {
+		snprintf(why, n, "the scan child named an unknown rule");
+		proto_finding_free(&pf);
+		return AL_EINVAL;
+	}
+	/* Built through the public helper, then given the child's position,
+	 * excerpt and severity; the path is the parent's, not the child's. */
+	rc = finding_add_builtin(&one, AL_RULE_UNSCANNABLE, path, pf.excerpt);
+	if (rc == 0) {
+		one.v[0].rule = r;
+		one.v[0].severity = (enum rule_severity)pf.severity;
+		one.v[0].line = pf.line;
+		one.v[0].column = pf.column;
+		memcpy(one.v[0].fingerprint, pf.fingerprint, 33);
+		rc = finding_list_move(out, &one);
+	}
+	finding_list_free(&one);
+	proto_finding_free(&pf);
+	return rc < 0 ? AL_ENOMEM : 0;
+}
+
+/* Runs one file through the child; fills why on a child failure. */
+static int
+child_exchange(struct scan_child *c, int fd, const char *path,
+    const char *relpath, struct finding_list *out, uint64_t *bytes,
+    char *digest, char *why, size_t n)
+{
+	enum proto_state st = PROTO_ST_READY;
+	double deadline = deadline_in(c->timeout);
+	struct dynbuf req;
+	int rc, type;
+
+	dynbuf_init(&req, 2 * PROTO_MAX_STRING + 64);
+	rc = proto_put_str(&req, path, strlen(path));
+	if (rc == 0)
+		rc = proto_put_str(&req, relpath, strlen(relpath));
+	if (rc == 0)
+		rc = proto_put_u64(&req, digest != NULL);
+	if (rc < 0) {
+		dynbuf_free(&req);
+		snprintf(why, n, "the path is too long for the scan protocol");
+		return AL_EINVAL;
+	}
+	rc = send_fd(c->sock, fd);
+	if (rc == 0)
+		rc = proto_write(c->sock, PROTO_SCAN, req.data, req.len);
+	dynbuf_free(&req);
+	if (rc < 0)
+		return rc;
+	for (;;) {
+		struct proto_cursor cur;
+		char *s = NULL;
+		uint64_t nbytes;
+
+		if ((rc = child_read(c, &type, deadline, why, n)) < 0)
+			return rc;
+		if (proto_accept(&st, type) < 0 || type == PROTO_DONE) {
+			snprintf(why, n, "the scan child sent an unexpected %s "
+			    "frame", proto_type_name(type));
+			return AL_EINVAL;
+		}
+		cur.p = (const unsigned char *)c->in.data;
+		cur.len = c->in.len;
+		cur.off = 0;
+		switch (type) {
+		case PROTO_ITEM:
+			rc = proto_get_str(&cur, &s) == 0 &&
+			    proto_get_end(&cur) == 0 && strcmp(s, path) == 0 ? 0 :
+			    AL_EINVAL;
+			free(s);
+			if (rc < 0) {
+				snprintf(why, n, "the scan child answered for "
+				    "another file");
+				return rc;
+			}
+			break;
+		case PROTO_FINDING:
+			if ((rc = take_finding(c, path, out, why, n)) < 0)
+				return rc;
+			break;
+		case PROTO_ITEM_END:
+			rc = proto_get_u64(&cur, &nbytes) == 0 &&
+			    proto_get_str(&cur, &s) == 0 &&
+			    proto_get_end(&cur) == 0 &&
+			    (s[0] == '\0' || (digest != NULL && is_hex(s, 64))) ?
+			    0 : AL_EINVAL;
+			if (rc == 0) {
+				*bytes += nbytes;
+				if (digest != NULL)
+					snprintf(digest, AL_SHA256_HEX, "%s", s);
+			}
+			free(s);
+			if (rc < 0)
+				snprintf(why, n, "the scan child sent a malformed "
+				    "end of item");
+			return rc;
+		default: /* ERROR: the child gives up */
+			snprintf(why, n, "the scan child gave up");
+			return AL_EINVAL;
+		}
+	}
+}
+
+int
+scan_child_scan(struct scan_child *c, int fd, const char *path,
+    const char *relpath, struct finding_list *out, uint64_t *bytes,
+    char *digest)
+{
+	char why[512] = "", msg[600];
+	int rc;
+
+	if (digest != NULL)
+		digest[0] = '\0';
+	if (c->pid == 0 && child_spawn(c, why, sizeof(why)) < 0) {
+		snprintf(msg, sizeof(msg), "could not be scanned: %s", why);
+		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path, msg);
+	}
+	rc = child_exchange(c, fd, path, relpath, out, bytes, digest, why,
+	    sizeof(why));
+	if (rc == 0)
+		return 0;
+	if (rc == AL_ENOMEM)
+		return rc;
+	/* The child failed: it is replaced for the next file, this one is
+	 * unscannable, and what it reported before failing is kept. */
+	child_reap(c, why, sizeof(why));
+	if (digest != NULL)
+		digest[0] = '\0';
+	snprintf(msg, sizeof(msg), "could not be scanned: %s", why);
+	return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path, msg);
+}

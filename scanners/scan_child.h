@@ -1,0 +1,41 @@
+/*
+ * scan_child.h - scanning in a sandboxed child process.
+ *
+ * The gate never hands artifact bytes to the engine in its own process: a
+ * scan child, forked with the rules and the compiled database already in
+ * memory, enters the sandbox (sbx.c) and then receives one open file at a
+ * time over a socketpair (the fd travels as SCM_RIGHTS, since the child can
+ * open nothing itself). It answers in frames (proto.c). The parent trusts
+ * nothing it says: frames are checked against the state table, findings must
+ * name known rules, and a child that dies, hangs past the timeout or sends a
+ * malformed frame makes that file `unscannable`, with the reason; the next
+ * file gets a new child.
+ */
+#ifndef AIRLOCK_SCAN_CHILD_H
+#define AIRLOCK_SCAN_CHILD_H
+
+#include <stdint.h>
+
+#include "scan_engine.h"
+
+struct scan_child;
+
+/* Forks a child serving scans with engine e, allowing it timeout seconds
+ * per file (0: AL_CHILD_TIMEOUT). Call before threads start where possible
+ * (the child is forked from the calling thread). */
+int scan_child_start(struct scan_child **out, const struct scan_engine *e,
+    double timeout);
+
+/*
+ * Scans the open regular file fd (not closed here) in the child; as
+ * scan_fd(). A failure of the child is a finding, not an error: the call
+ * returns a negative code only when memory ran out in the parent.
+ */
+int scan_child_scan(struct scan_child *c, int fd, const char *path,
+    const char *relpath, struct finding_list *out, uint64_t *bytes,
+    char *digest);
+
+/* Ends the child (closes its socket, waits for it). NULL-safe. */
+void scan_child_stop(struct scan_child *c);
+
+#endif
