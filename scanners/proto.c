@@ -85,7 +85,8 @@ read_all(int fd, void *buf, size_t len, size_t *got)
 }
 
 int
-proto_write(int fd, enum proto_type type, const void *payload, size_t len)
+proto_frame(struct dynbuf *b, enum proto_type type, const void *payload,
+    size_t len)
 {
 	unsigned char h[PROTO_HEADER];
 	int rc;
@@ -95,9 +96,29 @@ proto_write(int fd, enum proto_type type, const void *payload, size_t len)
 	put_be(h, len, 4);
 	put_be(h + 4, (uint64_t)type, 2);
 	put_be(h + 6, 0, 2);
-	if ((rc = write_all(fd, h, sizeof(h))) < 0)
+	if ((rc = dynbuf_add(b, h, sizeof(h))) < 0)
 		return rc;
-	return len ? write_all(fd, payload, len) : 0;
+	return len ? dynbuf_add(b, payload, len) : 0;
+}
+
+int
+proto_send(int fd, const struct dynbuf *frames)
+{
+	return frames->len ? write_all(fd, frames->data, frames->len) : 0;
+}
+
+int
+proto_write(int fd, enum proto_type type, const void *payload, size_t len)
+{
+	struct dynbuf b;
+	int rc;
+
+	dynbuf_init(&b, PROTO_HEADER + PROTO_MAX_PAYLOAD);
+	rc = proto_frame(&b, type, payload, len);
+	if (rc == 0)
+		rc = proto_send(fd, &b);
+	dynbuf_free(&b);
+	return rc;
 }
 
 /* Checks a header; the payload length goes to *len. */

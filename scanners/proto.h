@@ -47,6 +47,11 @@ enum proto_state {
 
 const char *proto_type_name(int type);
 
+/* Appends one frame to b, to send several with one write (proto_send). */
+int proto_frame(struct dynbuf *b, enum proto_type type, const void *payload,
+    size_t len);
+int proto_send(int fd, const struct dynbuf *frames);
+
 /* Writes one frame whole (retrying short writes and EINTR). */
 int proto_write(int fd, enum proto_type type, const void *payload,
     size_t len);

@@ -28,17 +28,21 @@ struct scan_child {
 	const struct scan_engine *e;
 	pid_t pid;              /* 0: no child running */
 	int sock;               /* the parent's end */
+	struct dynbuf rbuf;     /* bytes read from the child, not yet parsed */
+	size_t rpos;            /* parsed up to here */
 	double timeout;         /* seconds per file */
 	struct dynbuf in;       /* the last frame's payload */
 };
 
 /* ---- fd passing ---------------------------------------------------------- */
 
+/* Sends fd, with a marker byte and then the bytes of data, in one message
+ * (the child reads the marker with the fd, then the data as frames). */
 static int
-send_fd(int sock, int fd)
+send_fd(int sock, int fd, const struct dynbuf *data)
 {
 	char byte = 'F';
-	struct iovec iov = {&byte, 1};
+	struct iovec iov[2] = {{&byte, 1}, {data->data, data->len}};
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
@@ -48,8 +52,8 @@ send_fd(int sock, int fd)
 
 	memset(&msg, 0, sizeof(msg));
 	memset(&u, 0, sizeof(u));
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
+	msg.msg_iov = iov;
+	msg.msg_iovlen = 2;
 	msg.msg_control = u.buf;
 	msg.msg_controllen = sizeof(u.buf);
 	cm = CMSG_FIRSTHDR(&msg);
@@ -57,11 +61,29 @@ send_fd(int sock, int fd)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
-		if (errno != EINTR)
+	for (;;) {
+		ssize_t n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+		size_t sent;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 1)
 			return al_err_set(AL_EIO, "passing a file to the scan "
-			    "child: %s", strerror(errno));
-	return 0;
+			    "child: %s", n < 0 ? strerror(errno) : "no progress");
+		/* The fd went with the first byte; send what is left. */
+		sent = (size_t)n - 1;
+		while (sent < data->len) {
+			n = send(sock, data->data + sent, data->len - sent,
+			    MSG_NOSIGNAL);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return al_err_set(AL_EIO, "writing to the scan "
+				    "child: %s", n < 0 ? strerror(errno) : "closed");
+			sent += (size_t)n;
+		}
+		return 0;
+	}
 }
 
 /* Receives one fd; AL_ENOTFOUND at end of stream. */
@@ -143,22 +165,27 @@ child_fault(const char *spec, const char *path, int sock)
 	}
 }
 
+/* Appends a FINDING frame for f to the reply. */
 static int
-send_finding(int sock, struct dynbuf *b, const struct finding *f)
+frame_finding(struct dynbuf *reply, struct dynbuf *tmp, const struct finding *f)
 {
-	int rc = proto_encode_finding(b, f->rule->id, (uint64_t)f->severity,
+	int rc = proto_encode_finding(tmp, f->rule->id, (uint64_t)f->severity,
 	    f->line, f->column, f->excerpt, f->fingerprint);
 
-	return rc < 0 ? rc : proto_write(sock, PROTO_FINDING, b->data, b->len);
+	return rc < 0 ? rc : proto_frame(reply, PROTO_FINDING, tmp->data,
+	    tmp->len);
 }
 
 static void
 child_serve(struct scan_worker *w, int sock, const char *fault)
 {
-	struct dynbuf in, out;
+	struct dynbuf in, out, reply;
 
 	dynbuf_init(&in, PROTO_MAX_PAYLOAD);
 	dynbuf_init(&out, PROTO_MAX_PAYLOAD);
+	/* All of one file's reply goes out in one write. */
+	dynbuf_init(&reply, (size_t)(AL_MAX_FINDINGS_PER_FILE + 8) *
+	    (PROTO_HEADER + 4 * AL_EXCERPT_BYTES + 256));
 	for (;;) {
 		struct finding_list fl = {0};
 		struct proto_cursor c;
@@ -185,17 +212,20 @@ child_serve(struct scan_worker *w, int sock, const char *fault)
 		    want ? digest : NULL) < 0)
 			_exit(7);
 		close(fd);
+		dynbuf_reset(&reply);
 		dynbuf_reset(&out);
 		rc = proto_put_str(&out, path, strlen(path));
 		if (rc == 0)
-			rc = proto_write(sock, PROTO_ITEM, out.data, out.len);
+			rc = proto_frame(&reply, PROTO_ITEM, out.data, out.len);
 		for (i = 0; rc == 0 && i < fl.n; i++)
-			rc = send_finding(sock, &out, &fl.v[i]);
+			rc = frame_finding(&reply, &out, &fl.v[i]);
 		dynbuf_reset(&out);
 		if (rc == 0 && (rc = proto_put_u64(&out, bytes)) == 0 &&
 		    (rc = proto_put_str(&out, want ? digest : "",
-		    want ? strlen(digest) : 0)) == 0)
-			rc = proto_write(sock, PROTO_ITEM_END, out.data, out.len);
+		    want ? strlen(digest) : 0)) == 0 &&
+		    (rc = proto_frame(&reply, PROTO_ITEM_END, out.data,
+		    out.len)) == 0)
+			rc = proto_send(sock, &reply);
 		finding_list_free(&fl);
 		free(path);
 		free(relpath);
@@ -241,6 +271,8 @@ child_reap(struct scan_child *c, char *why, size_t n)
 
 	close(c->sock);
 	c->sock = -1;
+	dynbuf_reset(&c->rbuf);
+	c->rpos = 0;
 	/* Give a dying child a moment, to report how it died. */
 	for (i = 0; i < 50 && (r = waitpid(c->pid, &status, WNOHANG)) == 0; i++)
 		usleep(2000);
@@ -272,26 +304,62 @@ child_read(struct scan_child *c, int *type, double deadline, char *why,
 	double now;
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	if (now >= deadline ||
-	    (rc = poll(&p, 1, (int)((deadline - now) * 1000) + 1)) == 0) {
-		snprintf(why, n, "the scan did not finish within %g seconds",
-		    c->timeout);
-		return AL_ELIMIT;
+	for (;;) {
+		const unsigned char *payload;
+		size_t off = c->rpos, plen;
+		char chunk[65536];
+		ssize_t got;
+
+		/* A whole frame already read? */
+		if (c->rbuf.len - c->rpos >= PROTO_HEADER) {
+			rc = proto_parse((const unsigned char *)c->rbuf.data,
+			    c->rbuf.len, &off, type, &payload, &plen);
+			if (rc == 0) {
+				dynbuf_reset(&c->in);
+				if ((rc = dynbuf_add(&c->in, payload, plen)) < 0)
+					return rc;
+				c->rpos = off;
+				return 0;
+			}
+			if (rc != AL_EIO) { /* not merely incomplete */
+				snprintf(why, n, "the scan child sent a malformed "
+				    "frame: %s", al_err_msg());
+				return rc;
+			}
+		}
+		/* Keep the unparsed tail, then read more. */
+		if (c->rpos > 0) {
+			memmove(c->rbuf.data, c->rbuf.data + c->rpos,
+			    c->rbuf.len - c->rpos);
+			c->rbuf.len -= c->rpos;
+			c->rpos = 0;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+		if (now >= deadline ||
+		    (rc = poll(&p, 1, (int)((deadline - now) * 1000) + 1)) == 0) {
+			snprintf(why, n, "the scan did not finish within %g "
+			    "seconds", c->timeout);
+			return AL_ELIMIT;
+		}
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0) {
+			snprintf(why, n, "waiting for the scan child: %s",
+			    strerror(errno));
+			return AL_EIO;
+		}
+		got = read(c->sock, chunk, sizeof(chunk));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return AL_EIO; /* the child is gone: child_reap says how */
+		if (dynbuf_add(&c->rbuf, chunk, (size_t)got) < 0) {
+			snprintf(why, n, "the scan child sent more than a frame "
+			    "can hold");
+			return AL_EINVAL;
+		}
 	}
-	if (rc < 0) {
-		snprintf(why, n, "waiting for the scan child: %s",
-		    strerror(errno));
-		return AL_EIO;
-	}
-	if ((rc = proto_read(c->sock, type, &c->in)) < 0) {
-		if (rc != AL_ENOTFOUND && rc != AL_EIO)
-			snprintf(why, n, "the scan child sent a malformed frame: "
-			    "%s", al_err_msg());
-		return rc;
-	}
-	return 0;
 }
 
 static double
@@ -368,8 +436,10 @@ scan_child_start(struct scan_child **out, const struct scan_engine *e,
 	c->timeout = timeout > 0 ? timeout : AL_CHILD_TIMEOUT;
 	c->sock = -1;
 	dynbuf_init(&c->in, PROTO_MAX_PAYLOAD);
+	dynbuf_init(&c->rbuf, 2 * (PROTO_HEADER + PROTO_MAX_PAYLOAD));
 	if (child_spawn(c, why, sizeof(why)) < 0) {
 		dynbuf_free(&c->in);
+		dynbuf_free(&c->rbuf);
 		free(c);
 		return al_err_set(AL_EIO, "scan child: %s", why);
 	}
@@ -387,6 +457,7 @@ scan_child_stop(struct scan_child *c)
 		(void)waitpid(c->pid, NULL, 0);
 	}
 	dynbuf_free(&c->in);
+	dynbuf_free(&c->rbuf);
 	free(c);
 }
 
@@ -464,9 +535,15 @@ child_exchange(struct scan_child *c, int fd, const char *path,
 		snprintf(why, n, "the path is too long for the scan protocol");
 		return AL_EINVAL;
 	}
-	rc = send_fd(c->sock, fd);
-	if (rc == 0)
-		rc = proto_write(c->sock, PROTO_SCAN, req.data, req.len);
+	{
+		struct dynbuf frame;
+
+		dynbuf_init(&frame, PROTO_HEADER + req.len);
+		rc = proto_frame(&frame, PROTO_SCAN, req.data, req.len);
+		if (rc == 0)
+			rc = send_fd(c->sock, fd, &frame);
+		dynbuf_free(&frame);
+	}
 	dynbuf_free(&req);
 	if (rc < 0)
 		return rc;
