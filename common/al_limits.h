@@ -84,6 +84,10 @@
  * file that takes longer is unscannable; the child is killed. */
 #define AL_CHILD_TIMEOUT 120
 
+/* Files queued in a scan child ahead of the one it is on: enough to keep
+ * it busy while the parent reads replies; each holds one open fd. */
+#define AL_CHILD_INFLIGHT 8u
+
 /* Worker threads for `airlock scan`. */
 #define AL_MAX_THREADS 64u
 

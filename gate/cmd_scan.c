@@ -84,37 +84,80 @@ job_fail(struct scan_job *job, const char *msg)
 }
 
 /* Opens a walked file without following links or blocking on a FIFO that
- * replaced it since the walk, and scans it. */
+ * replaced it since the walk; -1 (and a finding in out) when it cannot. */
 static int
-scan_entry(struct scan_job *job, struct scan_worker *w,
-    struct scan_child *child, const struct walk_entry *e,
-    struct finding_list *out, uint64_t *bytes)
+open_entry(const struct walk_entry *e, struct finding_list *out, int *rc)
 {
-	char msg[300], digest[AL_SHA256_HEX];
+	char msg[300];
 	struct stat st;
-	int fd, rc;
+	int fd;
 
-	if (e->kind == WALK_NOTE)
-		return finding_add_builtin(out, e->rule_id, e->path, e->message);
+	*rc = 0;
 	fd = open(e->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
 	    O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(msg, sizeof(msg), "cannot open: %s", strerror(errno));
-		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, e->path, msg);
+		*rc = finding_add_builtin(out, AL_RULE_UNSCANNABLE, e->path, msg);
+		return -1;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, e->path,
+		*rc = finding_add_builtin(out, AL_RULE_UNSCANNABLE, e->path,
 		    "changed into something other than a file during the scan");
+		return -1;
 	}
-	rc = child != NULL ? scan_child_scan(child, fd, e->path, e->relpath,
-	    out, bytes, job->allow ? digest : NULL) :
-	    scan_fd(w, fd, e->path, e->relpath, out, bytes,
-	    job->allow ? digest : NULL);
-	close(fd);
-	if (rc == 0 && job->allow != NULL)
-		atomic_fetch_add(&job->allowed, allowlist_apply(job->allow, out,
-		    0, e->relpath, digest));
+	return fd;
+}
+
+/* Entries a thread takes at a time; their files are queued in its child. */
+#define SCAN_BATCH 32
+
+/*
+ * Scans entries [first, first + n): notes become findings, files are opened
+ * here and scanned in the thread's child (or in-process with --no-sandbox),
+ * then the allow-list is applied.
+ */
+static int
+scan_entries(struct scan_job *job, struct scan_worker *w,
+    struct scan_child *child, size_t first, size_t n)
+{
+	struct scan_req reqs[SCAN_BATCH];
+	char digests[SCAN_BATCH][AL_SHA256_HEX];
+	size_t idx[SCAN_BATCH], nreq = 0, k;
+	int rc = 0;
+
+	for (k = 0; k < n && rc == 0; k++) {
+		size_t i = first + k;
+		const struct walk_entry *e = &job->entries->v[i];
+		int fd;
+
+		if (e->kind == WALK_NOTE) {
+			rc = finding_add_builtin(&job->results[i], e->rule_id,
+			    e->path, e->message);
+			continue;
+		}
+		if ((fd = open_entry(e, &job->results[i], &rc)) < 0)
+			continue;
+		digests[nreq][0] = '\0';
+		reqs[nreq] = (struct scan_req){fd, e->path, e->relpath,
+		    &job->results[i], &job->bytes[i],
+		    job->allow ? digests[nreq] : NULL};
+		idx[nreq++] = i;
+	}
+	if (rc == 0 && nreq > 0) {
+		if (child != NULL)
+			rc = scan_child_scan_batch(child, reqs, nreq);
+		for (k = 0; child == NULL && k < nreq && rc == 0; k++)
+			rc = scan_fd(w, reqs[k].fd, reqs[k].path, reqs[k].relpath,
+			    reqs[k].out, reqs[k].bytes, reqs[k].digest);
+	}
+	for (k = 0; k < nreq; k++) {
+		close(reqs[k].fd);
+		if (rc == 0 && job->allow != NULL)
+			atomic_fetch_add(&job->allowed, allowlist_apply(job->allow,
+			    &job->results[idx[k]], 0,
+			    job->entries->v[idx[k]].relpath, digests[k]));
+	}
 	return rc;
 }
 
@@ -133,11 +176,11 @@ scan_thread(void *arg)
 		return NULL;
 	}
 	while (!atomic_load(&job->failed)) {
-		i = atomic_fetch_add(&job->next, 1);
+		i = atomic_fetch_add(&job->next, SCAN_BATCH);
 		if (i >= job->entries->n)
 			break;
-		if (scan_entry(job, w, child, &job->entries->v[i],
-		    &job->results[i], &job->bytes[i]) < 0)
+		if (scan_entries(job, w, child, i, job->entries->n - i <
+		    SCAN_BATCH ? job->entries->n - i : SCAN_BATCH) < 0)
 			job_fail(job, al_err_msg());
 	}
 	scan_worker_free(w);

@@ -35,13 +35,35 @@ kept(int fd, const int *keep, size_t nkeep)
 	return 0;
 }
 
-/* Closes every descriptor not kept. */
+/*
+ * Closes every descriptor not kept: close_range() over the gaps between kept
+ * fds (one system call each, however high the fd limit is), or one close()
+ * per possible fd where the kernel lacks close_range().
+ */
 static int
 close_others(const int *keep, size_t nkeep)
 {
-	long max = sysconf(_SC_OPEN_MAX);
+	unsigned lo = 0;
+	long max;
 	int fd;
 
+	for (;;) {
+		unsigned next = ~0U;
+		size_t i;
+
+		/* The smallest kept fd at or above lo. */
+		for (i = 0; i < nkeep; i++)
+			if (keep[i] >= 0 && (unsigned)keep[i] >= lo &&
+			    (unsigned)keep[i] < next)
+				next = (unsigned)keep[i];
+		if (next > lo && close_range(lo, next - 1, 0) < 0)
+			goto fallback;
+		if (next == ~0U)
+			return 0;
+		lo = next + 1;
+	}
+fallback:
+	max = sysconf(_SC_OPEN_MAX);
 	if (max < 0 || max > 1 << 20)
 		max = 1 << 20;
 	for (fd = 0; fd < max; fd++)

@@ -513,40 +513,45 @@ take_finding(struct scan_child *c, const char *path, struct finding_list *out,
 	return rc < 0 ? AL_ENOMEM : 0;
 }
 
-/* Runs one file through the child; fills why on a child failure. */
+/* Queues one file in the child: its fd and the SCAN request. */
 static int
-child_exchange(struct scan_child *c, int fd, const char *path,
-    const char *relpath, struct finding_list *out, uint64_t *bytes,
-    char *digest, char *why, size_t n)
+child_request(struct scan_child *c, const struct scan_req *r, char *why,
+    size_t n)
 {
-	enum proto_state st = PROTO_ST_READY;
-	double deadline = deadline_in(c->timeout);
-	struct dynbuf req;
-	int rc, type;
+	struct dynbuf req, frame;
+	int rc;
 
 	dynbuf_init(&req, 2 * PROTO_MAX_STRING + 64);
-	rc = proto_put_str(&req, path, strlen(path));
+	rc = proto_put_str(&req, r->path, strlen(r->path));
 	if (rc == 0)
-		rc = proto_put_str(&req, relpath, strlen(relpath));
+		rc = proto_put_str(&req, r->relpath, strlen(r->relpath));
 	if (rc == 0)
-		rc = proto_put_u64(&req, digest != NULL);
+		rc = proto_put_u64(&req, r->digest != NULL);
 	if (rc < 0) {
 		dynbuf_free(&req);
 		snprintf(why, n, "the path is too long for the scan protocol");
 		return AL_EINVAL;
 	}
-	{
-		struct dynbuf frame;
-
-		dynbuf_init(&frame, PROTO_HEADER + req.len);
-		rc = proto_frame(&frame, PROTO_SCAN, req.data, req.len);
-		if (rc == 0)
-			rc = send_fd(c->sock, fd, &frame);
-		dynbuf_free(&frame);
-	}
+	dynbuf_init(&frame, PROTO_HEADER + req.len);
+	rc = proto_frame(&frame, PROTO_SCAN, req.data, req.len);
+	if (rc == 0)
+		rc = send_fd(c->sock, r->fd, &frame);
+	dynbuf_free(&frame);
 	dynbuf_free(&req);
 	if (rc < 0)
-		return rc;
+		snprintf(why, n, "%s", al_err_msg());
+	return rc;
+}
+
+/* Reads the child's answer for r: ITEM, FINDING..., ITEM_END. */
+static int
+child_reply(struct scan_child *c, const struct scan_req *r, char *why,
+    size_t n)
+{
+	enum proto_state st = PROTO_ST_READY;
+	double deadline = deadline_in(c->timeout);
+	int rc, type;
+
 	for (;;) {
 		struct proto_cursor cur;
 		char *s = NULL;
@@ -565,8 +570,8 @@ child_exchange(struct scan_child *c, int fd, const char *path,
 		switch (type) {
 		case PROTO_ITEM:
 			rc = proto_get_str(&cur, &s) == 0 &&
-			    proto_get_end(&cur) == 0 && strcmp(s, path) == 0 ? 0 :
-			    AL_EINVAL;
+			    proto_get_end(&cur) == 0 && strcmp(s, r->path) == 0 ?
+			    0 : AL_EINVAL;
 			free(s);
 			if (rc < 0) {
 				snprintf(why, n, "the scan child answered for "
@@ -575,19 +580,18 @@ child_exchange(struct scan_child *c, int fd, const char *path,
 			}
 			break;
 		case PROTO_FINDING:
-			if ((rc = take_finding(c, path, out, why, n)) < 0)
+			if ((rc = take_finding(c, r->path, r->out, why, n)) < 0)
 				return rc;
 			break;
 		case PROTO_ITEM_END:
 			rc = proto_get_u64(&cur, &nbytes) == 0 &&
 			    proto_get_str(&cur, &s) == 0 &&
-			    proto_get_end(&cur) == 0 &&
-			    (s[0] == '\0' || (digest != NULL && is_hex(s, 64))) ?
-			    0 : AL_EINVAL;
+			    proto_get_end(&cur) == 0 && (s[0] == '\0' ||
+			    (r->digest != NULL && is_hex(s, 64))) ? 0 : AL_EINVAL;
 			if (rc == 0) {
-				*bytes += nbytes;
-				if (digest != NULL)
-					snprintf(digest, AL_SHA256_HEX, "%s", s);
+				*r->bytes += nbytes;
+				if (r->digest != NULL)
+					snprintf(r->digest, AL_SHA256_HEX, "%s", s);
 			}
 			free(s);
 			if (rc < 0)
@@ -601,31 +605,68 @@ child_exchange(struct scan_child *c, int fd, const char *path,
 	}
 }
 
+/* The file r could not be scanned: say why. */
+static int
+req_unscannable(const struct scan_req *r, const char *why)
+{
+	char msg[600];
+
+	if (r->digest != NULL)
+		r->digest[0] = '\0';
+	snprintf(msg, sizeof(msg), "could not be scanned: %s", why);
+	return finding_add_builtin(r->out, AL_RULE_UNSCANNABLE, r->path, msg);
+}
+
+int
+scan_child_scan_batch(struct scan_child *c, const struct scan_req *reqs,
+    size_t nreqs)
+{
+	size_t sent = 0, done = 0;
+	char why[512];
+	int rc;
+
+	while (done < nreqs) {
+		why[0] = '\0';
+		if (c->pid == 0 && child_spawn(c, why, sizeof(why)) < 0) {
+			/* No child: the rest cannot be scanned. */
+			for (; done < nreqs; done++)
+				if ((rc = req_unscannable(&reqs[done], why)) < 0)
+					return rc;
+			return 0;
+		}
+		/* Keep up to AL_CHILD_INFLIGHT files queued in the child, so
+		 * that it never waits for the parent between files. */
+		rc = 0;
+		while (sent < nreqs && sent - done < AL_CHILD_INFLIGHT &&
+		    (rc = child_request(c, &reqs[sent], why, sizeof(why))) == 0)
+			sent++;
+		if (rc == 0 && (rc = child_reply(c, &reqs[done], why,
+		    sizeof(why))) == 0) {
+			done++;
+			continue;
+		}
+		if (rc == AL_ENOMEM)
+			return rc;
+		/* The child failed on reqs[done]: that file is unscannable
+		 * (what it reported before failing is kept), the child is
+		 * replaced, and the files queued behind it are sent again. */
+		child_reap(c, why, sizeof(why));
+		if ((rc = req_unscannable(&reqs[done], why)) < 0)
+			return rc;
+		done++;
+		sent = done;
+	}
+	return 0;
+}
+
 int
 scan_child_scan(struct scan_child *c, int fd, const char *path,
     const char *relpath, struct finding_list *out, uint64_t *bytes,
     char *digest)
 {
-	char why[512] = "", msg[600];
-	int rc;
+	struct scan_req r = {fd, path, relpath, out, bytes, digest};
 
 	if (digest != NULL)
 		digest[0] = '\0';
-	if (c->pid == 0 && child_spawn(c, why, sizeof(why)) < 0) {
-		snprintf(msg, sizeof(msg), "could not be scanned: %s", why);
-		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path, msg);
-	}
-	rc = child_exchange(c, fd, path, relpath, out, bytes, digest, why,
-	    sizeof(why));
-	if (rc == 0)
-		return 0;
-	if (rc == AL_ENOMEM)
-		return rc;
-	/* The child failed: it is replaced for the next file, this one is
-	 * unscannable, and what it reported before failing is kept. */
-	child_reap(c, why, sizeof(why));
-	if (digest != NULL)
-		digest[0] = '\0';
-	snprintf(msg, sizeof(msg), "could not be scanned: %s", why);
-	return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path, msg);
+	return scan_child_scan_batch(c, &r, 1);
 }

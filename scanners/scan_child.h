@@ -35,6 +35,24 @@ int scan_child_scan(struct scan_child *c, int fd, const char *path,
     const char *relpath, struct finding_list *out, uint64_t *bytes,
     char *digest);
 
+/* One file to scan in a batch. */
+struct scan_req {
+	int fd;                   /* open regular file, not closed here */
+	const char *path;
+	const char *relpath;
+	struct finding_list *out;
+	uint64_t *bytes;
+	char *digest;             /* AL_SHA256_HEX bytes, or NULL */
+};
+
+/*
+ * Scans the files in order, keeping several queued in the child so that it
+ * never waits on the parent between files. A child failure makes the file
+ * it was on unscannable; a new child takes the rest.
+ */
+int scan_child_scan_batch(struct scan_child *c, const struct scan_req *reqs,
+    size_t nreqs);
+
 /* Ends the child (closes its socket, waits for it). NULL-safe. */
 void scan_child_stop(struct scan_child *c);
 
