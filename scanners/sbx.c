@@ -116,7 +116,8 @@ apply_limits(const struct sbx_limits *lim, size_t nkeep)
 	    (rc = set_limit(RLIMIT_CORE, 0, "CORE")) < 0 ||
 	    (rc = set_limit(RLIMIT_NPROC, 0, "NPROC")) < 0 ||
 	    /* Room for the kept fds and those recvmsg() hands over. */
-	    (rc = set_limit(RLIMIT_NOFILE, nkeep + 8 + 3, "NOFILE")) < 0)
+	    (rc = set_limit(RLIMIT_NOFILE, nkeep + AL_CHILD_INFLIGHT + 3,
+	    "NOFILE")) < 0)
 		return rc;
 	return 0;
 }
@@ -129,6 +130,8 @@ static const int allowed_syscalls[] = {
 	SCMP_SYS(rt_sigreturn), SCMP_SYS(exit), SCMP_SYS(exit_group),
 	/* Only its own signal stack; sanitizer runtimes reset it on exit. */
 	SCMP_SYS(sigaltstack),
+	/* Reading the clock (normally the vDSO, without a system call). */
+	SCMP_SYS(clock_gettime),
 };
 
 static int

@@ -36,31 +36,33 @@ struct scan_child {
 
 /* ---- fd passing ---------------------------------------------------------- */
 
-/* Sends fd, with a marker byte and then the bytes of data, in one message
- * (the child reads the marker with the fd, then the data as frames). */
+/* Sends nfd fds, with a marker byte and then the bytes of data, in one
+ * message (the child reads the marker with the fds, then the data). */
 static int
-send_fd(int sock, int fd, const struct dynbuf *data)
+send_fds(int sock, const int *fds, size_t nfd, const struct dynbuf *data)
 {
 	char byte = 'F';
 	struct iovec iov[2] = {{&byte, 1}, {data->data, data->len}};
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(sizeof(int) * AL_CHILD_INFLIGHT)];
 		struct cmsghdr align;
 	} u;
 	struct msghdr msg;
 	struct cmsghdr *cm;
 
+	if (nfd == 0 || nfd > AL_CHILD_INFLIGHT)
+		return al_err_set(AL_EINVAL, "bad number of files to pass");
 	memset(&msg, 0, sizeof(msg));
 	memset(&u, 0, sizeof(u));
 	msg.msg_iov = iov;
 	msg.msg_iovlen = 2;
 	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
+	msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfd);
 	cm = CMSG_FIRSTHDR(&msg);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * nfd);
+	memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfd);
 	for (;;) {
 		ssize_t n = sendmsg(sock, &msg, MSG_NOSIGNAL);
 		size_t sent;
@@ -68,9 +70,9 @@ send_fd(int sock, int fd, const struct dynbuf *data)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 1)
-			return al_err_set(AL_EIO, "passing a file to the scan "
+			return al_err_set(AL_EIO, "passing files to the scan "
 			    "child: %s", n < 0 ? strerror(errno) : "no progress");
-		/* The fd went with the first byte; send what is left. */
+		/* The fds went with the first byte; send what is left. */
 		sent = (size_t)n - 1;
 		while (sent < data->len) {
 			n = send(sock, data->data + sent, data->len - sent,
@@ -86,14 +88,14 @@ send_fd(int sock, int fd, const struct dynbuf *data)
 	}
 }
 
-/* Receives one fd; AL_ENOTFOUND at end of stream. */
+/* Receives up to AL_CHILD_INFLIGHT fds; AL_ENOTFOUND at end of stream. */
 static int
-recv_fd(int sock, int *fd)
+recv_fds(int sock, int *fds, size_t *nfd)
 {
 	char byte;
 	struct iovec iov = {&byte, 1};
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(sizeof(int) * AL_CHILD_INFLIGHT)];
 		struct cmsghdr align;
 	} u;
 	struct msghdr msg;
@@ -112,9 +114,13 @@ recv_fd(int sock, int *fd)
 		return AL_ENOTFOUND;
 	cm = CMSG_FIRSTHDR(&msg);
 	if (n != 1 || cm == NULL || cm->cmsg_level != SOL_SOCKET ||
-	    cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+	    cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len < CMSG_LEN(sizeof(int)) ||
+	    (msg.msg_flags & MSG_CTRUNC))
 		return AL_EIO;
-	memcpy(fd, CMSG_DATA(cm), sizeof(int));
+	*nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	if (*nfd == 0 || *nfd > AL_CHILD_INFLIGHT)
+		return AL_EIO;
+	memcpy(fds, CMSG_DATA(cm), sizeof(int) * *nfd);
 	return 0;
 }
 
@@ -176,6 +182,62 @@ frame_finding(struct dynbuf *reply, struct dynbuf *tmp, const struct finding *f)
 	    tmp->len);
 }
 
+static double
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Scans one file of a batch and appends its reply frames. */
+static int
+child_one(struct scan_worker *w, int sock, int fd, const char *fault,
+    struct dynbuf *in, struct dynbuf *out, struct dynbuf *reply)
+{
+	struct finding_list fl = {0};
+	struct proto_cursor c;
+	char *path = NULL, *relpath = NULL, digest[AL_SHA256_HEX];
+	uint64_t want = 0, bytes = 0;
+	size_t i;
+	int type, rc;
+
+	if (proto_read(sock, &type, in) < 0 || type != PROTO_SCAN)
+		_exit(5);
+	c.p = (const unsigned char *)in->data;
+	c.len = in->len;
+	c.off = 0;
+	if (proto_get_str(&c, &path) < 0 || proto_get_str(&c, &relpath) < 0 ||
+	    proto_get_u64(&c, &want) < 0 || proto_get_end(&c) < 0)
+		_exit(6);
+	child_fault(fault, path, sock);
+	if (scan_fd(w, fd, path, relpath, &fl, &bytes, want ? digest : NULL) < 0)
+		_exit(7);
+	close(fd);
+	dynbuf_reset(out);
+	rc = proto_put_str(out, path, strlen(path));
+	if (rc == 0)
+		rc = proto_frame(reply, PROTO_ITEM, out->data, out->len);
+	for (i = 0; rc == 0 && i < fl.n; i++)
+		rc = frame_finding(reply, out, &fl.v[i]);
+	dynbuf_reset(out);
+	if (rc == 0 && (rc = proto_put_u64(out, bytes)) == 0 &&
+	    (rc = proto_put_str(out, want ? digest : "",
+	    want ? strlen(digest) : 0)) == 0)
+		rc = proto_frame(reply, PROTO_ITEM_END, out->data, out->len);
+	finding_list_free(&fl);
+	free(path);
+	free(relpath);
+	return rc;
+}
+
+/*
+ * Serves batches: the fds of up to AL_CHILD_INFLIGHT files arrive in one
+ * message, then their SCAN frames. Replies go out in one write per batch,
+ * or sooner once a batch has taken 20 ms (so that a slow file does not hold
+ * back the answers for the files before it).
+ */
 static void
 child_serve(struct scan_worker *w, int sock, const char *fault)
 {
@@ -183,53 +245,33 @@ child_serve(struct scan_worker *w, int sock, const char *fault)
 
 	dynbuf_init(&in, PROTO_MAX_PAYLOAD);
 	dynbuf_init(&out, PROTO_MAX_PAYLOAD);
-	/* All of one file's reply goes out in one write. */
-	dynbuf_init(&reply, (size_t)(AL_MAX_FINDINGS_PER_FILE + 8) *
+	dynbuf_init(&reply, (size_t)AL_CHILD_INFLIGHT *
+	    (AL_MAX_FINDINGS_PER_FILE + 8) *
 	    (PROTO_HEADER + 4 * AL_EXCERPT_BYTES + 256));
 	for (;;) {
-		struct finding_list fl = {0};
-		struct proto_cursor c;
-		char *path = NULL, *relpath = NULL, digest[AL_SHA256_HEX];
-		uint64_t want = 0, bytes = 0;
-		size_t i;
-		int fd, type, rc;
+		int fds[AL_CHILD_INFLIGHT];
+		size_t nfd = 0, j;
+		double start;
+		int rc;
 
-		rc = recv_fd(sock, &fd);
+		rc = recv_fds(sock, fds, &nfd);
 		if (rc == AL_ENOTFOUND)
 			_exit(0);
-		if (rc < 0 || proto_read(sock, &type, &in) < 0 ||
-		    type != PROTO_SCAN)
-			_exit(5);
-		c.p = (const unsigned char *)in.data;
-		c.len = in.len;
-		c.off = 0;
-		if (proto_get_str(&c, &path) < 0 ||
-		    proto_get_str(&c, &relpath) < 0 ||
-		    proto_get_u64(&c, &want) < 0 || proto_get_end(&c) < 0)
-			_exit(6);
-		child_fault(fault, path, sock);
-		if (scan_fd(w, fd, path, relpath, &fl, &bytes,
-		    want ? digest : NULL) < 0)
-			_exit(7);
-		close(fd);
-		dynbuf_reset(&reply);
-		dynbuf_reset(&out);
-		rc = proto_put_str(&out, path, strlen(path));
-		if (rc == 0)
-			rc = proto_frame(&reply, PROTO_ITEM, out.data, out.len);
-		for (i = 0; rc == 0 && i < fl.n; i++)
-			rc = frame_finding(&reply, &out, &fl.v[i]);
-		dynbuf_reset(&out);
-		if (rc == 0 && (rc = proto_put_u64(&out, bytes)) == 0 &&
-		    (rc = proto_put_str(&out, want ? digest : "",
-		    want ? strlen(digest) : 0)) == 0 &&
-		    (rc = proto_frame(&reply, PROTO_ITEM_END, out.data,
-		    out.len)) == 0)
-			rc = proto_send(sock, &reply);
-		finding_list_free(&fl);
-		free(path);
-		free(relpath);
 		if (rc < 0)
+			_exit(5);
+		start = mono_now();
+		dynbuf_reset(&reply);
+		for (j = 0; j < nfd; j++) {
+			if (child_one(w, sock, fds[j], fault, &in, &out,
+			    &reply) < 0)
+				_exit(8);
+			if (j + 1 < nfd && mono_now() - start > 0.02) {
+				if (proto_send(sock, &reply) < 0)
+					_exit(8);
+				dynbuf_reset(&reply);
+			}
+		}
+		if (proto_send(sock, &reply) < 0)
 			_exit(8);
 	}
 }
@@ -513,43 +555,44 @@ take_finding(struct scan_child *c, const char *path, struct finding_list *out,
 	return rc < 0 ? AL_ENOMEM : 0;
 }
 
-/* Queues one file in the child: its fd and the SCAN request. */
+/* Queues files in the child: their fds and SCAN requests, one message. */
 static int
-child_request(struct scan_child *c, const struct scan_req *r, char *why,
-    size_t n)
+child_request(struct scan_child *c, const struct scan_req *r, size_t k,
+    char *why, size_t n)
 {
-	struct dynbuf req, frame;
-	int rc;
+	struct dynbuf req, frames;
+	int fds[AL_CHILD_INFLIGHT];
+	size_t j;
+	int rc = 0;
 
 	dynbuf_init(&req, 2 * PROTO_MAX_STRING + 64);
-	rc = proto_put_str(&req, r->path, strlen(r->path));
-	if (rc == 0)
-		rc = proto_put_str(&req, r->relpath, strlen(r->relpath));
-	if (rc == 0)
-		rc = proto_put_u64(&req, r->digest != NULL);
-	if (rc < 0) {
-		dynbuf_free(&req);
-		snprintf(why, n, "the path is too long for the scan protocol");
-		return AL_EINVAL;
+	dynbuf_init(&frames, AL_CHILD_INFLIGHT * (2 * PROTO_MAX_STRING + 128));
+	for (j = 0; j < k && rc == 0; j++) {
+		dynbuf_reset(&req);
+		fds[j] = r[j].fd;
+		rc = proto_put_str(&req, r[j].path, strlen(r[j].path));
+		if (rc == 0)
+			rc = proto_put_str(&req, r[j].relpath, strlen(r[j].relpath));
+		if (rc == 0)
+			rc = proto_put_u64(&req, r[j].digest != NULL);
+		if (rc == 0)
+			rc = proto_frame(&frames, PROTO_SCAN, req.data, req.len);
 	}
-	dynbuf_init(&frame, PROTO_HEADER + req.len);
-	rc = proto_frame(&frame, PROTO_SCAN, req.data, req.len);
-	if (rc == 0)
-		rc = send_fd(c->sock, r->fd, &frame);
-	dynbuf_free(&frame);
-	dynbuf_free(&req);
 	if (rc < 0)
+		snprintf(why, n, "a path is too long for the scan protocol");
+	else if ((rc = send_fds(c->sock, fds, k, &frames)) < 0)
 		snprintf(why, n, "%s", al_err_msg());
+	dynbuf_free(&req);
+	dynbuf_free(&frames);
 	return rc;
 }
 
 /* Reads the child's answer for r: ITEM, FINDING..., ITEM_END. */
 static int
-child_reply(struct scan_child *c, const struct scan_req *r, char *why,
-    size_t n)
+child_reply(struct scan_child *c, const struct scan_req *r, double deadline,
+    char *why, size_t n)
 {
 	enum proto_state st = PROTO_ST_READY;
-	double deadline = deadline_in(c->timeout);
 	int rc, type;
 
 	for (;;) {
@@ -617,15 +660,29 @@ req_unscannable(const struct scan_req *r, const char *why)
 	return finding_add_builtin(r->out, AL_RULE_UNSCANNABLE, r->path, msg);
 }
 
+/* Drops the findings of l from index n on. */
+static void
+truncate_findings(struct finding_list *l, size_t n)
+{
+	while (l->n > n) {
+		l->n--;
+		free(l->v[l->n].path);
+		free(l->v[l->n].excerpt);
+	}
+}
+
 int
 scan_child_scan_batch(struct scan_child *c, const struct scan_req *reqs,
     size_t nreqs)
 {
-	size_t sent = 0, done = 0;
+	size_t done = 0, solo_until = 0, mark = 0;
 	char why[512];
 	int rc;
 
 	while (done < nreqs) {
+		size_t k, j;
+		double deadline;
+
 		why[0] = '\0';
 		if (c->pid == 0 && child_spawn(c, why, sizeof(why)) < 0) {
 			/* No child: the rest cannot be scanned. */
@@ -634,27 +691,39 @@ scan_child_scan_batch(struct scan_child *c, const struct scan_req *reqs,
 					return rc;
 			return 0;
 		}
-		/* Keep up to AL_CHILD_INFLIGHT files queued in the child, so
-		 * that it never waits for the parent between files. */
-		rc = 0;
-		while (sent < nreqs && sent - done < AL_CHILD_INFLIGHT &&
-		    (rc = child_request(c, &reqs[sent], why, sizeof(why))) == 0)
-			sent++;
-		if (rc == 0 && (rc = child_reply(c, &reqs[done], why,
-		    sizeof(why))) == 0) {
-			done++;
+		/* A batch of files goes to the child in one message; after a
+		 * failure, the files of that batch go one at a time, so that
+		 * the one that broke the child is named precisely. */
+		k = done < solo_until ? 1 : nreqs - done < AL_CHILD_INFLIGHT ?
+		    nreqs - done : AL_CHILD_INFLIGHT;
+		rc = child_request(c, &reqs[done], k, why, sizeof(why));
+		deadline = deadline_in(c->timeout * (double)k);
+		for (j = 0; rc == 0 && j < k; j++) {
+			mark = reqs[done + j].out->n;
+			rc = child_reply(c, &reqs[done + j], deadline, why,
+			    sizeof(why));
+		}
+		if (rc == 0) {
+			done += k;
 			continue;
 		}
 		if (rc == AL_ENOMEM)
 			return rc;
-		/* The child failed on reqs[done]: that file is unscannable
-		 * (what it reported before failing is kept), the child is
-		 * replaced, and the files queued behind it are sent again. */
 		child_reap(c, why, sizeof(why));
+		if (k > 1) {
+			/* Which file? Replay the unanswered ones singly; what
+			 * the failed one had reported comes again then. */
+			j = j > 0 ? j - 1 : 0;
+			if (j < k)
+				truncate_findings(reqs[done + j].out, mark);
+			done += j;
+			solo_until = done + (k - j);
+			continue;
+		}
+		/* That file is unscannable; what it reported is kept. */
 		if ((rc = req_unscannable(&reqs[done], why)) < 0)
 			return rc;
 		done++;
-		sent = done;
 	}
 	return 0;
 }
