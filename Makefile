@@ -100,7 +100,7 @@ test: deps
 	$(MAKE) detect
 
 asan:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	AIRLOCK_SANITIZED=1 $(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 		all unit rules-test e2e detect
 
