@@ -246,11 +246,12 @@ fi
 # is much less sensitive than wall time to other work on the machine.
 
 PACK=$ROOT/rules
-CMDS=(floor airlock2 airlock1 pack2 rg2 rg1)
+CMDS=(floor airlock2 airlock1 inproc2 pack2 rg2 rg1)
 declare -A LABEL
 LABEL[floor]="I/O floor: cat every file, 2 processes"
 LABEL[airlock2]="airlock scan --threads 2"
 LABEL[airlock1]="airlock scan --threads 1"
+LABEL[inproc2]="airlock --no-sandbox --threads 2 (engine only)"
 LABEL[pack2]="airlock, shipped rules ($("$AIRLOCK" rules list "$PACK" 2>/dev/null | tail -n 1 | awk '{print $1}') rules), 2 threads"
 LABEL[rg2]="ripgrep -j2 (?-u:\\b) --no-ignore --hidden -c"
 LABEL[rg1]="ripgrep -j1 (same)"
@@ -262,6 +263,8 @@ C=$(q "$CORPUS")
 printf '%s\n' "find $C -type f -print0 | xargs -0 -P2 -n 2000 cat >/dev/null" >"$BENCH/tmp/cmd-floor.sh"
 printf '%s\n' "$AL --threads 2 $C >/dev/null" >"$BENCH/tmp/cmd-airlock2.sh"
 printf '%s\n' "$AL --threads 1 $C >/dev/null" >"$BENCH/tmp/cmd-airlock1.sh"
+# The same scan without the sandboxed children: what the IPC costs.
+printf '%s\n' "$AL --no-sandbox --threads 2 $C >/dev/null 2>&1" >"$BENCH/tmp/cmd-inproc2.sh"
 # Not a like-for-like comparison (hundreds of rules, decoding, checks): the
 # cost of the real rule set, for the record.
 printf '%s\n' "exec $(q "$AIRLOCK") scan --rules $(q "$PACK") --format json --fail-on never --threads 2 $C >/dev/null" >"$BENCH/tmp/cmd-pack2.sh"
