@@ -727,15 +727,3 @@ scan_child_scan_batch(struct scan_child *c, const struct scan_req *reqs,
 	}
 	return 0;
 }
-
-int
-scan_child_scan(struct scan_child *c, int fd, const char *path,
-    const char *relpath, struct finding_list *out, uint64_t *bytes,
-    char *digest)
-{
-	struct scan_req r = {fd, path, relpath, out, bytes, digest};
-
-	if (digest != NULL)
-		digest[0] = '\0';
-	return scan_child_scan_batch(c, &r, 1);
-}

@@ -26,15 +26,6 @@ struct scan_child;
 int scan_child_start(struct scan_child **out, const struct scan_engine *e,
     double timeout);
 
-/*
- * Scans the open regular file fd (not closed here) in the child; as
- * scan_fd(). A failure of the child is a finding, not an error: the call
- * returns a negative code only when memory ran out in the parent.
- */
-int scan_child_scan(struct scan_child *c, int fd, const char *path,
-    const char *relpath, struct finding_list *out, uint64_t *bytes,
-    char *digest);
-
 /* One file to scan in a batch. */
 struct scan_req {
 	int fd;                   /* open regular file, not closed here */
@@ -46,9 +37,11 @@ struct scan_req {
 };
 
 /*
- * Scans the files in order, keeping several queued in the child so that it
- * never waits on the parent between files. A child failure makes the file
- * it was on unscannable; a new child takes the rest.
+ * Scans the files in order, as scan_fd() would, in the child: a batch of
+ * them goes over in one message. A child failure makes the file it was on
+ * unscannable (with the reason; the findings it sent stay) and a new child
+ * takes the rest. Returns a negative code only when the parent runs out of
+ * memory.
  */
 int scan_child_scan_batch(struct scan_child *c, const struct scan_req *reqs,
     size_t nreqs);
