@@ -88,6 +88,14 @@
  * it busy while the parent reads replies; each holds one open fd. */
 #define AL_CHILD_INFLIGHT 8u
 
+/* Archives: entries read, bytes they expand to in all, and the expansion
+ * ratio (checked once more than AL_ARCHIVE_RATIO_FLOOR bytes came out) —
+ * a zip bomb is unscannable long before it fills memory or time. */
+#define AL_ARCHIVE_MAX_ENTRIES 100000u
+#define AL_ARCHIVE_MAX_BYTES (4ULL << 30)
+#define AL_ARCHIVE_MAX_RATIO 200u
+#define AL_ARCHIVE_RATIO_FLOOR (16u << 20)
+
 /* Worker threads for `airlock scan`. */
 #define AL_MAX_THREADS 64u
 

@@ -25,6 +25,7 @@
 #include "err.h"
 #include "gate.h"
 #include "report.h"
+#include "scan_archive.h"
 #include "scan_child.h"
 #include "scan_engine.h"
 #include "scan_walk.h"
@@ -148,8 +149,9 @@ scan_entries(struct scan_job *job, struct scan_worker *w,
 		if (child != NULL)
 			rc = scan_child_scan_batch(child, reqs, nreq);
 		for (k = 0; child == NULL && k < nreq && rc == 0; k++)
-			rc = scan_fd(w, reqs[k].fd, reqs[k].path, reqs[k].relpath,
-			    reqs[k].out, reqs[k].bytes, reqs[k].digest);
+			rc = scan_artifact_fd(w, reqs[k].fd, reqs[k].path,
+			    reqs[k].relpath, reqs[k].out, reqs[k].bytes,
+			    reqs[k].digest);
 	}
 	for (k = 0; k < nreq; k++) {
 		close(reqs[k].fd);

@@ -289,14 +289,15 @@ proto_get_end(const struct proto_cursor *c)
 }
 
 int
-proto_encode_finding(struct dynbuf *b, const char *rule, uint64_t severity,
-    uint64_t line, uint64_t column, const char *excerpt,
+proto_encode_finding(struct dynbuf *b, const char *rule, const char *path,
+    uint64_t severity, uint64_t line, uint64_t column, const char *excerpt,
     const char *fingerprint)
 {
 	int rc;
 
 	dynbuf_reset(b);
 	if ((rc = proto_put_str(b, rule, strlen(rule))) < 0 ||
+	    (rc = proto_put_str(b, path, strlen(path))) < 0 ||
 	    (rc = proto_put_u64(b, severity)) < 0 ||
 	    (rc = proto_put_u64(b, line)) < 0 ||
 	    (rc = proto_put_u64(b, column)) < 0 ||
@@ -310,6 +311,7 @@ void
 proto_finding_free(struct proto_finding *f)
 {
 	free(f->rule);
+	free(f->path);
 	free(f->excerpt);
 	free(f->fingerprint);
 	memset(f, 0, sizeof(*f));
@@ -335,6 +337,7 @@ proto_decode_finding(const unsigned char *p, size_t len,
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = proto_get_str(&c, &out->rule)) < 0 ||
+	    (rc = proto_get_str(&c, &out->path)) < 0 ||
 	    (rc = proto_get_u64(&c, &out->severity)) < 0 ||
 	    (rc = proto_get_u64(&c, &out->line)) < 0 ||
 	    (rc = proto_get_u64(&c, &out->column)) < 0 ||

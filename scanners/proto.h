@@ -91,6 +91,7 @@ int proto_get_end(const struct proto_cursor *c);
 /* A finding as it travels; all strings owned. */
 struct proto_finding {
 	char *rule;
+	char *path;               /* the file, or ARCHIVE!/member */
 	uint64_t severity;
 	uint64_t line;
 	uint64_t column;
@@ -99,8 +100,8 @@ struct proto_finding {
 };
 
 int proto_encode_finding(struct dynbuf *b, const char *rule,
-    uint64_t severity, uint64_t line, uint64_t column, const char *excerpt,
-    const char *fingerprint);
+    const char *path, uint64_t severity, uint64_t line, uint64_t column,
+    const char *excerpt, const char *fingerprint);
 /* Decodes and validates (severity 0..4, fingerprint 32 hex digits). */
 int proto_decode_finding(const unsigned char *p, size_t len,
     struct proto_finding *out);

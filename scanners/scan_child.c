@@ -21,6 +21,7 @@
 #include "err.h"
 #include "proto.h"
 #include "sbx.h"
+#include "scan_archive.h"
 #include "scan_child.h"
 #include "util.h"
 
@@ -175,8 +176,9 @@ child_fault(const char *spec, const char *path, int sock)
 static int
 frame_finding(struct dynbuf *reply, struct dynbuf *tmp, const struct finding *f)
 {
-	int rc = proto_encode_finding(tmp, f->rule->id, (uint64_t)f->severity,
-	    f->line, f->column, f->excerpt, f->fingerprint);
+	int rc = proto_encode_finding(tmp, f->rule->id, f->path,
+	    (uint64_t)f->severity, f->line, f->column, f->excerpt,
+	    f->fingerprint);
 
 	return rc < 0 ? rc : proto_frame(reply, PROTO_FINDING, tmp->data,
 	    tmp->len);
@@ -212,7 +214,8 @@ child_one(struct scan_worker *w, int sock, int fd, const char *fault,
 	    proto_get_u64(&c, &want) < 0 || proto_get_end(&c) < 0)
 		_exit(6);
 	child_fault(fault, path, sock);
-	if (scan_fd(w, fd, path, relpath, &fl, &bytes, want ? digest : NULL) < 0)
+	if (scan_artifact_fd(w, fd, path, relpath, &fl, &bytes,
+	    want ? digest : NULL) < 0)
 		_exit(7);
 	close(fd);
 	dynbuf_reset(out);
@@ -291,6 +294,11 @@ child_main(const struct scan_engine *e, int sock)
 	if (scan_worker_new(&w, e) < 0)
 		_exit(3);
 	al_sha256_hex(warm, "", 0);
+	/* Archive readers convert entry times, and glibc would look at
+	 * /etc/localtime each time: a fixed zone needs no file (the times
+	 * matter to nobody here). */
+	(void)setenv("TZ", "UTC0", 1);
+	tzset();
 	dynbuf_init(&hello, 4096);
 	if (proto_put_str(&hello, AL_ENGINE_VERSION,
 	    strlen(AL_ENGINE_VERSION)) < 0 ||
@@ -539,9 +547,18 @@ take_finding(struct scan_child *c, const char *path, struct finding_list *out,
 		proto_finding_free(&pf);
 		return AL_EINVAL;
 	}
+	/* The path is the file the parent sent, or a member inside it
+	 * ("FILE!/member"); anything else is a lie. */
+	if (strcmp(pf.path, path) != 0 && !(strncmp(pf.path, path,
+	    strlen(path)) == 0 && strncmp(pf.path + strlen(path), "!/", 2) == 0)) {
+		snprintf(why, n, "the scan child reported a finding for another "
+		    "file");
+		proto_finding_free(&pf);
+		return AL_EINVAL;
+	}
 	/* Built through the public helper, then given the child's position,
-	 * excerpt and severity; the path is the parent's, not the child's. */
-	rc = finding_add_builtin(&one, AL_RULE_UNSCANNABLE, path, pf.excerpt);
+	 * excerpt and severity. */
+	rc = finding_add_builtin(&one, AL_RULE_UNSCANNABLE, pf.path, pf.excerpt);
 	if (rc == 0) {
 		one.v[0].rule = r;
 		one.v[0].severity = (enum rule_severity)pf.severity;

@@ -98,6 +98,49 @@ static struct rule builtin_rules[] = {
 		.builtin = 1,
 	},
 	{
+		.id = AL_RULE_ARCHIVE_PATH,
+		.title = "Archive entry name that escapes or deceives",
+		.category = "archive-hazard",
+		.severity = SEV_HIGH,
+		.description = "An archive entry whose name is absolute, climbs "
+		    "out with '..', holds control characters, or is a case "
+		    "variant of .git. Unpacked, it writes outside the target "
+		    "directory (zip-slip) or into git's own configuration.",
+		.builtin = 1,
+	},
+	{
+		.id = AL_RULE_ARCHIVE_HARDLINK,
+		.title = "Hard link in an archive",
+		.category = "archive-hazard",
+		.severity = SEV_HIGH,
+		.description = "A hard link entry: unpacked, it can make a later "
+		    "entry overwrite a file the link points at, outside the "
+		    "files the reviewer saw. Source archives have no need for "
+		    "them.",
+		.builtin = 1,
+	},
+	{
+		.id = AL_RULE_ARCHIVE_MODE,
+		.title = "Setuid, setgid or world-writable archive entry",
+		.category = "archive-hazard",
+		.severity = SEV_HIGH,
+		.description = "An entry whose mode carries setuid or setgid, or "
+		    "lets anyone write it. Unpacked as root, a setuid binary is "
+		    "a privilege escalation waiting to be run.",
+		.builtin = 1,
+	},
+	{
+		.id = AL_RULE_ARCHIVE_DUPLICATE,
+		.title = "The same name twice in an archive",
+		.category = "archive-hazard",
+		.severity = SEV_HIGH,
+		.description = "Two entries with the same name, or names that "
+		    "differ only in case. Which copy ends up on disk depends on "
+		    "the tool and the file system, so the reviewer may have read "
+		    "the other one.",
+		.builtin = 1,
+	},
+	{
 		.id = AL_RULE_SPECIAL,
 		.title = "Device, FIFO or socket file",
 		.category = "archive-hazard",
@@ -1570,12 +1613,17 @@ struct source {
 	const char *mem;
 	size_t mem_len, mem_pos;
 	EVP_MD_CTX *md;           /* hashes what is read, when wanted */
+	scan_read_fn cb;          /* or reads through a callback */
+	void *cb_ctx;
 };
 
 static ssize_t
 source_read(struct source *src, char *dst, size_t n)
 {
 	ssize_t r;
+
+	if (src->cb != NULL)
+		return src->cb(src->cb_ctx, dst, n);
 
 	if (src->mem != NULL) {
 		size_t left = src->mem_len - src->mem_pos;
@@ -1798,7 +1846,7 @@ static int
 scan_source_nested(struct scan_worker *w, const unsigned char *p, size_t n,
     struct finding_list *out)
 {
-	struct source src = {-1, (const char *)p, n, 0, NULL};
+	struct source src = {-1, (const char *)p, n, 0, NULL, NULL, NULL};
 	uint64_t bytes = 0;
 	int rc;
 
@@ -1814,7 +1862,7 @@ int
 scan_fd(struct scan_worker *w, int fd, const char *path, const char *relpath,
     struct finding_list *out, uint64_t *bytes, char *digest)
 {
-	struct source src = {fd, NULL, 0, 0, NULL};
+	struct source src = {fd, NULL, 0, 0, NULL, NULL, NULL};
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0, i;
 	int rc;
@@ -1838,10 +1886,20 @@ scan_fd(struct scan_worker *w, int fd, const char *path, const char *relpath,
 }
 
 int
+scan_stream(struct scan_worker *w, scan_read_fn cb, void *ctx,
+    const char *path, const char *relpath, struct finding_list *out,
+    uint64_t *bytes)
+{
+	struct source src = {-1, NULL, 0, 0, NULL, cb, ctx};
+
+	return scan_source(w, &src, path, relpath, out, bytes);
+}
+
+int
 scan_mem(struct scan_worker *w, const char *data, size_t len,
     const char *path, const char *relpath, struct finding_list *out)
 {
-	struct source src = {-1, data ? data : "", len, 0, NULL};
+	struct source src = {-1, data ? data : "", len, 0, NULL, NULL, NULL};
 	uint64_t bytes = 0;
 
 	return scan_source(w, &src, path, relpath, out, &bytes);

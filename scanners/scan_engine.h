@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "rule.h"
 
@@ -47,6 +48,10 @@ struct finding_list {
 #define AL_RULE_SYMLINK_ESCAPE "airlock.symlink-escape"
 #define AL_RULE_SPECIAL "airlock.special-file"
 #define AL_RULE_ENCODED_TEXT "airlock.encoded-text"
+#define AL_RULE_ARCHIVE_PATH "airlock.archive-path"
+#define AL_RULE_ARCHIVE_HARDLINK "airlock.archive-hardlink"
+#define AL_RULE_ARCHIVE_MODE "airlock.archive-mode"
+#define AL_RULE_ARCHIVE_DUPLICATE "airlock.archive-duplicate"
 
 const struct rule *scan_builtin_rule(const char *id);
 /* The built-in rules, for SARIF's rule table. */
@@ -81,6 +86,13 @@ void scan_worker_free(struct scan_worker *w);
 int scan_fd(struct scan_worker *w, int fd, const char *path,
     const char *relpath, struct finding_list *out, uint64_t *bytes,
     char *digest);
+/* Reads up to n bytes into dst: >0 bytes, 0 at the end, <0 on error. */
+typedef ssize_t (*scan_read_fn)(void *ctx, char *dst, size_t n);
+
+/* Scans content read through a callback (an archive member). */
+int scan_stream(struct scan_worker *w, scan_read_fn cb, void *ctx,
+    const char *path, const char *relpath, struct finding_list *out,
+    uint64_t *bytes);
 int scan_mem(struct scan_worker *w, const char *data, size_t len,
     const char *path, const char *relpath, struct finding_list *out);
 

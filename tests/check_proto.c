@@ -36,7 +36,7 @@ START_TEST(finding_round_trip)
 
 	dynbuf_init(&b, PROTO_MAX_PAYLOAD);
 	dynbuf_init(&in, PROTO_MAX_PAYLOAD);
-	ck_assert_int_eq(proto_encode_finding(&b, "github-token", 4, 12, 7,
+	ck_assert_int_eq(proto_encode_finding(&b, "github-token", "a.py", 4, 12, 7,
 	    "token = ghp_*****", FP), 0);
 	ck_assert_int_eq(proto_write(sv[1], PROTO_FINDING, b.data, b.len), 0);
 	ck_assert_int_eq(proto_read(sv[0], &type, &in), 0);
@@ -44,6 +44,7 @@ START_TEST(finding_round_trip)
 	ck_assert_int_eq(proto_decode_finding((unsigned char *)in.data, in.len,
 	    &f), 0);
 	ck_assert_str_eq(f.rule, "github-token");
+	ck_assert_str_eq(f.path, "a.py");
 	ck_assert_uint_eq(f.severity, 4);
 	ck_assert_uint_eq(f.line, 12);
 	ck_assert_uint_eq(f.column, 7);
@@ -161,14 +162,14 @@ START_TEST(malformed_payloads)
 
 	dynbuf_init(&b, 4096);
 	/* Each lie is refused and leaves nothing allocated. */
-	ck_assert_int_eq(proto_encode_finding(&b, "r", 5, 1, 1, "x", FP), 0);
+	ck_assert_int_eq(proto_encode_finding(&b, "r", "a.py", 5, 1, 1, "x", FP), 0);
 	ck_assert_int_eq(proto_decode_finding((unsigned char *)b.data, b.len,
 	    &f), AL_EINVAL); /* severity out of range */
 	ck_assert_ptr_null(f.rule);
-	ck_assert_int_eq(proto_encode_finding(&b, "r", 1, 1, 1, "x", "zz"), 0);
+	ck_assert_int_eq(proto_encode_finding(&b, "r", "a.py", 1, 1, 1, "x", "zz"), 0);
 	ck_assert_int_eq(proto_decode_finding((unsigned char *)b.data, b.len,
 	    &f), AL_EINVAL); /* fingerprint */
-	ck_assert_int_eq(proto_encode_finding(&b, "r", 1, 1, 1, "x", FP), 0);
+	ck_assert_int_eq(proto_encode_finding(&b, "r", "a.py", 1, 1, 1, "x", FP), 0);
 	ck_assert_int_eq(dynbuf_addc(&b, 'x'), 0);
 	ck_assert_int_eq(proto_decode_finding((unsigned char *)b.data, b.len,
 	    &f), AL_EINVAL); /* trailing byte */
@@ -194,7 +195,7 @@ START_TEST(parse_from_memory)
 
 	dynbuf_init(&frames, 4096);
 	dynbuf_init(&p, 4096);
-	ck_assert_int_eq(proto_encode_finding(&p, "r", 2, 3, 4, "e", FP), 0);
+	ck_assert_int_eq(proto_encode_finding(&p, "r", "a.py", 2, 3, 4, "e", FP), 0);
 	ck_assert_int_eq(proto_write(sv[1], PROTO_HELLO, "", 0), 0);
 	ck_assert_int_eq(proto_write(sv[1], PROTO_FINDING, p.data, p.len), 0);
 	close(sv[1]);

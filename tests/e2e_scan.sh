@@ -901,6 +901,82 @@ t_no_sandbox_warns() {
 	expect_err_has 'warning: --no-sandbox'
 }
 
+# ---- archives ------------------------------------------------------------------------------
+
+t_archive_members_scanned() {
+	mkdir -p src/pkg
+	printf 'x = 1\ntoken = "%s"\n' "$PAT1" >src/pkg/a.py
+	printf 'on: push\n' >src/pkg/.github-note.txt
+	tar czf t.tar.gz -C src pkg
+	(cd src && zip -q -r ../t.zip pkg)
+	scan --format json t.tar.gz t.zip
+	expect_rc 1
+	expect_q 'sorted(f["path"] for f in R("test-github-pat"))' \
+		"['t.tar.gz!/pkg/a.py', 't.zip!/pkg/a.py']"
+	expect_q 'R("test-github-pat")[0]["line"]' 2
+	expect_q 'len(R("airlock.unscannable"))' 0
+	# Path rules see the member's own path.
+	mkdir -p w/.github/workflows && echo 'on: push' >w/.github/workflows/ci.yml
+	tar cf w.tar -C w .github
+	scan --format json w.tar
+	expect_q '[f["path"] for f in R("test-workflow-file")]' "['w.tar!/.github/workflows/ci.yml']"
+}
+
+t_archive_hazards() {
+	python3 - <<'PY'
+import io, tarfile
+def add(t, name, data=b"", **kw):
+    ti = tarfile.TarInfo(name)
+    for k, v in kw.items():
+        setattr(ti, k, v)
+    ti.size = len(data) if ti.type == tarfile.REGTYPE else 0
+    t.addfile(ti, io.BytesIO(data) if ti.type == tarfile.REGTYPE else None)
+with tarfile.open("h.tar", "w") as t:
+    add(t, "../evil.sh", b"echo\n")
+    add(t, "/etc/cron.d/x", b"* * * * * root id\n")
+    add(t, "p/link", type=tarfile.SYMTYPE, linkname="../../../etc/passwd")
+    add(t, "p/ok-link", type=tarfile.SYMTYPE, linkname="a.txt")
+    add(t, "p/suid", b"x", mode=0o4755)
+    add(t, "p/dev", type=tarfile.CHRTYPE, devmajor=1, devminor=3)
+    add(t, "p/fifo", type=tarfile.FIFOTYPE)
+    add(t, "p/a.txt", b"one\n")
+    add(t, "p/A.TXT", b"two\n")
+    add(t, "p/hard", type=tarfile.LNKTYPE, linkname="p/a.txt")
+    add(t, "p/.Git/config", b"[core]\n")
+PY
+	scan --format json h.tar
+	expect_rc 1
+	expect_q 'sorted(f["path"].split("!/")[1] for f in R("airlock.archive-path"))' \
+		"['../evil.sh', '/etc/cron.d/x', 'p/.Git/config']"
+	expect_q '[f["path"] for f in R("airlock.symlink-escape")]' "['h.tar!/p/link']"
+	expect_q '[f["path"] for f in R("airlock.symlink")]' "['h.tar!/p/ok-link']"
+	expect_q '[f["path"] for f in R("airlock.archive-mode")]' "['h.tar!/p/suid']"
+	expect_q 'sorted(f["path"] for f in R("airlock.special-file"))' "['h.tar!/p/dev', 'h.tar!/p/fifo']"
+	expect_q '[f["path"] for f in R("airlock.archive-duplicate")]' "['h.tar!/p/A.TXT']"
+	expect_q '[f["path"] for f in R("airlock.archive-hardlink")]' "['h.tar!/p/hard']"
+}
+
+t_archive_encrypted_truncated_bomb() {
+	mkdir -p src && printf 'token = "%s"\n' "$PAT1" >src/a.py
+	(cd src && zip -q -P s3cret ../enc.zip a.py)
+	scan --format json enc.zip
+	expect_rc 1
+	expect_q '"encrypted entry" in R("airlock.unscannable")[0]["excerpt"]' True
+	expect_q 'len(R("test-github-pat"))' 0
+	# Truncated: half of a real tar.gz.
+	head -c 4000 /dev/urandom >src/noise.bin
+	tar czf full.tar.gz -C src .
+	head -c "$(( $(stat -c %s full.tar.gz) / 2 ))" full.tar.gz >half.tar.gz
+	scan --format json half.tar.gz
+	expect_rc 1
+	expect_q 'len(R("airlock.unscannable"))' 1
+	# A bomb: 300 MB of zeros in a 300 KB gzip; reading stops at the ratio.
+	head -c 300000000 /dev/zero >zeros && tar czf bomb.tar.gz zeros && rm zeros
+	AL_TIMEOUT=60 scan --format json bomb.tar.gz
+	expect_rc 1
+	expect_q '"expands past the limits" in R("airlock.unscannable")[0]["excerpt"]' True
+}
+
 # ---- runner ------------------------------------------------------------------------------
 
 PASSED=0

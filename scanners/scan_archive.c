@@ -1,0 +1,369 @@
+/*
+ * scan_archive.c - archives, member by member; see scan_archive.h.
+ *
+ * Limits (al_limits.h): entries, expanded bytes, expansion ratio, path
+ * length. Past any of them the archive is unscannable and reading stops.
+ * Nested archives are scanned as files, not opened (a depth of one).
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "al_limits.h"
+#include "dynbuf.h"
+#include "err.h"
+#include "scan_archive.h"
+#include "scan_walk.h"
+#include "util.h"
+
+int
+scan_is_archive(int fd)
+{
+	unsigned char h[512];
+	ssize_t n;
+
+	do
+		n = read(fd, h, sizeof(h));
+	while (n < 0 && errno == EINTR);
+	if (lseek(fd, 0, SEEK_SET) != 0 || n < 4)
+		return 0;
+	return (h[0] == 0x1f && h[1] == 0x8b) ||              /* gzip */
+	    memcmp(h, "BZh", 3) == 0 ||                        /* bzip2 */
+	    (n >= 6 && memcmp(h, "\xfd" "7zXZ\0", 6) == 0) ||  /* xz */
+	    memcmp(h, "\x28\xb5\x2f\xfd", 4) == 0 ||           /* zstd */
+	    memcmp(h, "\x04\x22\x4d\x18", 4) == 0 ||           /* lz4 */
+	    memcmp(h, "PK\x03\x04", 4) == 0 ||                 /* zip */
+	    (n >= 6 && memcmp(h, "7z\xbc\xaf\x27\x1c", 6) == 0) || /* 7z */
+	    memcmp(h, "070707", 6) == 0 || memcmp(h, "07070", 5) == 0 || /* cpio */
+	    (n >= 262 && memcmp(h + 257, "ustar", 5) == 0);    /* tar */
+}
+
+struct arc_in {
+	int fd;
+	uint64_t compressed;      /* bytes read from the archive file */
+	char buf[65536];
+};
+
+static la_ssize_t
+arc_read(struct archive *a, void *ud, const void **buf)
+{
+	struct arc_in *in = ud;
+	ssize_t n;
+
+	do
+		n = read(in->fd, in->buf, sizeof(in->buf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		archive_set_error(a, errno, "read error");
+		return -1;
+	}
+	in->compressed += (uint64_t)n;
+	*buf = in->buf;
+	return n;
+}
+
+struct member {
+	struct archive *a;
+	struct arc_in *in;
+	uint64_t *expanded;       /* all members so far */
+	int over;                 /* a size or ratio limit was reached */
+	int broken;               /* libarchive failed */
+};
+
+static ssize_t
+member_read(void *ctx, char *dst, size_t n)
+{
+	struct member *m = ctx;
+	la_ssize_t r = archive_read_data(m->a, dst, n);
+
+	if (r < 0) {
+		m->broken = 1;
+		errno = EIO;
+		return -1;
+	}
+	*m->expanded += (uint64_t)r;
+	if (*m->expanded > AL_ARCHIVE_MAX_BYTES ||
+	    (*m->expanded > AL_ARCHIVE_RATIO_FLOOR &&
+	    *m->expanded / (m->in->compressed ? m->in->compressed : 1) >
+	    AL_ARCHIVE_MAX_RATIO)) {
+		m->over = 1;
+		errno = EFBIG;
+		return -1;
+	}
+	return r;
+}
+
+/* Case-folded names seen so far, for duplicates and case collisions. */
+struct nameset {
+	char **v;
+	size_t cap;               /* a power of two */
+	size_t n;
+};
+
+static uint64_t
+name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ al_lower((unsigned char)*s)) * 1099511628211ULL;
+	return h;
+}
+
+/* Adds name; returns 1 if a case-insensitively equal name was there. */
+static int
+nameset_add(struct nameset *ns, const char *name, int *err)
+{
+	size_t i;
+
+	if (ns->n * 2 >= ns->cap) {
+		struct nameset bigger = {NULL, ns->cap ? ns->cap * 2 : 1024, 0};
+
+		bigger.v = calloc(bigger.cap, sizeof(char *));
+		if (bigger.v == NULL) {
+			*err = 1;
+			return 0;
+		}
+		for (i = 0; i < ns->cap; i++)
+			if (ns->v[i] != NULL) {
+				size_t j = name_hash(ns->v[i]) & (bigger.cap - 1);
+
+				while (bigger.v[j] != NULL)
+					j = (j + 1) & (bigger.cap - 1);
+				bigger.v[j] = ns->v[i];
+				bigger.n++;
+			}
+		free(ns->v);
+		*ns = bigger;
+	}
+	for (i = name_hash(name) & (ns->cap - 1); ns->v[i] != NULL;
+	    i = (i + 1) & (ns->cap - 1))
+		if (strcasecmp(ns->v[i], name) == 0)
+			return 1;
+	if ((ns->v[i] = strdup(name)) == NULL) {
+		*err = 1;
+		return 0;
+	}
+	ns->n++;
+	return 0;
+}
+
+static void
+nameset_free(struct nameset *ns)
+{
+	size_t i;
+
+	for (i = 0; i < ns->cap; i++)
+		free(ns->v[i]);
+	free(ns->v);
+}
+
+/* What is wrong with a member name, or NULL. */
+static const char *
+name_problem(const char *name)
+{
+	const char *p = name, *seg;
+
+	if (name[0] == '/' || name[0] == '\\' ||
+	    (name[0] != '\0' && name[1] == ':'))
+		return "absolute name: unpacking writes outside the target";
+	for (p = name; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "control character in the name";
+	for (seg = name; *seg;) {
+		size_t len = strcspn(seg, "/\\");
+
+		if (len == 2 && seg[0] == '.' && seg[1] == '.')
+			return "'..' in the name: unpacking writes outside the "
+			    "target (zip-slip)";
+		if (len == 4 && strncasecmp(seg, ".git", 4) == 0 &&
+		    strncmp(seg, ".git", 4) != 0)
+			return "a case variant of .git: on a case-insensitive "
+			    "file system it is the repository's own .git";
+		seg += len;
+		if (*seg)
+			seg++;
+	}
+	return NULL;
+}
+
+static int
+note(struct finding_list *out, const char *rule, const char *path,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int
+note(struct finding_list *out, const char *rule, const char *path,
+    const char *fmt, ...)
+{
+	char msg[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return finding_add_builtin(out, rule, path, msg);
+}
+
+/* Findings about one entry's header; 1 if its content should be scanned. */
+static int
+check_entry(struct archive_entry *e, const char *name, const char *shown,
+    struct nameset *seen, struct finding_list *out, int *rc)
+{
+	mode_t type = archive_entry_filetype(e), perm = archive_entry_perm(e);
+	const char *problem = name_problem(name), *target;
+	int err = 0;
+
+	if (problem != NULL)
+		*rc = note(out, AL_RULE_ARCHIVE_PATH, shown, "%s", problem);
+	if (*rc == 0 && type != AE_IFDIR && nameset_add(seen, name, &err))
+		*rc = note(out, AL_RULE_ARCHIVE_DUPLICATE, shown, "this name (or "
+		    "one differing only in case) is in the archive more than once");
+	if (err)
+		*rc = al_err_set(AL_ENOMEM, "out of memory");
+	if (*rc == 0 && (perm & (S_ISUID | S_ISGID)))
+		*rc = note(out, AL_RULE_ARCHIVE_MODE, shown, "mode %04o: %s",
+		    (unsigned)perm, (perm & S_ISUID) ? "setuid" : "setgid");
+	else if (*rc == 0 && (perm & S_IWOTH) && type != AE_IFLNK)
+		*rc = note(out, AL_RULE_ARCHIVE_MODE, shown, "mode %04o: "
+		    "world-writable", (unsigned)perm);
+	if (*rc != 0)
+		return 0;
+	if ((target = archive_entry_hardlink(e)) != NULL) {
+		*rc = note(out, AL_RULE_ARCHIVE_HARDLINK, shown, "hard link to %s",
+		    target);
+		return 0;
+	}
+	switch (type) {
+	case AE_IFREG:
+		return 1;
+	case AE_IFDIR:
+		return 0;
+	case AE_IFLNK:
+		target = archive_entry_symlink(e);
+		*rc = note(out, target == NULL || scan_link_escapes(name, target) ?
+		    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK, shown,
+		    "symbolic link to %s (not followed)", target ? target : "?");
+		return 0;
+	default:
+		*rc = note(out, AL_RULE_SPECIAL, shown, "%s entry (not unpacked)",
+		    type == AE_IFIFO ? "FIFO" : type == AE_IFSOCK ? "socket" :
+		    "device");
+		return 0;
+	}
+}
+
+static int
+scan_archive(struct scan_worker *w, int fd, const char *path,
+    struct finding_list *out, uint64_t *bytes)
+{
+	struct archive *a = archive_read_new();
+	struct arc_in *in = calloc(1, sizeof(*in));
+	struct nameset seen = {NULL, 0, 0};
+	struct archive_entry *e;
+	int r = ARCHIVE_OK;
+	uint64_t expanded = 0, entries = 0, declared = 0;
+	int rc = 0;
+
+	if (a == NULL || in == NULL) {
+		archive_read_free(a);
+		free(in);
+		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	in->fd = fd;
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open(a, in, NULL, arc_read, NULL) != ARCHIVE_OK) {
+		rc = note(out, AL_RULE_UNSCANNABLE, path, "not a readable archive: "
+		    "%s", archive_error_string(a) ? archive_error_string(a) : "?");
+		goto done;
+	}
+	while (rc == 0 && (r = archive_read_next_header(a, &e)) != ARCHIVE_EOF) {
+		const char *name;
+		struct dynbuf shown;
+		struct member m = {a, in, &expanded, 0, 0};
+
+		if (r < ARCHIVE_WARN) {
+			rc = note(out, AL_RULE_UNSCANNABLE, path, "the archive is "
+			    "corrupt or truncated after %llu entries: %s",
+			    (unsigned long long)entries, archive_error_string(a) ?
+			    archive_error_string(a) : "?");
+			break;
+		}
+		if (++entries > AL_ARCHIVE_MAX_ENTRIES) {
+			rc = note(out, AL_RULE_UNSCANNABLE, path, "more than %u "
+			    "entries; the rest were not read",
+			    AL_ARCHIVE_MAX_ENTRIES);
+			break;
+		}
+		name = archive_entry_pathname(e);
+		if (name == NULL || name[0] == '\0' || strlen(name) > AL_MAX_PATH) {
+			rc = note(out, AL_RULE_UNSCANNABLE, path, "an entry without "
+			    "a usable name");
+			break;
+		}
+		dynbuf_init(&shown, 2 * AL_MAX_PATH + 8);
+		if (dynbuf_addf(&shown, "%s!/%s", path, name) < 0) {
+			dynbuf_free(&shown);
+			rc = al_err_set(AL_ENOMEM, "out of memory");
+			break;
+		}
+		if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0)
+			declared += (uint64_t)archive_entry_size(e);
+		if (declared > AL_ARCHIVE_MAX_BYTES) {
+			rc = note(out, AL_RULE_UNSCANNABLE, path, "its entries "
+			    "declare more than %llu bytes; reading stopped",
+			    (unsigned long long)AL_ARCHIVE_MAX_BYTES);
+			dynbuf_free(&shown);
+			break;
+		}
+		if (archive_entry_is_encrypted(e)) {
+			rc = note(out, AL_RULE_UNSCANNABLE, dynbuf_str(&shown),
+			    "encrypted entry: its content cannot be scanned");
+		} else if (check_entry(e, name, dynbuf_str(&shown), &seen, out,
+		    &rc) && rc == 0) {
+			rc = scan_stream(w, member_read, &m, dynbuf_str(&shown), name,
+			    out, bytes);
+			if (rc == 0 && m.over)
+				rc = note(out, AL_RULE_UNSCANNABLE, path, "expands past "
+				    "the limits (%llu bytes, %u times its size); "
+				    "reading stopped", (unsigned long long)
+				    AL_ARCHIVE_MAX_BYTES, AL_ARCHIVE_MAX_RATIO);
+			if (rc == 0 && (m.over || m.broken)) {
+				dynbuf_free(&shown);
+				break;
+			}
+		}
+		dynbuf_free(&shown);
+	}
+	/* What unpacking would write, against the archive's own size: binary
+	 * members are not read to their end here, their declared size counts. */
+	if (rc == 0 && r == ARCHIVE_EOF && declared > AL_ARCHIVE_RATIO_FLOOR &&
+	    declared / (in->compressed ? in->compressed : 1) >
+	    AL_ARCHIVE_MAX_RATIO)
+		rc = note(out, AL_RULE_UNSCANNABLE, path, "expands past the "
+		    "limits: %llu bytes from %llu, more than %u times its size "
+		    "(an archive bomb?)", (unsigned long long)declared,
+		    (unsigned long long)in->compressed, AL_ARCHIVE_MAX_RATIO);
+done:
+	archive_read_free(a);
+	free(in);
+	nameset_free(&seen);
+	return rc < 0 ? rc : 0;
+}
+
+int
+scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
+    const char *relpath, struct finding_list *out, uint64_t *bytes,
+    char *digest)
+{
+	if (!scan_is_archive(fd))
+		return scan_fd(w, fd, path, relpath, out, bytes, digest);
+	if (digest != NULL)
+		digest[0] = '\0';
+	return scan_archive(w, fd, path, out, bytes);
+}
