@@ -32,7 +32,7 @@ MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
 TESTS = check_util check_rule check_engine check_report check_proto check_sbx
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
-FUZZERS = fuzz_scan fuzz_proto
+FUZZERS = fuzz_scan fuzz_proto fuzz_archive
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
