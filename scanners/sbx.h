@@ -30,9 +30,9 @@ void sbx_default_limits(struct sbx_limits *lim);
  * Closes every fd but keep[0..nkeep), applies the limits (and FSIZE=0,
  * NOFILE, NPROC=0, CORE=0), sets PR_SET_NO_NEW_PRIVS and loads the seccomp
  * allow-list. Allowed afterwards: read, readv, write, writev, recvmsg (to
- * receive fds), close, memory management (brk, mmap, munmap, mremap,
- * mprotect, madvise), rt_sigreturn, exit, exit_group. Any other system call
- * kills the process with SIGSYS. Returns 0, or a negative al_err if the
+ * receive fds), lseek, close, memory management (brk, mmap, munmap, mremap,
+ * mprotect, madvise), clock_gettime, sigaltstack, rt_sigreturn, exit,
+ * exit_group. Any other system call kills the process with SIGSYS. Returns 0, or a negative al_err if the
  * sandbox could not be set up (the caller must then exit, never go on).
  */
 int sbx_enter(const int *keep, size_t nkeep, const struct sbx_limits *lim);
