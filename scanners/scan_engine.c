@@ -1778,6 +1778,10 @@ check_type(struct scan_worker *w, const char *p, size_t n)
 
 	if (w->typer == NULL || w->depth > 0)
 		return;
+	/* Machine code and bytecode have NUL bytes at once; text does not,
+	 * and libmagic is too slow to ask about every text file. */
+	if (memchr(p, '\0', n < AL_BINARY_SNIFF ? n : AL_BINARY_SNIFF) == NULL)
+		return;
 	mime = scan_typer_mime(w->typer, p, n);
 	if (!scan_type_is_executable(mime))
 		return;
