@@ -77,7 +77,7 @@ deps:
 # Fuzz targets built with a plain main() that replays their corpus.
 $(BUILD)/tests/%_replay: tests/fuzz/%.c tests/fuzz/replay.c $(BUILD)/libairlock.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< tests/fuzz/replay.c \
+	$(CC) $(CPPFLAGS_ALL) -Itests/fuzz $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< tests/fuzz/replay.c \
 		$(BUILD)/libairlock.a $(LIBS)
 
 unit: $(TEST_BIN) $(REPLAY_BIN) $(BUILD)/airlock
@@ -118,7 +118,7 @@ fuzz:
 		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
 		build-fuzz/libairlock.a
 	@set -e; for f in $(FUZZERS); do \
-		clang $(CPPFLAGS_ALL) -O1 -g -fsanitize=fuzzer,address,undefined \
+		clang $(CPPFLAGS_ALL) -Itests/fuzz -O1 -g -fsanitize=fuzzer,address,undefined \
 			-fno-sanitize-recover=all -pthread \
 			-o build-fuzz/$$f tests/fuzz/$$f.c build-fuzz/libairlock.a $(LIBS); \
 		mkdir -p build-fuzz/corpus/$$f; \

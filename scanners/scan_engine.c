@@ -978,6 +978,30 @@ meta_reserve(struct scan_worker *w, size_t n)
 	return 0;
 }
 
+/*
+ * A new finding of the current file, with its meta zeroed; NULL when the
+ * per-file cap is reached (the file is then unscannable) or memory ran out.
+ */
+static struct finding *
+new_finding(struct scan_worker *w, struct fmeta **meta_out)
+{
+	struct finding *f;
+
+	if ((size_t)file_findings(w) >= AL_MAX_FINDINGS_PER_FILE) {
+		worker_unscannable(w, "more than %u findings in this file; the "
+		    "rest were not examined", AL_MAX_FINDINGS_PER_FILE);
+		return NULL;
+	}
+	if (meta_reserve(w, (size_t)file_findings(w) + 1) < 0 ||
+	    finding_push(w->out, &f) < 0) {
+		w->nomem = w->stop = 1;
+		return NULL;
+	}
+	*meta_out = &w->meta[file_findings(w) - 1];
+	memset(*meta_out, 0, sizeof(**meta_out));
+	return f;
+}
+
 static int
 span_push(struct scan_worker *w, uint64_t s, uint64_t e)
 {
@@ -1063,18 +1087,8 @@ emit(struct scan_worker *w, size_t ri, uint64_t s, uint64_t t, uint64_t sec_s,
 	if (w->last_line[ri] == w->cur_line)
 		return; /* one finding per (rule, file, line) */
 	w->last_line[ri] = w->cur_line;
-	if ((size_t)file_findings(w) >= AL_MAX_FINDINGS_PER_FILE) {
-		worker_unscannable(w, "more than %u findings in this file; the "
-		    "rest were not examined", AL_MAX_FINDINGS_PER_FILE);
+	if ((f = new_finding(w, &m)) == NULL)
 		return;
-	}
-	if (meta_reserve(w, (size_t)file_findings(w) + 1) < 0 ||
-	    finding_push(w->out, &f) < 0) {
-		w->nomem = w->stop = 1;
-		return;
-	}
-	m = &w->meta[file_findings(w) - 1];
-	memset(m, 0, sizeof(*m));
 	f->rule = r;
 	f->severity = r->severity;
 	f->line = w->cur_line;
@@ -1424,18 +1438,8 @@ adopt_decoded(struct scan_worker *w, enum scan_encoding enc, uint64_t s,
 				continue;
 			w->last_line[ri] = w->cur_line;
 		}
-		if ((size_t)file_findings(w) >= AL_MAX_FINDINGS_PER_FILE) {
-			worker_unscannable(w, "more than %u findings in this file; "
-			    "the rest were not examined", AL_MAX_FINDINGS_PER_FILE);
+		if ((f = new_finding(w, &m)) == NULL)
 			return;
-		}
-		if (meta_reserve(w, (size_t)file_findings(w) + 1) < 0 ||
-		    finding_push(w->out, &f) < 0) {
-			w->nomem = w->stop = 1;
-			return;
-		}
-		m = &w->meta[file_findings(w) - 1];
-		memset(m, 0, sizeof(*m));
 		m->decoded = 1;
 		al_sha256_hex(m->hash, in->fingerprint, strlen(in->fingerprint));
 		f->rule = in->rule;

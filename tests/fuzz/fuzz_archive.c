@@ -11,34 +11,20 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "err.h"
+#include "fuzz_engine.h"
 #include "scan_archive.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct rule_set *rs;
-static struct scan_engine *engine;
 static struct scan_worker *worker;
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = getenv("AIRLOCK_FUZZ_RULES");
-	struct dynbuf diags;
-	size_t nerr;
-
 	(void)argc;
 	(void)argv;
-	dynbuf_init(&diags, 1 << 20);
-	if (rule_set_load(&rs, dir ? dir : "tests/data/rules", 0, &diags,
-	    &nerr) < 0 || scan_engine_new(&engine, rs, NULL) < 0 ||
-	    scan_worker_new(&worker, engine) < 0) {
-		fprintf(stderr, "fuzz_archive: %s%s\n", dynbuf_str(&diags),
-		    al_err_msg());
-		abort();
-	}
-	dynbuf_free(&diags);
+	worker = fuzz_engine_worker("fuzz_archive");
 	return 0;
 }
 
