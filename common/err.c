@@ -24,9 +24,3 @@ al_err_msg(void)
 {
 	return err_msg[0] ? err_msg : "unknown error";
 }
-
-void
-al_err_clear(void)
-{
-	err_msg[0] = '\0';
-}

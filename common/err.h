@@ -22,6 +22,5 @@ enum al_err {
 int al_err_set(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 const char *al_err_msg(void);
-void al_err_clear(void);
 
 #endif

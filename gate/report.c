@@ -158,13 +158,8 @@ sarif_rule_index(const struct rule_set *rs, const struct rule *ru)
 	const struct rule *const *bi;
 	size_t nb, i;
 
-	if (!ru->builtin) {
-		const struct rule *found = rule_set_find(rs, ru->id);
-
-		for (i = 0; found != NULL && i < rs->nrules; i++)
-			if (rs->rules[i] == found)
-				return i;
-	}
+	if (!ru->builtin && (i = rule_set_index(rs, ru->id)) < rs->nrules)
+		return i;
 	bi = scan_builtin_rules(&nb);
 	for (i = 0; i < nb; i++)
 		if (bi[i] == ru)

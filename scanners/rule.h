@@ -81,8 +81,9 @@ int rule_set_load(struct rule_set **out, const char *dir, int require_examples,
 void rule_set_free(struct rule_set *rs);
 void rule_free(struct rule *r);
 
-/* The rule's id, or NULL if absent. */
+/* The rule with this id, or NULL; its index, or nrules if absent. */
 const struct rule *rule_set_find(const struct rule_set *rs, const char *id);
+size_t rule_set_index(const struct rule_set *rs, const char *id);
 
 const char *rule_severity_name(enum rule_severity s);
 int rule_severity_parse(const char *s, enum rule_severity *out);
@@ -109,6 +110,5 @@ int rule_pattern_factors(const char *pattern, size_t len, char ***out,
  * trailing run of segments; a leading `/` anchors at the root.
  */
 int rule_glob_match(const char *glob, const char *path);
-int rule_globs_match(const struct rule_strv *globs, const char *path);
 
 #endif

@@ -134,14 +134,3 @@ rule_glob_match(const char *glob, const char *path)
 		p++;
 	}
 }
-
-int
-rule_globs_match(const struct rule_strv *globs, const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < globs->n; i++)
-		if (rule_glob_match(globs->v[i], path))
-			return 1;
-	return 0;
-}

@@ -173,8 +173,8 @@ rule_set_free(struct rule_set *rs)
 	free(rs);
 }
 
-const struct rule *
-rule_set_find(const struct rule_set *rs, const char *id)
+size_t
+rule_set_index(const struct rule_set *rs, const char *id)
 {
 	size_t lo = 0, hi = rs->nrules;
 
@@ -183,13 +183,21 @@ rule_set_find(const struct rule_set *rs, const char *id)
 		int c = strcmp(id, rs->rules[mid]->id);
 
 		if (c == 0)
-			return rs->rules[mid];
+			return mid;
 		if (c < 0)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	return NULL;
+	return rs->nrules;
+}
+
+const struct rule *
+rule_set_find(const struct rule_set *rs, const char *id)
+{
+	size_t i = rule_set_index(rs, id);
+
+	return i < rs->nrules ? rs->rules[i] : NULL;
 }
 
 /* ---- YAML helpers ------------------------------------------------------ */

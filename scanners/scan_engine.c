@@ -1391,26 +1391,6 @@ finish_file(struct scan_worker *w)
 static int scan_source_nested(struct scan_worker *w, const unsigned char *p,
     size_t n, struct finding_list *out);
 
-/* Index of a rule of the set (for per-rule state), from its pointer. */
-static size_t
-rule_index(const struct rule_set *rs, const struct rule *r)
-{
-	size_t lo = 0, hi = rs->nrules;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(r->id, rs->rules[mid]->id);
-
-		if (c == 0)
-			return mid;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return rs->nrules;
-}
-
 /* Moves what the scan of a decoded blob at [s, e) found into this file's
  * findings, at the blob's position, the excerpt naming the decoding. */
 static void
@@ -1422,7 +1402,7 @@ adopt_decoded(struct scan_worker *w, enum scan_encoding enc, uint64_t s,
 	cursor_to(w, s);
 	for (i = 0; i < inner->n && !w->stop; i++) {
 		const struct finding *in = &inner->v[i];
-		size_t ri = rule_index(w->e->rs, in->rule);
+		size_t ri = rule_set_index(w->e->rs, in->rule->id);
 		struct finding *f;
 		struct fmeta *m;
 		struct dynbuf x;
