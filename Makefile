@@ -5,11 +5,12 @@
 CC ?= cc
 BUILD ?= build
 PKGS = libhs libpcre2-8 jansson yaml-0.1 libcrypto libseccomp libarchive \
-	libmagic
+	libmagic libgit2 zlib
 
 # Debian 12 packages the build and the tests need (make deps).
 DEB_PKGS = build-essential pkg-config libhyperscan-dev libpcre2-dev \
 	libjansson-dev libyaml-dev libssl-dev libseccomp-dev libarchive-dev libmagic-dev \
+	libgit2-dev zlib1g-dev \
 	check \
 	ripgrep git python3 util-linux zip
 
@@ -27,7 +28,7 @@ COMMON_SRC = common/err.c common/dynbuf.c common/util.c
 SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c scanners/rule_factor.c \
 	scanners/scan_engine.c scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
 	scanners/sbx.c scanners/scan_child.c scanners/scan_archive.c \
-	scanners/scan_type.c
+	scanners/scan_type.c scanners/scan_patch.c scanners/scan_bundle.c
 GATE_SRC = gate/report.c gate/allowlist.c gate/cmd_scan.c gate/cmd_rules.c
 LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -35,7 +36,7 @@ MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
 TESTS = check_util check_rule check_engine check_report check_proto check_sbx
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
-FUZZERS = fuzz_scan fuzz_proto fuzz_archive
+FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
@@ -75,7 +76,7 @@ deps:
 	apt-get install -y -q $$missing || { apt-get update -q && apt-get install -y -q $$missing; }
 
 # Fuzz targets built with a plain main() that replays their corpus.
-$(BUILD)/tests/%_replay: tests/fuzz/%.c tests/fuzz/replay.c $(BUILD)/libairlock.a
+$(BUILD)/tests/%_replay: tests/fuzz/%.c tests/fuzz/replay.c $(wildcard tests/fuzz/*.h) $(BUILD)/libairlock.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests/fuzz $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< tests/fuzz/replay.c \
 		$(BUILD)/libairlock.a $(LIBS)

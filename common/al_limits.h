@@ -96,6 +96,30 @@
 #define AL_ARCHIVE_MAX_RATIO 200u
 #define AL_ARCHIVE_RATIO_FLOOR (16u << 20)
 
+/* Patches and git bundles are parsed whole in memory (libgit2 needs the
+ * diff as one buffer; a pack's objects refer to each other): the largest
+ * read, which the child's address space must hold several times over. */
+#define AL_PATCH_MAX_BYTES (256ULL << 20)
+#define AL_BUNDLE_MAX_BYTES (256ULL << 20)
+
+/* Files changed by one diff, and messages in one mailbox: more is an
+ * attempt to exhaust the gate, not a change a person could review. */
+#define AL_PATCH_MAX_FILES 100000u
+#define AL_MBOX_MAX_MESSAGES 10000u
+
+/* Git bundles: objects in the pack, the bytes they inflate to in all (a
+ * delta chain can make small packs huge), delta chain depth (git's own
+ * default stops at 50; hostile chains recurse), and refs and
+ * prerequisites in the header. */
+#define AL_BUNDLE_MAX_OBJECTS 2000000u
+#define AL_BUNDLE_MAX_INFLATED (512ULL << 20)
+#define AL_BUNDLE_MAX_DELTA_DEPTH 4096u
+#define AL_BUNDLE_MAX_REFS 100000u
+
+/* Archives inside archives are opened up to this depth (the outer archive
+ * is depth 1); deeper ones are unscannable (nested bombs). */
+#define AL_ARCHIVE_MAX_DEPTH 4u
+
 /* Worker threads for `airlock scan`. */
 #define AL_MAX_THREADS 64u
 

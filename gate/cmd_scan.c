@@ -28,6 +28,7 @@
 #include "scan_archive.h"
 #include "scan_child.h"
 #include "scan_engine.h"
+#include "scan_patch.h"
 #include "scan_walk.h"
 #include "util.h"
 
@@ -37,6 +38,11 @@ static const char scan_usage[] =
     "Scans files and directories with the rule set and reports what is\n"
     "dangerous to let out of a sandbox. Directories are walked recursively;\n"
     "symbolic links are reported, never followed; .git/objects is skipped.\n"
+    "A PATH that is a file is read as the artifact its content shows: an\n"
+    "archive (tar, zip, 7z, cpio; unpacked in memory), a patch or a\n"
+    "format-patch mailbox (the lines it adds), a git bundle (every commit),\n"
+    "or a plain file. Files inside directories and archives are plain files\n"
+    "or archives. Parsing runs in sandboxed child processes.\n"
     "\n"
     "options:\n"
     "  --rules DIR          rule directory (default: $AIRLOCK_RULES, or the\n"
@@ -49,6 +55,9 @@ static const char scan_usage[] =
     "  --allowlist FILE     the gate's allow-list (default: $AIRLOCK_ALLOWLIST):\n"
     "                       findings accepted by (rule, path glob, sha256)\n"
     "  --no-cache           compile the rules, do not use the database cache\n"
+    "  --kind KIND          read each PATH as: auto (default: from its\n"
+    "                       content), file, archive, patch, mbox, bundle or\n"
+    "                       directory\n"
     "  --timeout SECONDS    wall-clock limit per file in the scan child\n"
     "                       (default 120); past it the file is unscannable\n"
     "  --no-sandbox         scan in this process, not in sandboxed children\n"
@@ -65,6 +74,7 @@ struct scan_job {
 	uint64_t *bytes;                /* per entry */
 	struct scan_engine *engine;
 	const struct allowlist *allow;  /* NULL: none */
+	enum scan_kind kind;            /* for PATHs that are files */
 	struct scan_child **children;   /* one per thread; NULL: no sandbox */
 	atomic_size_t next_child;
 	atomic_size_t allowed;          /* findings the allow-list removed */
@@ -142,7 +152,8 @@ scan_entries(struct scan_job *job, struct scan_worker *w,
 		digests[nreq][0] = '\0';
 		reqs[nreq] = (struct scan_req){fd, e->path, e->relpath,
 		    &job->results[i], &job->bytes[i],
-		    job->allow ? digests[nreq] : NULL};
+		    job->allow ? digests[nreq] : NULL,
+		    e->top ? job->kind : SCAN_KIND_MEMBER};
 		idx[nreq++] = i;
 	}
 	if (rc == 0 && nreq > 0) {
@@ -150,8 +161,8 @@ scan_entries(struct scan_job *job, struct scan_worker *w,
 			rc = scan_child_scan_batch(child, reqs, nreq);
 		for (k = 0; child == NULL && k < nreq && rc == 0; k++)
 			rc = scan_artifact_fd(w, reqs[k].fd, reqs[k].path,
-			    reqs[k].relpath, reqs[k].out, reqs[k].bytes,
-			    reqs[k].digest);
+			    reqs[k].relpath, reqs[k].kind, reqs[k].out,
+			    reqs[k].bytes, reqs[k].digest, NULL);
 	}
 	for (k = 0; k < nreq; k++) {
 		close(reqs[k].fd);
@@ -290,6 +301,7 @@ cmd_scan(int argc, char **argv)
 		{"allowlist", required_argument, NULL, 'A'},
 		{"timeout", required_argument, NULL, 'T'},
 		{"no-sandbox", no_argument, NULL, 'S'},
+		{"kind", required_argument, NULL, 'K'},
 		{"color", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -306,7 +318,7 @@ cmd_scan(int argc, char **argv)
 	char *rules_dir = NULL, *cache = NULL, *doc = NULL;
 	size_t nerr = 0, threads = 0, timeout = 0, i;
 	int c, fail_on = SEV_MEDIUM, no_cache = 0, ret = EXIT_ERROR, worst = -1;
-	int no_sandbox = 0;
+	int no_sandbox = 0, kind = SCAN_KIND_AUTO;
 	double t0 = now_seconds();
 
 	memset(&job, 0, sizeof(job));
@@ -359,6 +371,14 @@ cmd_scan(int argc, char **argv)
 		case 'S':
 			no_sandbox = 1;
 			break;
+		case 'K':
+			if ((kind = scan_kind_parse(optarg)) < 0) {
+				fprintf(stderr, "airlock scan: unknown kind '%s' (auto, "
+				    "file, archive, patch, mbox, bundle, directory)\n",
+				    optarg);
+				return EXIT_ERROR;
+			}
+			break;
 		case 'c':
 			color_opt = optarg;
 			if (strcmp(color_opt, "auto") && strcmp(color_opt, "always") &&
@@ -389,11 +409,23 @@ cmd_scan(int argc, char **argv)
 			    strerror(errno));
 			goto out;
 		}
+		if (kind == SCAN_KIND_DIRECTORY && !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "airlock scan: %s: --kind directory, but it "
+			    "is not a directory\n", argv[i]);
+			goto out;
+		}
+		if (kind != SCAN_KIND_AUTO && kind != SCAN_KIND_DIRECTORY &&
+		    !S_ISREG(st.st_mode)) {
+			fprintf(stderr, "airlock scan: %s: --kind %s needs a regular "
+			    "file\n", argv[i], scan_kind_name((enum scan_kind)kind));
+			goto out;
+		}
 	}
 	if (allow_file != NULL && allow_file[0] != '\0' &&
 	    load_allowlist(allow_file, argv + optind, argc - optind, &allow) < 0)
 		goto out;
 	job.allow = allow;
+	job.kind = (enum scan_kind)kind;
 	rules_dir = gate_rules_dir(rules_opt);
 	if (rule_set_load(&rs, rules_dir, 0, &diags, &nerr) < 0) {
 		fprintf(stderr, "%sairlock scan: %s\n", dynbuf_str(&diags),
@@ -432,6 +464,10 @@ cmd_scan(int argc, char **argv)
 	if (no_sandbox) {
 		fprintf(stderr, "airlock scan: warning: --no-sandbox: artifact "
 		    "bytes are parsed in this process, unconfined\n");
+		if (scan_git_init() < 0) {
+			fprintf(stderr, "airlock scan: %s\n", al_err_msg());
+			goto out;
+		}
 	} else {
 		/* One sandboxed child per thread, forked before the threads. */
 		signal(SIGPIPE, SIG_IGN);

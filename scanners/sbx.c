@@ -127,7 +127,7 @@ static const int allowed_syscalls[] = {
 	SCMP_SYS(recvmsg), SCMP_SYS(close),
 	/* Rewinding the artifact after a look at its first bytes; zip and 7z
 	 * readers seek within it. */
-	SCMP_SYS(lseek),
+	SCMP_SYS(lseek), SCMP_SYS(pread64),
 	SCMP_SYS(brk), SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap),
 	SCMP_SYS(mprotect), SCMP_SYS(madvise),
 	SCMP_SYS(rt_sigreturn), SCMP_SYS(exit), SCMP_SYS(exit_group),

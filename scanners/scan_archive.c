@@ -18,20 +18,16 @@
 #include "dynbuf.h"
 #include "err.h"
 #include "scan_archive.h"
+#include "scan_bundle.h"
+#include "scan_patch.h"
 #include "scan_type.h"
 #include "scan_walk.h"
 #include "util.h"
 
 int
-scan_is_archive(int fd)
+scan_is_archive_magic(const unsigned char *h, size_t n)
 {
-	unsigned char h[512];
-	ssize_t n;
-
-	do
-		n = read(fd, h, sizeof(h));
-	while (n < 0 && errno == EINTR);
-	if (lseek(fd, 0, SEEK_SET) != 0 || n < 4)
+	if (n < 4)
 		return 0;
 	return (h[0] == 0x1f && h[1] == 0x8b) ||              /* gzip */
 	    memcmp(h, "BZh", 3) == 0 ||                        /* bzip2 */
@@ -39,9 +35,53 @@ scan_is_archive(int fd)
 	    memcmp(h, "\x28\xb5\x2f\xfd", 4) == 0 ||           /* zstd */
 	    memcmp(h, "\x04\x22\x4d\x18", 4) == 0 ||           /* lz4 */
 	    memcmp(h, "PK\x03\x04", 4) == 0 ||                 /* zip */
+	    memcmp(h, "PK\x05\x06", 4) == 0 ||                 /* empty zip */
 	    (n >= 6 && memcmp(h, "7z\xbc\xaf\x27\x1c", 6) == 0) || /* 7z */
-	    memcmp(h, "070707", 6) == 0 || memcmp(h, "07070", 5) == 0 || /* cpio */
+	    (n >= 6 && (memcmp(h, "070707", 6) == 0 ||
+	    memcmp(h, "070701", 6) == 0 || memcmp(h, "070702", 6) == 0)) ||
+	    memcmp(h, "\xc7\x71", 2) == 0 ||                   /* binary cpio */
 	    (n >= 262 && memcmp(h + 257, "ustar", 5) == 0);    /* tar */
+}
+
+static const char *const kind_names[SCAN_KIND_MAX] = {
+	"member", "auto", "file", "archive", "patch", "mbox", "bundle",
+	"directory",
+};
+
+const char *
+scan_kind_name(enum scan_kind k)
+{
+	return (unsigned)k < SCAN_KIND_MAX ? kind_names[k] : "?";
+}
+
+int
+scan_kind_parse(const char *name)
+{
+	int k;
+
+	for (k = SCAN_KIND_AUTO; k < SCAN_KIND_MAX; k++)
+		if (strcmp(name, kind_names[k]) == 0)
+			return k;
+	return -1;
+}
+
+enum scan_kind
+scan_sniff_kind(const char *h, size_t n, const char *relpath, int top)
+{
+	if (scan_is_archive_magic((const unsigned char *)h, n))
+		return SCAN_KIND_ARCHIVE;
+	if (!top)
+		return SCAN_KIND_FILE;
+	if (n >= 16 && (memcmp(h, "# v2 git bundle\n", 16) == 0 ||
+	    memcmp(h, "# v3 git bundle\n", 16) == 0))
+		return SCAN_KIND_BUNDLE;
+	if (memchr(h, '\0', n) != NULL)
+		return SCAN_KIND_FILE;
+	if (scan_looks_mbox(h, n))
+		return SCAN_KIND_MBOX;
+	if (scan_looks_patch(h, n, relpath))
+		return SCAN_KIND_PATCH;
+	return SCAN_KIND_FILE;
 }
 
 struct arc_in {
@@ -164,35 +204,6 @@ nameset_free(struct nameset *ns)
 	free(ns->v);
 }
 
-/* What is wrong with a member name, or NULL. */
-static const char *
-name_problem(const char *name)
-{
-	const char *p = name, *seg;
-
-	if (name[0] == '/' || name[0] == '\\' ||
-	    (name[0] != '\0' && name[1] == ':'))
-		return "absolute name: unpacking writes outside the target";
-	for (p = name; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return "control character in the name";
-	for (seg = name; *seg;) {
-		size_t len = strcspn(seg, "/\\");
-
-		if (len == 2 && seg[0] == '.' && seg[1] == '.')
-			return "'..' in the name: unpacking writes outside the "
-			    "target (zip-slip)";
-		if (len == 4 && strncasecmp(seg, ".git", 4) == 0 &&
-		    strncmp(seg, ".git", 4) != 0)
-			return "a case variant of .git: on a case-insensitive "
-			    "file system it is the repository's own .git";
-		seg += len;
-		if (*seg)
-			seg++;
-	}
-	return NULL;
-}
-
 static int
 note(struct finding_list *out, const char *rule, const char *path,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -216,7 +227,7 @@ check_entry(struct archive_entry *e, const char *name, const char *shown,
     struct nameset *seen, struct finding_list *out, int *rc)
 {
 	mode_t type = archive_entry_filetype(e), perm = archive_entry_perm(e);
-	const char *problem = name_problem(name), *target;
+	const char *problem = scan_name_problem(name, 0), *target;
 	int err = 0;
 
 	if (problem != NULL)
@@ -357,17 +368,98 @@ done:
 	return rc < 0 ? rc : 0;
 }
 
+/* Reads all of fd, up to max bytes: 0, or 1 when it is larger. */
+static int
+read_whole(int fd, uint64_t max, char **out, size_t *len)
+{
+	struct dynbuf b;
+	char chunk[65536];
+	ssize_t n;
+
+	dynbuf_init(&b, (size_t)max);
+	for (;;) {
+		do
+			n = read(fd, chunk, sizeof(chunk));
+		while (n < 0 && errno == EINTR);
+		if (n < 0) {
+			dynbuf_free(&b);
+			return al_err_set(AL_EIO, "read: %s", strerror(errno));
+		}
+		if (n == 0)
+			break;
+		if ((uint64_t)b.len + (uint64_t)n > max) {
+			dynbuf_free(&b);
+			return 1;
+		}
+		if (dynbuf_add(&b, chunk, (size_t)n) < 0) {
+			dynbuf_free(&b);
+			return al_err_set(AL_ENOMEM, "out of memory");
+		}
+	}
+	*len = b.len;
+	*out = dynbuf_take(&b, len);
+	if (*out == NULL && (*out = strdup("")) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Patches, mailboxes and bundles are read whole. */
+static int
+scan_whole(struct scan_worker *w, int fd, const char *path,
+    enum scan_kind kind, struct finding_list *out, uint64_t *bytes)
+{
+	uint64_t max = kind == SCAN_KIND_BUNDLE ? AL_BUNDLE_MAX_BYTES :
+	    AL_PATCH_MAX_BYTES;
+	char *data = NULL;
+	size_t len = 0;
+	int rc = read_whole(fd, max, &data, &len);
+
+	if (rc < 0 && rc != AL_ENOMEM)
+		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path,
+		    al_err_msg());
+	if (rc == 1)
+		return note(out, AL_RULE_UNSCANNABLE, path, "a %s larger than "
+		    "%llu MiB is not read", scan_kind_name(kind),
+		    (unsigned long long)(max >> 20));
+	if (rc < 0)
+		return rc;
+	*bytes += len;
+	if (kind == SCAN_KIND_BUNDLE)
+		rc = scan_bundle_mem(w, data, len, path, out);
+	else
+		rc = scan_patch_mem(w, data, len, path, kind == SCAN_KIND_MBOX,
+		    out);
+	free(data);
+	return rc;
+}
+
 int
 scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
-    const char *relpath, struct finding_list *out, uint64_t *bytes,
-    char *digest)
+    const char *relpath, enum scan_kind kind, struct finding_list *out,
+    uint64_t *bytes, char *digest, enum scan_kind *kind_out)
 {
+	char head[65536];
+	ssize_t n;
 	int rc;
 
-	if (!scan_is_archive(fd))
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path,
+		    "cannot rewind the file to read it from its start");
+	if (kind == SCAN_KIND_MEMBER || kind == SCAN_KIND_AUTO) {
+		do
+			n = pread(fd, head, sizeof(head), 0);
+		while (n < 0 && errno == EINTR);
+		kind = scan_sniff_kind(head, n > 0 ? (size_t)n : 0, relpath,
+		    kind == SCAN_KIND_AUTO);
+	}
+	if (kind_out != NULL)
+		*kind_out = kind;
+	if (kind == SCAN_KIND_FILE || kind == SCAN_KIND_DIRECTORY)
 		return scan_fd(w, fd, path, relpath, out, bytes, digest);
 	if (digest != NULL)
 		digest[0] = '\0';
+	if (kind != SCAN_KIND_ARCHIVE)
+		return scan_whole(w, fd, path, kind, out, bytes);
 	if (scan_name_promises_data(relpath) && (rc = finding_add_builtin(out,
 	    AL_RULE_TYPE_MISMATCH, path, "named like text or an image, but "
 	    "the content is an archive")) < 0)

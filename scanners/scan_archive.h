@@ -15,16 +15,39 @@
 
 #include "scan_engine.h"
 
-/* 1 if the first bytes of fd look like an archive; the fd is rewound. */
-int scan_is_archive(int fd);
+/* What an artifact is, and so how it is read. */
+enum scan_kind {
+	SCAN_KIND_MEMBER = 0, /* a file in a tree: archive or plain file */
+	SCAN_KIND_AUTO,       /* a whole artifact: any kind, from content */
+	SCAN_KIND_FILE,
+	SCAN_KIND_ARCHIVE,
+	SCAN_KIND_PATCH,
+	SCAN_KIND_MBOX,
+	SCAN_KIND_BUNDLE,
+	SCAN_KIND_DIRECTORY,  /* only for the caller: never sent to a child */
+	SCAN_KIND_MAX,
+};
+
+/* "file", "archive", ... and back; -1 for an unknown name. */
+const char *scan_kind_name(enum scan_kind k);
+int scan_kind_parse(const char *name);
+
+/* 1 if these first bytes of a file look like an archive. */
+int scan_is_archive_magic(const unsigned char *h, size_t n);
+
+/* The kind the first bytes of an artifact show (never MEMBER or AUTO). */
+enum scan_kind scan_sniff_kind(const char *h, size_t n, const char *relpath,
+    int top);
 
 /*
- * Scans the file open at fd: as an archive when it is one, else as one file
- * (scan_fd). digest as scan_fd's; archives get no digest (the allow-list
- * does not apply inside them).
+ * Scans the file open at fd as kind (MEMBER and AUTO: the kind its content
+ * shows; patches, mailboxes and bundles only with AUTO, since a .patch
+ * file inside a tree is just a file to its consumer). digest as scan_fd's;
+ * archives, patches and bundles get no digest (the allow-list does not
+ * apply inside them). *kind_out, when set, receives the kind read.
  */
 int scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
-    const char *relpath, struct finding_list *out, uint64_t *bytes,
-    char *digest);
+    const char *relpath, enum scan_kind kind, struct finding_list *out,
+    uint64_t *bytes, char *digest, enum scan_kind *kind_out);
 
 #endif

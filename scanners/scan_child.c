@@ -23,6 +23,7 @@
 #include "sbx.h"
 #include "scan_archive.h"
 #include "scan_child.h"
+#include "scan_patch.h"
 #include "util.h"
 
 struct scan_child {
@@ -211,11 +212,12 @@ child_one(struct scan_worker *w, int sock, int fd, const char *fault,
 	c.len = in->len;
 	c.off = 0;
 	if (proto_get_str(&c, &path) < 0 || proto_get_str(&c, &relpath) < 0 ||
-	    proto_get_u64(&c, &want) < 0 || proto_get_end(&c) < 0)
+	    proto_get_u64(&c, &want) < 0 || proto_get_end(&c) < 0 ||
+	    (want >> 8) >= SCAN_KIND_DIRECTORY)
 		_exit(6);
 	child_fault(fault, path, sock);
-	if (scan_artifact_fd(w, fd, path, relpath, &fl, &bytes,
-	    want ? digest : NULL) < 0)
+	if (scan_artifact_fd(w, fd, path, relpath, (enum scan_kind)(want >> 8),
+	    &fl, &bytes, (want & 1) ? digest : NULL, NULL) < 0)
 		_exit(7);
 	close(fd);
 	dynbuf_reset(out);
@@ -226,8 +228,8 @@ child_one(struct scan_worker *w, int sock, int fd, const char *fault,
 		rc = frame_finding(reply, out, &fl.v[i]);
 	dynbuf_reset(out);
 	if (rc == 0 && (rc = proto_put_u64(out, bytes)) == 0 &&
-	    (rc = proto_put_str(out, want ? digest : "",
-	    want ? strlen(digest) : 0)) == 0)
+	    (rc = proto_put_str(out, (want & 1) ? digest : "",
+	    (want & 1) ? strlen(digest) : 0)) == 0)
 		rc = proto_frame(reply, PROTO_ITEM_END, out->data, out->len);
 	finding_list_free(&fl);
 	free(path);
@@ -291,7 +293,8 @@ child_main(const struct scan_engine *e, int sock)
 
 	/* Everything that touches the file system happens now: the worker's
 	 * memory, libcrypto's providers (first digest). */
-	if (scan_worker_new(&w, e) < 0 || scan_worker_enable_types(w) < 0)
+	if (scan_worker_new(&w, e) < 0 || scan_worker_enable_types(w) < 0 ||
+	    scan_git_init() < 0)
 		_exit(3);
 	al_sha256_hex(warm, "", 0);
 	/* Archive readers convert entry times, and glibc would look at
@@ -587,15 +590,22 @@ child_request(struct scan_child *c, const struct scan_req *r, size_t k,
 	for (j = 0; j < k && rc == 0; j++) {
 		dynbuf_reset(&req);
 		fds[j] = r[j].fd;
+		/* A replay after a failure sends an fd the dead child read
+		 * from: its offset is shared, so rewind it. */
+		if (lseek(r[j].fd, 0, SEEK_SET) != 0)
+			rc = AL_EIO;
 		rc = proto_put_str(&req, r[j].path, strlen(r[j].path));
 		if (rc == 0)
 			rc = proto_put_str(&req, r[j].relpath, strlen(r[j].relpath));
 		if (rc == 0)
-			rc = proto_put_u64(&req, r[j].digest != NULL);
+			rc = proto_put_u64(&req, (uint64_t)(r[j].digest != NULL) |
+			    (uint64_t)r[j].kind << 8);
 		if (rc == 0)
 			rc = proto_frame(&frames, PROTO_SCAN, req.data, req.len);
 	}
-	if (rc < 0)
+	if (rc == AL_EIO)
+		snprintf(why, n, "cannot rewind the file for the scan child");
+	else if (rc < 0)
 		snprintf(why, n, "a path is too long for the scan protocol");
 	else if ((rc = send_fds(c->sock, fds, k, &frames)) < 0)
 		snprintf(why, n, "%s", al_err_msg());

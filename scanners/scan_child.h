@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "scan_archive.h"
 #include "scan_engine.h"
 
 struct scan_child;
@@ -34,6 +35,7 @@ struct scan_req {
 	struct finding_list *out;
 	uint64_t *bytes;
 	char *digest;             /* AL_SHA256_HEX bytes, or NULL */
+	enum scan_kind kind;      /* how to read it (MEMBER: file or archive) */
 };
 
 /*

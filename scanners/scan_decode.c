@@ -3,6 +3,13 @@
  */
 #include <stdint.h>
 
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "dynbuf.h"
+#include "err.h"
 #include "scan_decode.h"
 #include "util.h"
 
@@ -136,4 +143,77 @@ scan_is_text(const unsigned char *p, size_t n)
 	}
 	/* Almost all of it must be readable; a few stray bytes are allowed. */
 	return printable >= 8 && bad * 50 <= printable;
+}
+
+int
+scan_inflate(const void *p, size_t n, size_t max, unsigned char **out,
+    size_t *out_len)
+{
+	z_stream z;
+	unsigned char *buf;
+	unsigned char spare;
+	int r;
+
+	*out = NULL;
+	*out_len = 0;
+	if ((buf = malloc(max ? max : 1)) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	memset(&z, 0, sizeof(z));
+	if (inflateInit(&z) != Z_OK) {
+		free(buf);
+		return al_err_set(AL_ENOMEM, "zlib cannot start");
+	}
+	z.next_in = (Bytef *)(uintptr_t)p;
+	z.avail_in = (uInt)(n > UINT_MAX ? UINT_MAX : n);
+	z.next_out = max ? buf : &spare;
+	z.avail_out = (uInt)(max ? max : 1);
+	r = inflate(&z, Z_FINISH);
+	if (r == Z_BUF_ERROR && max > 0 && z.avail_out == 0) {
+		/* Full: the stream must end here, not have more. */
+		z.next_out = &spare;
+		z.avail_out = 1;
+		r = inflate(&z, Z_FINISH);
+	}
+	if (r != Z_STREAM_END || z.total_out > max) {
+		inflateEnd(&z);
+		free(buf);
+		return al_err_set(AL_EINVAL, "corrupt zlib stream");
+	}
+	*out_len = z.total_out;
+	inflateEnd(&z);
+	*out = buf;
+	return 0;
+}
+
+int
+scan_delta_inserts(const unsigned char *p, size_t n, struct dynbuf *out)
+{
+	size_t i = 0;
+	int hdr;
+
+	for (hdr = 0; hdr < 2; hdr++) {   /* source and target sizes */
+		while (i < n && (p[i] & 0x80))
+			i++;
+		if (i++ >= n)
+			return -1;
+	}
+	while (i < n) {
+		unsigned op = p[i++];
+
+		if (op & 0x80) {          /* copy: offset and size bytes */
+			unsigned bit;
+
+			for (bit = 0; bit < 7; bit++)
+				if ((op & (1u << bit)) && i++ >= n)
+					return -1;
+		} else if (op != 0) {     /* insert op bytes */
+			if (op > n - i || dynbuf_add(out, p + i, op) < 0 ||
+			    dynbuf_addc(out, '\n') < 0)
+				return -1;
+			i += op;
+		} else {
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -32,4 +32,16 @@ ssize_t scan_decode_xesc(const char *p, size_t n, unsigned char *out);
  * payloads are scanned again; images and compressed data are not. */
 int scan_is_text(const unsigned char *p, size_t n);
 
+/* Inflates a zlib stream of at most max bytes (the size the format
+ * states) into a new buffer. AL_EINVAL when the stream is corrupt or
+ * inflates to more than max; AL_ENOMEM. */
+int scan_inflate(const void *p, size_t n, size_t max, unsigned char **out,
+    size_t *out_len);
+
+struct dynbuf;
+/* The bytes a git delta (pack or binary patch) inserts, each run followed
+ * by a newline; its copies come from a base not at hand. -1 when the delta
+ * is malformed or out is full. */
+int scan_delta_inserts(const unsigned char *p, size_t n, struct dynbuf *out);
+
 #endif

@@ -165,6 +165,53 @@ static struct rule builtin_rules[] = {
 		.builtin = 1,
 	},
 	{
+		.id = AL_RULE_PATCH_PATH,
+		.title = "Patch that writes where it should not",
+		.category = "archive-hazard",
+		.severity = SEV_HIGH,
+		.description = "A patch names a file inside .git (in any "
+		    "spelling: .GIT, .git., git~1, .git with characters HFS+ "
+		    "ignores), an absolute path, a path climbing out with '..', "
+		    "or one with control characters. git apply refuses most of "
+		    "these; a patch that tries is an attempt to reach hooks or "
+		    "configuration, not a code change.",
+		.builtin = 1,
+	},
+	{
+		.id = AL_RULE_SUBMODULE,
+		.title = "Submodule added or moved",
+		.category = "dependency",
+		.severity = SEV_HIGH,
+		.description = "A gitlink (mode 160000) points the repository at "
+		    "a commit of another repository. The code it brings in is "
+		    "not part of this artifact and was not scanned or reviewed.",
+		.builtin = 1,
+	},
+	{
+		.id = AL_RULE_EXEC_MODE,
+		.title = "File made executable",
+		.category = "binary",
+		.severity = SEV_LOW,
+		.description = "A change sets the executable bit (mode 100755). "
+		    "Scripts need it; a data or document file does not. Context "
+		    "for the reviewer.",
+		.builtin = 1,
+	},
+	{
+		.id = AL_RULE_BUNDLE_INCOMPLETE,
+		.title = "Git bundle that depends on history it does not carry",
+		.category = "context",
+		.severity = SEV_LOW,
+		.description = "The bundle lists prerequisite commits: it was "
+		    "made from a range and applies on top of history it does "
+		    "not carry. airlock scanned every object the bundle "
+		    "carries and the changes its commits make; the history "
+		    "below was not seen. Check that the prerequisites are "
+		    "commits you trust. (Objects the bundle needs but lacks "
+		    "make it unscannable instead.)",
+		.builtin = 1,
+	},
+	{
 		.id = AL_RULE_SPECIAL,
 		.title = "Device, FIFO or socket file",
 		.category = "archive-hazard",
@@ -1372,7 +1419,9 @@ finish_file(struct scan_worker *w)
 		const struct fmeta *m = &w->meta[i];
 		size_t occ = 0;
 
-		if (f->rule->builtin || f->line == 0)
+		/* A built-in finding made here has its fingerprint; one adopted
+		 * from a decoded blob gets it below, like the rules' ones. */
+		if ((f->rule->builtin && !m->decoded) || f->line == 0)
 			continue;
 		if (!m->decoded && redact(w, f, m) < 0)
 			return AL_ENOMEM;

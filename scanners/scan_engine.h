@@ -54,6 +54,10 @@ struct finding_list {
 #define AL_RULE_ARCHIVE_DUPLICATE "airlock.archive-duplicate"
 #define AL_RULE_EXECUTABLE "airlock.executable"
 #define AL_RULE_TYPE_MISMATCH "airlock.type-mismatch"
+#define AL_RULE_PATCH_PATH "airlock.patch-path"
+#define AL_RULE_SUBMODULE "airlock.submodule"
+#define AL_RULE_EXEC_MODE "airlock.executable-mode"
+#define AL_RULE_BUNDLE_INCOMPLETE "airlock.bundle-incomplete"
 
 const struct rule *scan_builtin_rule(const char *id);
 /* The built-in rules, for SARIF's rule table. */

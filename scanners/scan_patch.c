@@ -1,0 +1,932 @@
+/*
+ * scan_patch.c - patches and mailboxes; see scan_patch.h.
+ *
+ * A file's added lines are scanned as one text: each hunk's post-image with
+ * its context lines left empty, so that line numbers inside a hunk count as
+ * in the result, and a table maps them back to the post-image numbers the
+ * hunk header gives. Limits (al_limits.h): size of the patch, files in it,
+ * messages in a mailbox, bytes a binary hunk inflates to.
+ */
+#include <git2.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "al_limits.h"
+#include "dynbuf.h"
+#include "err.h"
+#include "scan_decode.h"
+#include "scan_patch.h"
+#include "scan_walk.h"
+#include "util.h"
+
+/* Commit messages and authors are prose for a human: scanned under this
+ * name so that the rules for documents apply to them. */
+#define MSG_RELPATH "COMMIT_MSG.txt"
+
+int
+scan_git_init(void)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen;
+
+	/* Bundles hash objects with SHA-1: fetch it from libcrypto now,
+	 * while the providers may still be loaded from disk. */
+	if (EVP_Digest("", 0, md, &mdlen, EVP_sha1(), NULL) != 1)
+		return al_err_set(AL_EENGINE, "libcrypto has no SHA-1");
+	if (git_libgit2_init() < 0)
+		return al_err_set(AL_EENGINE, "libgit2 does not start: %s",
+		    git_error_last() ? git_error_last()->message : "?");
+	return 0;
+}
+
+/* ---- lines ------------------------------------------------------------- */
+
+/* The line at p (up to and without its '\n') and where the next begins. */
+static size_t
+line_len(const char *p, const char *end, const char **next)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	*next = nl ? nl + 1 : end;
+	return nl ? (size_t)(nl - p) : (size_t)(end - p);
+}
+
+static int
+starts(const char *p, size_t n, const char *s)
+{
+	size_t k = strlen(s);
+
+	return n >= k && memcmp(p, s, k) == 0;
+}
+
+/* A diff starts at p: "diff --git", or "--- " followed by "+++ ". */
+static int
+diff_starts(const char *p, const char *end)
+{
+	const char *next;
+	size_t n = line_len(p, end, &next);
+
+	if (starts(p, n, "diff --git "))
+		return 1;
+	if (!starts(p, n, "--- ") || next >= end)
+		return 0;
+	n = line_len(next, end, &next);
+	return starts(next - n - (next[-1] == '\n'), n, "+++ ");
+}
+
+/* The first line of [p, end) where a diff starts, or end. */
+static const char *
+find_diff(const char *p, const char *end)
+{
+	const char *next;
+
+	for (; p < end; p = next) {
+		line_len(p, end, &next);
+		if (diff_starts(p, end))
+			return p;
+	}
+	return end;
+}
+
+static int
+header_line(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && p[i] != ':'; i++)
+		if (p[i] <= ' ' || p[i] > '~')
+			return 0;
+	return i > 0 && i < n;
+}
+
+/* "From " and a word: an mbox separator line. */
+static int
+from_line(const char *p, size_t n)
+{
+	return n > 5 && starts(p, n, "From ") && p[5] != ' ';
+}
+
+int
+scan_looks_mbox(const char *p, size_t n)
+{
+	const char *end = p + n, *next;
+	size_t len = line_len(p, end, &next);
+
+	if (from_line(p, len)) {
+		len = line_len(next, end, &next);
+		return next > p + 5 && header_line(next - len - (next[-1] ==
+		    '\n'), len);
+	}
+	return starts(p, len, "From: ") || starts(p, len, "Subject: ") ||
+	    starts(p, len, "Date: ");
+}
+
+int
+scan_looks_patch(const char *p, size_t n, const char *relpath)
+{
+	const char *dot = strrchr(relpath, '.');
+
+	if (n == 0 || memchr(p, '\0', n) != NULL)
+		return 0;
+	if (diff_starts(p, p + n))
+		return 1;
+	/* A named patch may begin with a description; its diff must be in
+	 * what was read. */
+	if (dot == NULL || (strcmp(dot, ".patch") != 0 &&
+	    strcmp(dot, ".diff") != 0))
+		return 0;
+	return find_diff(p, p + n) < p + n;
+}
+
+/* ---- one diff ----------------------------------------------------------- */
+
+struct seg {
+	uint64_t synth;           /* first line in the scanned text */
+	uint64_t real;            /* its post-image line number */
+};
+
+struct pscan {
+	struct scan_worker *w;
+	struct finding_list *out;
+	const char *prefix;       /* "PATH!/" or "PATH!/0002!/" */
+	const char *item;         /* where whole-patch problems are reported */
+	int rc;                   /* first hard error (out of memory) */
+	size_t files;
+	/* the file being gathered */
+	const git_diff_delta *d;
+	struct dynbuf shown;
+	struct dynbuf text;
+	uint64_t synth_line;      /* lines in text so far */
+	struct seg *segs;
+	size_t nsegs, capsegs;
+	int binary;               /* its content came as a binary hunk */
+	int eofnl;                /* the last added line had no newline */
+};
+
+static int
+pnote(struct pscan *ps, const char *rule, const char *path,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int
+pnote(struct pscan *ps, const char *rule, const char *path,
+    const char *fmt, ...)
+{
+	char msg[AL_MAX_PATH + 256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (ps->rc == 0)
+		ps->rc = finding_add_builtin(ps->out, rule, path, msg);
+	return ps->rc;
+}
+
+/* Post-image line numbers for the findings the last scan added. */
+static void
+remap_lines(struct pscan *ps, size_t first)
+{
+	size_t i;
+
+	for (i = first; i < ps->out->n; i++) {
+		struct finding *f = &ps->out->v[i];
+		size_t lo = 0, hi = ps->nsegs;
+
+		if (f->line == 0 || ps->nsegs == 0)
+			continue;
+		while (hi - lo > 1) {
+			size_t mid = (lo + hi) / 2;
+
+			if (ps->segs[mid].synth <= f->line)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		if (ps->segs[lo].synth <= f->line)
+			f->line = ps->segs[lo].real + (f->line - ps->segs[lo].synth);
+	}
+}
+
+static const char *
+delta_path(const git_diff_delta *d)
+{
+	return d->new_file.path ? d->new_file.path : d->old_file.path;
+}
+
+/* Scans what the current file's change adds, and reports its header. */
+static void
+file_flush(struct pscan *ps)
+{
+	const git_diff_delta *d = ps->d;
+	const char *shown, *relpath, *problem;
+	uint32_t om, nm;
+
+	if (d == NULL || ps->rc != 0)
+		return;
+	ps->d = NULL;
+	shown = dynbuf_str(&ps->shown);
+	relpath = delta_path(d);
+	om = d->old_file.mode;
+	nm = d->new_file.mode;
+	if ((problem = scan_name_problem(relpath, 1)) != NULL)
+		pnote(ps, AL_RULE_PATCH_PATH, shown, "%s", problem);
+	else if (d->old_file.path != NULL && strcmp(d->old_file.path, relpath) &&
+	    (problem = scan_name_problem(d->old_file.path, 1)) != NULL)
+		pnote(ps, AL_RULE_PATCH_PATH, shown, "from %s: %s",
+		    d->old_file.path, problem);
+	if (d->status == GIT_DELTA_DELETED || ps->rc != 0)
+		return;
+	if (nm == GIT_FILEMODE_LINK && om != GIT_FILEMODE_LINK) {
+		struct dynbuf target;
+
+		dynbuf_init(&target, AL_MAX_PATH + 1);
+		if (dynbuf_add(&target, ps->text.data, ps->text.len) < 0)
+			dynbuf_reset(&target);
+		while (target.len > 0 && target.data[target.len - 1] == '\n')
+			target.data[--target.len] = '\0';
+		pnote(ps, scan_link_escapes(relpath, dynbuf_str(&target)) ?
+		    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK, shown, "%s a "
+		    "symbolic link to %s (mode 120000)", om ? "changed into" :
+		    "creates", target.len ? dynbuf_str(&target) : "(empty)");
+		dynbuf_free(&target);
+	} else if (nm == GIT_FILEMODE_COMMIT && om != GIT_FILEMODE_COMMIT) {
+		char oid[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(oid, sizeof(oid), &d->new_file.id);
+		pnote(ps, AL_RULE_SUBMODULE, shown, "adds a submodule (gitlink, "
+		    "mode 160000) at commit %s: its code is not in the patch",
+		    oid);
+	} else if (nm == GIT_FILEMODE_COMMIT) {
+		pnote(ps, AL_RULE_SUBMODULE, shown, "moves a submodule to "
+		    "another commit: the code it brings is not in the patch");
+	} else if (nm == GIT_FILEMODE_BLOB_EXECUTABLE &&
+	    om != GIT_FILEMODE_BLOB_EXECUTABLE) {
+		pnote(ps, AL_RULE_EXEC_MODE, shown, om ? "makes the file "
+		    "executable (mode %o to 100755)" : "a new executable file "
+		    "(mode 100755)%.0o", om);
+	}
+	if (ps->rc == 0 && !ps->binary) {
+		size_t first = ps->out->n;
+
+		ps->rc = scan_mem(ps->w, ps->text.data, ps->text.len, shown,
+		    relpath, ps->out);
+		remap_lines(ps, first);
+	}
+}
+
+static int
+on_file(const git_diff_delta *d, float progress, void *ctx)
+{
+	struct pscan *ps = ctx;
+
+	(void)progress;
+	file_flush(ps);
+	if (ps->rc != 0)
+		return -1;
+	if (++ps->files > AL_PATCH_MAX_FILES) {
+		pnote(ps, AL_RULE_UNSCANNABLE, ps->item, "more than %u files in "
+		    "one patch; the rest were not read", AL_PATCH_MAX_FILES);
+		return -1;
+	}
+	ps->d = d;
+	dynbuf_reset(&ps->shown);
+	dynbuf_reset(&ps->text);
+	ps->synth_line = 1;
+	ps->nsegs = 0;
+	ps->binary = ps->eofnl = 0;
+	if (dynbuf_addf(&ps->shown, "%s%s", ps->prefix, delta_path(d)) < 0) {
+		ps->rc = al_err_set(AL_ENOMEM, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+on_hunk(const git_diff_delta *d, const git_diff_hunk *h, void *ctx)
+{
+	struct pscan *ps = ctx;
+
+	(void)d;
+	if (ps->nsegs == ps->capsegs) {
+		size_t cap = ps->capsegs ? ps->capsegs * 2 : 16;
+		struct seg *s = reallocarray(ps->segs, cap, sizeof(*s));
+
+		if (s == NULL) {
+			ps->rc = al_err_set(AL_ENOMEM, "out of memory");
+			return -1;
+		}
+		ps->segs = s;
+		ps->capsegs = cap;
+	}
+	/* A hunk that ended without a newline joins the next one's first
+	 * line otherwise. */
+	if (ps->text.len > 0 && ps->text.data[ps->text.len - 1] != '\n') {
+		if (dynbuf_addc(&ps->text, '\n') < 0)
+			goto nomem;
+		ps->synth_line++;
+	}
+	ps->segs[ps->nsegs].synth = ps->synth_line;
+	ps->segs[ps->nsegs].real = h->new_start > 0 ? (uint64_t)h->new_start : 1;
+	ps->nsegs++;
+	return 0;
+nomem:
+	ps->rc = al_err_set(AL_ENOMEM, "out of memory");
+	return -1;
+}
+
+static int
+on_line(const git_diff_delta *d, const git_diff_hunk *h,
+    const git_diff_line *l, void *ctx)
+{
+	struct pscan *ps = ctx;
+	int r = 0;
+
+	(void)d;
+	(void)h;
+	switch (l->origin) {
+	case GIT_DIFF_LINE_ADDITION:
+		r = dynbuf_add(&ps->text, l->content, l->content_len);
+		break;
+	case GIT_DIFF_LINE_CONTEXT:
+		r = dynbuf_addc(&ps->text, '\n');
+		break;
+	case GIT_DIFF_LINE_ADD_EOFNL:
+		/* "\ No newline at end of file" after an added line. */
+		if (ps->text.len > 0 && ps->text.data[ps->text.len - 1] == '\n')
+			ps->text.data[--ps->text.len] = '\0';
+		return 0;
+	default:
+		return 0;
+	}
+	if (r < 0) {
+		pnote(ps, AL_RULE_UNSCANNABLE, dynbuf_str(&ps->shown), "adds more "
+		    "than %llu bytes to one file", (unsigned long long)
+		    AL_PATCH_MAX_BYTES);
+		return -1;
+	}
+	ps->synth_line++;
+	return 0;
+}
+
+static int
+on_binary(const git_diff_delta *d, const git_diff_binary *b, void *ctx)
+{
+	struct pscan *ps = ctx;
+	const char *shown = dynbuf_str(&ps->shown);
+	unsigned char *raw = NULL;
+	size_t rawlen = 0;
+	struct dynbuf ins;
+	int r;
+
+	ps->binary = 1;
+	if (d->status == GIT_DELTA_DELETED)
+		return 0;
+	if (!b->contains_data || b->new_file.type == GIT_DIFF_BINARY_NONE) {
+		pnote(ps, AL_RULE_UNSCANNABLE, shown, "a binary change without "
+		    "its data (\"Binary files differ\"): the content it writes "
+		    "is not in the patch");
+		return ps->rc ? -1 : 0;
+	}
+	if (b->new_file.inflatedlen > AL_PATCH_MAX_BYTES) {
+		pnote(ps, AL_RULE_UNSCANNABLE, shown, "a binary hunk of %zu bytes, "
+		    "more than %llu", b->new_file.inflatedlen,
+		    (unsigned long long)AL_PATCH_MAX_BYTES);
+		return ps->rc ? -1 : 0;
+	}
+	r = scan_inflate(b->new_file.data, b->new_file.datalen,
+	    b->new_file.inflatedlen, &raw, &rawlen);
+	if (r < 0 || rawlen != b->new_file.inflatedlen) {
+		free(raw);
+		if (r == AL_ENOMEM)
+			return ps->rc = r, -1;
+		pnote(ps, AL_RULE_UNSCANNABLE, shown, "a binary hunk that does "
+		    "not inflate to its stated %zu bytes", b->new_file.inflatedlen);
+		return ps->rc ? -1 : 0;
+	}
+	if (b->new_file.type == GIT_DIFF_BINARY_LITERAL) {
+		ps->rc = scan_mem(ps->w, (const char *)raw, rawlen, shown,
+		    delta_path(d), ps->out);
+		free(raw);
+		return ps->rc ? -1 : 0;
+	}
+	dynbuf_init(&ins, AL_PATCH_MAX_BYTES);
+	if (scan_delta_inserts(raw, rawlen, &ins) < 0) {
+		pnote(ps, AL_RULE_UNSCANNABLE, shown, "a malformed binary delta");
+	} else {
+		pnote(ps, AL_RULE_UNSCANNABLE, shown, "a binary delta against a "
+		    "blob the patch does not carry: the file it writes cannot be "
+		    "seen; only the %zu bytes it inserts were scanned (send the "
+		    "whole file, `git format-patch --binary --full-index` with "
+		    "a literal, or an archive)", ins.len);
+		if (ps->rc == 0)
+			ps->rc = scan_mem(ps->w, ins.data ? ins.data : "", ins.len,
+			    shown, delta_path(d), ps->out);
+	}
+	dynbuf_free(&ins);
+	free(raw);
+	return ps->rc ? -1 : 0;
+}
+
+/* ---- traditional diffs -------------------------------------------------- */
+
+/* The name git apply takes from a "--- "/"+++ " line: up to a tab (diff -u
+ * puts the time after one), trailing blanks dropped, the first component
+ * stripped (-p1). NULL for /dev/null. */
+static int
+trad_name(const char *p, size_t n, struct dynbuf *out, int *devnull)
+{
+	const char *tab = memchr(p, '\t', n), *slash;
+	size_t i;
+
+	if (tab != NULL)
+		n = (size_t)(tab - p);
+	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\r'))
+		n--;
+	*devnull = n == 9 && memcmp(p, "/dev/null", 9) == 0;
+	if (*devnull)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)p[i] < 0x20 || p[i] == '"' || p[i] == '\\')
+			return -1;        /* git would want it quoted */
+	if ((slash = memchr(p, '/', n)) != NULL) {
+		n -= (size_t)(slash + 1 - p);
+		p = slash + 1;
+	}
+	if (n == 0)
+		return -1;
+	dynbuf_reset(out);
+	return dynbuf_add(out, p, n);
+}
+
+/* "@@ -a[,b] +c[,d] @@": the old and new line counts. */
+static int
+hunk_counts(const char *p, size_t n, unsigned long *old, unsigned long *new)
+{
+	const char *end = p + n;
+	char *q;
+	int k;
+
+	if (!starts(p, n, "@@ -"))
+		return -1;
+	p += 4;
+	for (k = 0; k < 2; k++) {
+		unsigned long *cnt = k ? new : old;
+
+		if (p >= end || *p < '0' || *p > '9')
+			return -1;
+		(void)strtoul(p, &q, 10);
+		p = q;
+		*cnt = 1;
+		if (p < end && *p == ',') {
+			p++;
+			if (p >= end || *p < '0' || *p > '9')
+				return -1;
+			*cnt = strtoul(p, &q, 10);
+			p = q;
+		}
+		if (k == 0) {
+			if (end - p < 2 || p[0] != ' ' || p[1] != '+')
+				return -1;
+			p += 2;
+		}
+	}
+	return *old > AL_PATCH_MAX_BYTES || *new > AL_PATCH_MAX_BYTES ? -1 : 0;
+}
+
+/*
+ * Rewrites a diff without "diff --git" headers (diff -u, svn, hg) the way
+ * git apply reads it: each "--- "/"+++ " pair outside a hunk starts a
+ * file, named by the new name (the old one for a deletion) with its first
+ * component stripped. Hunks are counted so that a removed line that begins
+ * "-- " is never taken for a header. 1 when a name cannot be read.
+ */
+static int
+trad_to_git(const char *p, const char *end, struct dynbuf *out)
+{
+	struct dynbuf oldn, newn;
+	unsigned long o = 0, nw = 0;
+	const char *next;
+	int rc = 0, in_hunk = 0;
+
+	dynbuf_init(&oldn, AL_MAX_PATH);
+	dynbuf_init(&newn, AL_MAX_PATH);
+	for (; p < end && rc == 0; p = next) {
+		size_t n = line_len(p, end, &next);
+
+		if (in_hunk) {
+			if (n > 0 && p[0] == '\\') {
+				/* "\ No newline at end of file" */
+			} else if (n == 0 || p[0] == ' ') {
+				o--, nw--;
+			} else if (p[0] == '-' && o > 0) {
+				o--;
+			} else if (p[0] == '+' && nw > 0) {
+				nw--;
+			} else {
+				in_hunk = 0;      /* the hunk lied: libgit2 reports it */
+			}
+			if (in_hunk) {
+				if (dynbuf_add(out, p, (size_t)(next - p)) < 0)
+					rc = AL_ENOMEM;
+				if (o == 0 && nw == 0 && (next >= end || *next != '\\'))
+					in_hunk = 0;
+				continue;
+			}
+		}
+		if (starts(p, n, "@@ -")) {
+			if (hunk_counts(p, n, &o, &nw) < 0)
+				rc = 1;
+			else if (dynbuf_add(out, p, (size_t)(next - p)) < 0)
+				rc = AL_ENOMEM;
+			in_hunk = o > 0 || nw > 0;
+		} else if (diff_starts(p, end) && !starts(p, n, "diff --git ")) {
+			const char *plus = next, *after;
+			size_t pn = line_len(plus, end, &after);
+			int odev, ndev;
+			const char *name;
+
+			if (trad_name(p + 4, n - 4, &oldn, &odev) != 0 ||
+			    trad_name(plus + 4, pn - 4, &newn, &ndev) != 0 ||
+			    (odev && ndev)) {
+				rc = 1;
+				break;
+			}
+			name = ndev ? dynbuf_str(&oldn) : dynbuf_str(&newn);
+			if (dynbuf_addf(out, "diff --git a/%s b/%s\n%s--- %s%s\n"
+			    "+++ %s%s\n", name, name, odev ? "new file mode 100644\n" :
+			    ndev ? "deleted file mode 100644\n" : "",
+			    odev ? "" : "a/", odev ? "/dev/null" : name,
+			    ndev ? "" : "b/", ndev ? "/dev/null" : name) < 0)
+				rc = AL_ENOMEM;
+			next = after;
+		}
+	}
+	dynbuf_free(&oldn);
+	dynbuf_free(&newn);
+	return rc;
+}
+
+/* Scans the diff in [p, end); problems with it as a whole go to item. */
+static int
+scan_diff(struct scan_worker *w, const char *p, size_t n, const char *prefix,
+    const char *item, struct finding_list *out)
+{
+	struct pscan ps;
+	struct dynbuf git;
+	git_diff *diff = NULL;
+	const char *q, *next;
+	int r, has_git = 0;
+
+	memset(&ps, 0, sizeof(ps));
+	dynbuf_init(&git, AL_PATCH_MAX_BYTES + AL_PATCH_MAX_BYTES / 2);
+	ps.w = w;
+	ps.out = out;
+	ps.prefix = prefix;
+	ps.item = item;
+	for (q = p; q < p + n && !has_git; q = next)
+		has_git = starts(q, line_len(q, p + n, &next), "diff --git ");
+	if (!has_git) {
+		r = trad_to_git(p, p + n, &git);
+		if (r == 1 || (r == 0 && git.len == 0)) {
+			dynbuf_free(&git);
+			pnote(&ps, AL_RULE_UNSCANNABLE, item, "a diff whose file names "
+			    "or hunk headers git apply would not read");
+			return ps.rc;
+		}
+		if (r < 0) {
+			dynbuf_free(&git);
+			return al_err_set(AL_ENOMEM, "out of memory");
+		}
+		p = git.data;
+		n = git.len;
+	}
+	if (git_diff_from_buffer(&diff, p, n) < 0) {
+		const git_error *e = git_error_last();
+
+		pnote(&ps, AL_RULE_UNSCANNABLE, item, "git would not apply this "
+		    "diff as written (libgit2: %s); airlock does not guess what "
+		    "it means", e && e->message ? e->message : "unreadable");
+		dynbuf_free(&git);
+		return ps.rc;
+	}
+	dynbuf_init(&ps.shown, 2 * AL_MAX_PATH + 32);
+	dynbuf_init(&ps.text, AL_PATCH_MAX_BYTES);
+	r = git_diff_foreach(diff, on_file, on_binary, on_hunk, on_line, &ps);
+	if (r == 0)
+		file_flush(&ps);
+	else if (ps.rc == 0 && r != GIT_EUSER)
+		pnote(&ps, AL_RULE_UNSCANNABLE, item, "libgit2 stopped reading "
+		    "the diff: %s", git_error_last() ? git_error_last()->message :
+		    "?");
+	git_diff_free(diff);
+	dynbuf_free(&git);
+	dynbuf_free(&ps.shown);
+	dynbuf_free(&ps.text);
+	free(ps.segs);
+	return ps.rc;
+}
+
+/* ---- mail --------------------------------------------------------------- */
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = al_lower((unsigned char)c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* One RFC 2047 encoded word at p ("=?charset?B?...?="), decoded into out
+ * (the charset is not converted: UTF-8 is what git writes). Returns the
+ * bytes consumed, 0 if p does not start one. */
+static size_t
+encoded_word(const char *p, const char *end, struct dynbuf *out)
+{
+	const char *q, *text, *stop;
+	char enc;
+
+	if (end - p < 8 || p[0] != '=' || p[1] != '?')
+		return 0;
+	q = memchr(p + 2, '?', (size_t)(end - p - 2));
+	if (q == NULL || end - q < 5 || q[2] != '?')
+		return 0;
+	enc = (char)al_lower((unsigned char)q[1]);
+	text = q + 3;
+	for (stop = text; stop + 1 < end && !(stop[0] == '?' && stop[1] == '=');
+	    stop++)
+		if (*stop == ' ' || *stop == '\t')
+			return 0;
+	if (stop + 1 >= end)
+		return 0;
+	if (enc == 'b') {
+		unsigned char buf[1024];
+		ssize_t k;
+
+		if ((size_t)(stop - text) > sizeof(buf) ||
+		    (k = scan_decode_base64(text, (size_t)(stop - text), buf)) < 0)
+			return 0;
+		if (dynbuf_add(out, buf, (size_t)k) < 0)
+			return 0;
+	} else if (enc == 'q') {
+		const char *s;
+
+		for (s = text; s < stop; s++) {
+			int c = (unsigned char)*s;
+
+			if (c == '_')
+				c = ' ';
+			else if (c == '=' && stop - s >= 3 && hexval(s[1]) >= 0 &&
+			    hexval(s[2]) >= 0) {
+				c = hexval(s[1]) * 16 + hexval(s[2]);
+				s += 2;
+			}
+			if (dynbuf_addc(out, (char)c) < 0)
+				return 0;
+		}
+	} else {
+		return 0;
+	}
+	return (size_t)(stop + 2 - p);
+}
+
+/* A header's value as git am shows it: encoded words decoded. */
+static int
+add_header(struct dynbuf *out, const char *name, const char *v, size_t n)
+{
+	const char *p = v, *end = v + n;
+	int after_word = 0;
+
+	if (dynbuf_adds(out, name) < 0 || dynbuf_adds(out, ": ") < 0)
+		return -1;
+	while (p < end) {
+		size_t k = encoded_word(p, end, out);
+		const char *q;
+
+		if (k > 0) {
+			p += k;
+			after_word = 1;
+			continue;
+		}
+		/* White space between two encoded words is dropped. */
+		for (q = p; q < end && (*q == ' ' || *q == '\t'); q++)
+			;
+		if (after_word && q > p) {
+			size_t k2 = encoded_word(q, end, out);
+
+			if (k2 > 0) {
+				p = q + k2;
+				continue;
+			}
+		}
+		after_word = 0;
+		if (dynbuf_addc(out, *p++) < 0)
+			return -1;
+	}
+	return dynbuf_addc(out, '\n');
+}
+
+struct mail {
+	struct dynbuf hdr[5];     /* unfolded values, in the order below */
+	const char *body;
+};
+
+enum { H_FROM, H_SUBJECT, H_DATE, H_CTE, H_CTYPE, H_N };
+static const char *const hdr_names[H_N] = {
+	"From", "Subject", "Date", "Content-Transfer-Encoding", "Content-Type",
+};
+
+/* Reads the headers of the message in [p, end); the body follows. */
+static int
+mail_parse(struct mail *m, const char *p, const char *end)
+{
+	const char *next;
+	int cur = -1;
+	size_t n, i;
+
+	for (i = 0; i < H_N; i++)
+		dynbuf_init(&m->hdr[i], 65536);
+	n = line_len(p, end, &next);
+	if (from_line(p, n))
+		p = next;
+	for (; p < end; p = next) {
+		n = line_len(p, end, &next);
+		if (n > 0 && p[n - 1] == '\r')
+			n--;
+		if (n == 0) {
+			p = next;
+			break;
+		}
+		if ((p[0] == ' ' || p[0] == '\t') && cur >= 0) {
+			if (dynbuf_add(&m->hdr[cur], p, n) < 0)
+				return -1;
+			continue;
+		}
+		if (!header_line(p, n))
+			break;    /* not a header: the body starts here */
+		cur = -1;
+		for (i = 0; i < H_N; i++) {
+			size_t k = strlen(hdr_names[i]);
+
+			if (n > k && p[k] == ':' && strncasecmp(p, hdr_names[i],
+			    k) == 0) {
+				const char *v = p + k + 1;
+
+				while (v < p + n && (*v == ' ' || *v == '\t'))
+					v++;
+				dynbuf_reset(&m->hdr[i]);
+				if (dynbuf_add(&m->hdr[i], v, (size_t)(p + n - v)) < 0)
+					return -1;
+				cur = (int)i;
+			}
+		}
+	}
+	m->body = p;
+	return 0;
+}
+
+static void
+mail_free(struct mail *m)
+{
+	size_t i;
+
+	for (i = 0; i < H_N; i++)
+		dynbuf_free(&m->hdr[i]);
+}
+
+/* Why git am would read the body otherwise than as plain text, or NULL. */
+static const char *
+mail_encoded(const struct mail *m)
+{
+	const char *cte = dynbuf_str(&m->hdr[H_CTE]);
+	const char *ct = dynbuf_str(&m->hdr[H_CTYPE]);
+
+	if (cte[0] != '\0' && strncasecmp(cte, "7bit", 4) != 0 &&
+	    strncasecmp(cte, "8bit", 4) != 0 && strncasecmp(cte, "binary", 6))
+		return "its body is transfer-encoded (quoted-printable or "
+		    "base64): git am decodes it, airlock does not";
+	if (strncasecmp(ct, "multipart/", 10) == 0)
+		return "a multipart message: git am picks a part, airlock does "
+		    "not guess which";
+	return NULL;
+}
+
+/* One message: its text, then its diff. */
+static int
+scan_message(struct scan_worker *w, const char *p, const char *end,
+    const char *item, struct finding_list *out)
+{
+	struct mail m;
+	struct dynbuf text, prefix;
+	const char *diff, *why;
+	int rc;
+
+	dynbuf_init(&text, AL_PATCH_MAX_BYTES);
+	dynbuf_init(&prefix, 2 * AL_MAX_PATH);
+	rc = mail_parse(&m, p, end);
+	if (rc == 0 && (why = mail_encoded(&m)) != NULL) {
+		/* Scanned as it stands, every line of it: not clean. */
+		if ((rc = finding_add_builtin(out, AL_RULE_UNSCANNABLE, item,
+		    why)) == 0)
+			rc = scan_mem(w, p, (size_t)(end - p), item, MSG_RELPATH, out);
+		goto done;
+	}
+	diff = rc == 0 ? find_diff(m.body, end) : end;
+	if (rc == 0 && ((m.hdr[H_FROM].len && add_header(&text, "From",
+	    m.hdr[H_FROM].data, m.hdr[H_FROM].len) < 0) ||
+	    (m.hdr[H_DATE].len && add_header(&text, "Date", m.hdr[H_DATE].data,
+	    m.hdr[H_DATE].len) < 0) ||
+	    (m.hdr[H_SUBJECT].len && add_header(&text, "Subject",
+	    m.hdr[H_SUBJECT].data, m.hdr[H_SUBJECT].len) < 0) ||
+	    dynbuf_addc(&text, '\n') < 0 ||
+	    dynbuf_add(&text, m.body, (size_t)(diff - m.body)) < 0))
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = scan_mem(w, text.data, text.len, item, MSG_RELPATH, out);
+	if (rc == 0 && diff < end && dynbuf_addf(&prefix, "%s!/", item) < 0)
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+	if (rc == 0 && diff < end)
+		rc = scan_diff(w, diff, (size_t)(end - diff), dynbuf_str(&prefix),
+		    item, out);
+done:
+	mail_free(&m);
+	dynbuf_free(&text);
+	dynbuf_free(&prefix);
+	return rc;
+}
+
+int
+scan_patch_mem(struct scan_worker *w, const char *data, size_t len,
+    const char *path, int mbox, struct finding_list *out)
+{
+	const char *end = data + len, *p, *next;
+	const char **starts_at = NULL;
+	struct dynbuf item;
+	size_t nmsg = 0, i;
+	int prev_empty = 1, rc = 0;
+
+	if (!mbox) {
+		const char *diff = find_diff(data, end);
+		const char *q;
+
+		for (q = data; q < diff && (*q == ' ' || *q == '\n' ||
+		    *q == '\t' || *q == '\r'); q++)
+			;
+		if (q < diff && (rc = scan_mem(w, data, (size_t)(diff - data), path,
+		    MSG_RELPATH, out)) < 0)
+			return rc;
+		if (diff == end)
+			return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path,
+			    "read as a patch, but it holds no diff: git apply "
+			    "would find nothing to apply");
+		dynbuf_init(&item, 2 * AL_MAX_PATH);
+		rc = dynbuf_addf(&item, "%s!/", path) < 0 ?
+		    al_err_set(AL_ENOMEM, "out of memory") :
+		    scan_diff(w, diff, (size_t)(end - diff), dynbuf_str(&item),
+		    path, out);
+		dynbuf_free(&item);
+		return rc;
+	}
+	/* Messages begin at the start and at each "From " line after an
+	 * empty one, as format-patch series are concatenated. */
+	for (p = data; p < end; p = next) {
+		size_t n = line_len(p, end, &next);
+
+		if (p == data || (prev_empty && from_line(p, n))) {
+			if (nmsg == AL_MBOX_MAX_MESSAGES) {
+				free(starts_at);
+				return finding_add_builtin(out, AL_RULE_UNSCANNABLE,
+				    path, "more messages in one mailbox than airlock "
+				    "reads (AL_MBOX_MAX_MESSAGES); none was read");
+			}
+			if (nmsg % 64 == 0) {
+				const char **s = reallocarray(starts_at, nmsg + 64,
+				    sizeof(*s));
+
+				if (s == NULL) {
+					free(starts_at);
+					return al_err_set(AL_ENOMEM, "out of memory");
+				}
+				starts_at = s;
+			}
+			starts_at[nmsg++] = p;
+		}
+		prev_empty = n == 0 || (n == 1 && p[0] == '\r');
+	}
+	dynbuf_init(&item, 2 * AL_MAX_PATH);
+	for (i = 0; rc == 0 && i < nmsg; i++) {
+		dynbuf_reset(&item);
+		if ((nmsg == 1 ? dynbuf_adds(&item, path) :
+		    dynbuf_addf(&item, "%s!/%04zu", path, i + 1)) < 0) {
+			rc = al_err_set(AL_ENOMEM, "out of memory");
+			break;
+		}
+		rc = scan_message(w, starts_at[i], i + 1 < nmsg ? starts_at[i + 1] :
+		    end, dynbuf_str(&item), out);
+	}
+	dynbuf_free(&item);
+	free(starts_at);
+	return rc;
+}
