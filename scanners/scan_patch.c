@@ -585,6 +585,15 @@ scan_diff(struct scan_worker *w, const char *p, size_t n, const char *prefix,
 	ps.out = out;
 	ps.prefix = prefix;
 	ps.item = item;
+	/* libgit2 copies some line content up to a NUL but keeps the line's
+	 * length (a read past its copy), and git apply's reading of such a
+	 * line is its own: a NUL in a diff is refused, not guessed at. */
+	if (memchr(p, '\0', n) != NULL) {
+		pnote(&ps, AL_RULE_UNSCANNABLE, item, "a NUL byte inside the "
+		    "diff: git and libgit2 do not read such patches alike");
+		dynbuf_free(&git);
+		return ps.rc;
+	}
 	for (q = p; q < p + n && !has_git; q = next)
 		has_git = starts(q, line_len(q, p + n, &next), "diff --git ");
 	if (!has_git) {
