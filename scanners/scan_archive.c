@@ -101,7 +101,9 @@ struct member;
  * around it (whose sniffed first bytes member_read gives back first). */
 struct arc_in {
 	int fd;
-	struct member *outer;     /* NULL: read fd */
+	struct member *outer;     /* NULL: read fd (or mem) */
+	const char *mem;          /* an archive held in memory (a blob) */
+	size_t mem_len;
 	struct arc_budget *budget;
 	char buf[65536];
 };
@@ -177,6 +179,14 @@ arc_read(struct archive *a, void *ud, const void **buf)
 			return -1;
 		}
 		*buf = in->buf;
+		return n;
+	}
+	if (in->mem != NULL) {
+		n = (ssize_t)(in->mem_len - in->budget->compressed);
+		if (n > (ssize_t)sizeof(in->buf))
+			n = (ssize_t)sizeof(in->buf);
+		*buf = in->mem + in->budget->compressed;
+		in->budget->compressed += (uint64_t)n;
 		return n;
 	}
 	do
@@ -511,6 +521,32 @@ scan_archive_fd(struct scan_worker *w, int fd, const char *path,
 	in->fd = fd;
 	in->budget = &bud;
 	rc = scan_archive(w, in, path, 1, out, bytes);
+	free(in);
+	return rc;
+}
+
+int
+scan_blob_mem(struct scan_worker *w, const char *data, size_t len,
+    const char *path, const char *relpath, struct finding_list *out)
+{
+	struct arc_budget bud = {0, 0, 0, 0};
+	struct arc_in *in;
+	uint64_t bytes = 0;
+	int rc;
+
+	if (!scan_is_archive_magic((const unsigned char *)data, len))
+		return scan_mem(w, data, len, path, relpath, out);
+	if (scan_name_promises_data(relpath) && (rc = finding_add_builtin(out,
+	    AL_RULE_TYPE_MISMATCH, path, "named like text or an image, but "
+	    "the content is an archive")) < 0)
+		return rc;
+	if ((in = calloc(1, sizeof(*in))) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	in->fd = -1;
+	in->mem = data;
+	in->mem_len = len;
+	in->budget = &bud;
+	rc = scan_archive(w, in, path, 1, out, &bytes);
 	free(in);
 	return rc;
 }

@@ -50,4 +50,9 @@ int scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
     const char *relpath, enum scan_kind kind, struct finding_list *out,
     uint64_t *bytes, char *digest, enum scan_kind *kind_out);
 
+/* Scans a file held in memory (a blob of a bundle, a binary hunk): opened as
+ * an archive when it is one, else scanned as a file. */
+int scan_blob_mem(struct scan_worker *w, const char *data, size_t len,
+    const char *path, const char *relpath, struct finding_list *out);
+
 #endif

@@ -16,6 +16,7 @@
 #include "dynbuf.h"
 #include "err.h"
 #include "scan_bundle.h"
+#include "scan_archive.h"
 #include "scan_decode.h"
 #include "scan_walk.h"
 #include "util.h"
@@ -736,7 +737,7 @@ walk_entry(struct walk *wk, unsigned mode, const char *rel,
 		    dynbuf_str(&b->shown), "symbolic link to %s", target);
 	}
 	if (b->rc == 0)
-		b->rc = scan_mem(b->w, (const char *)o->data, o->len,
+		b->rc = scan_blob_mem(b->w, (const char *)o->data, o->len,
 		    dynbuf_str(&b->shown), rel, b->out);
 	return b->rc;
 }

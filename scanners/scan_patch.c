@@ -16,6 +16,7 @@
 #include "al_limits.h"
 #include "dynbuf.h"
 #include "err.h"
+#include "scan_archive.h"
 #include "scan_decode.h"
 #include "scan_patch.h"
 #include "scan_walk.h"
@@ -406,7 +407,7 @@ on_binary(const git_diff_delta *d, const git_diff_binary *b, void *ctx)
 		return ps->rc ? -1 : 0;
 	}
 	if (b->new_file.type == GIT_DIFF_BINARY_LITERAL) {
-		ps->rc = scan_mem(ps->w, (const char *)raw, rawlen, shown,
+		ps->rc = scan_blob_mem(ps->w, (const char *)raw, rawlen, shown,
 		    delta_path(d), ps->out);
 		free(raw);
 		return ps->rc ? -1 : 0;
