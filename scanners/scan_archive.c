@@ -266,23 +266,6 @@ nameset_free(struct nameset *ns)
 	free(ns->v);
 }
 
-static int
-note(struct finding_list *out, const char *rule, const char *path,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int
-note(struct finding_list *out, const char *rule, const char *path,
-    const char *fmt, ...)
-{
-	char msg[600];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return finding_add_builtin(out, rule, path, msg);
-}
-
 /* Findings about one entry's header; 1 if its content should be scanned. */
 static int
 check_entry(struct archive_entry *e, const char *name, const char *shown,
@@ -293,22 +276,22 @@ check_entry(struct archive_entry *e, const char *name, const char *shown,
 	int err = 0;
 
 	if (problem != NULL)
-		*rc = note(out, AL_RULE_ARCHIVE_PATH, shown, "%s", problem);
+		*rc = finding_add_builtinf(out, AL_RULE_ARCHIVE_PATH, shown, "%s", problem);
 	if (*rc == 0 && type != AE_IFDIR && nameset_add(seen, name, &err))
-		*rc = note(out, AL_RULE_ARCHIVE_DUPLICATE, shown, "this name (or "
+		*rc = finding_add_builtinf(out, AL_RULE_ARCHIVE_DUPLICATE, shown, "this name (or "
 		    "one differing only in case) is in the archive more than once");
 	if (err)
 		*rc = al_err_set(AL_ENOMEM, "out of memory");
 	if (*rc == 0 && (perm & (S_ISUID | S_ISGID)))
-		*rc = note(out, AL_RULE_ARCHIVE_MODE, shown, "mode %04o: %s",
+		*rc = finding_add_builtinf(out, AL_RULE_ARCHIVE_MODE, shown, "mode %04o: %s",
 		    (unsigned)perm, (perm & S_ISUID) ? "setuid" : "setgid");
 	else if (*rc == 0 && (perm & S_IWOTH) && type != AE_IFLNK)
-		*rc = note(out, AL_RULE_ARCHIVE_MODE, shown, "mode %04o: "
+		*rc = finding_add_builtinf(out, AL_RULE_ARCHIVE_MODE, shown, "mode %04o: "
 		    "world-writable", (unsigned)perm);
 	if (*rc != 0)
 		return 0;
 	if ((target = archive_entry_hardlink(e)) != NULL) {
-		*rc = note(out, AL_RULE_ARCHIVE_HARDLINK, shown, "hard link to %s",
+		*rc = finding_add_builtinf(out, AL_RULE_ARCHIVE_HARDLINK, shown, "hard link to %s",
 		    target);
 		return 0;
 	}
@@ -319,12 +302,12 @@ check_entry(struct archive_entry *e, const char *name, const char *shown,
 		return 0;
 	case AE_IFLNK:
 		target = archive_entry_symlink(e);
-		*rc = note(out, target == NULL || scan_link_escapes(name, target) ?
+		*rc = finding_add_builtinf(out, target == NULL || scan_link_escapes(name, target) ?
 		    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK, shown,
 		    "symbolic link to %s (not followed)", target ? target : "?");
 		return 0;
 	default:
-		*rc = note(out, AL_RULE_SPECIAL, shown, "%s entry (not unpacked)",
+		*rc = finding_add_builtinf(out, AL_RULE_SPECIAL, shown, "%s entry (not unpacked)",
 		    type == AE_IFIFO ? "FIFO" : type == AE_IFSOCK ? "socket" :
 		    "device");
 		return 0;
@@ -361,7 +344,7 @@ scan_member(struct scan_worker *w, struct member *m, const char *shown,
 	    "the content is an archive")) < 0)
 		return rc;
 	if (depth >= AL_ARCHIVE_MAX_DEPTH)
-		return note(out, AL_RULE_UNSCANNABLE, shown, "an archive nested "
+		return finding_add_builtinf(out, AL_RULE_UNSCANNABLE, shown, "an archive nested "
 		    "more than %u deep: not opened (a nested archive bomb?)",
 		    AL_ARCHIVE_MAX_DEPTH);
 	{
@@ -399,7 +382,7 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 	 * format. */
 	archive_read_support_format_raw(a);
 	if (archive_read_open(a, in, NULL, arc_read, NULL) != ARCHIVE_OK) {
-		rc = note(out, AL_RULE_UNSCANNABLE, path, "not a readable archive: "
+		rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "not a readable archive: "
 		    "%s", archive_error_string(a) ? archive_error_string(a) : "?");
 		goto done;
 	}
@@ -409,7 +392,7 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 		struct member m = {a, bud, NULL, 0, 0, 0, 0};
 
 		if (r < ARCHIVE_WARN) {
-			rc = note(out, AL_RULE_UNSCANNABLE, path, "the archive is "
+			rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "the archive is "
 			    "corrupt or truncated after %llu entries: %s",
 			    (unsigned long long)entries, archive_error_string(a) ?
 			    archive_error_string(a) : "?");
@@ -417,7 +400,7 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 		}
 		entries++;
 		if (++bud->entries > AL_ARCHIVE_MAX_ENTRIES) {
-			rc = note(out, AL_RULE_UNSCANNABLE, path, "more than %u "
+			rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "more than %u "
 			    "entries; the rest were not read",
 			    AL_ARCHIVE_MAX_ENTRIES);
 			break;
@@ -430,7 +413,7 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 			base = base ? base + 1 : path;
 			dot = strrchr(base, '.');
 			if (archive_filter_count(a) < 2) {
-				rc = note(out, AL_RULE_UNSCANNABLE, path, "not an archive "
+				rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "not an archive "
 				    "or compressed file that libarchive knows");
 				break;
 			}
@@ -440,7 +423,7 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 			name = rawname;
 		}
 		if (name == NULL || name[0] == '\0' || strlen(name) > AL_MAX_PATH) {
-			rc = note(out, AL_RULE_UNSCANNABLE, path, "an entry without "
+			rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "an entry without "
 			    "a usable name");
 			break;
 		}
@@ -453,26 +436,26 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 		if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0)
 			bud->declared += (uint64_t)archive_entry_size(e);
 		if (bud->declared > AL_ARCHIVE_MAX_BYTES) {
-			rc = note(out, AL_RULE_UNSCANNABLE, path, "its entries "
+			rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "its entries "
 			    "declare more than %llu bytes; reading stopped",
 			    (unsigned long long)AL_ARCHIVE_MAX_BYTES);
 			dynbuf_free(&shown);
 			break;
 		}
 		if (archive_entry_is_encrypted(e)) {
-			rc = note(out, AL_RULE_UNSCANNABLE, dynbuf_str(&shown),
+			rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, dynbuf_str(&shown),
 			    "encrypted entry: its content cannot be scanned");
 		} else if (check_entry(e, name, dynbuf_str(&shown), &seen, out,
 		    &rc) && rc == 0) {
 			rc = scan_member(w, &m, dynbuf_str(&shown), name, depth, out,
 			    bytes);
 			if (rc == 0 && m.over)
-				rc = note(out, AL_RULE_UNSCANNABLE, path, "expands past "
+				rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "expands past "
 				    "the limits (%llu bytes, %u times its size); "
 				    "reading stopped", (unsigned long long)
 				    AL_ARCHIVE_MAX_BYTES, AL_ARCHIVE_MAX_RATIO);
 			else if (rc == 0 && m.broken)
-				rc = note(out, AL_RULE_UNSCANNABLE, dynbuf_str(&shown),
+				rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, dynbuf_str(&shown),
 				    "the archive is corrupt or truncated inside this "
 				    "entry: %s", archive_error_string(a) ?
 				    archive_error_string(a) : "read error");
@@ -488,7 +471,7 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 	if (rc == 0 && r == ARCHIVE_EOF && entries == 0 &&
 	    archive_filter_count(a) > 1 &&
 	    (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR)
-		rc = note(out, AL_RULE_UNSCANNABLE, path, "a compressed stream "
+		rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "a compressed stream "
 		    "that reads as an empty tar: what tar unpacks (nothing) is "
 		    "not what decompressing it writes");
 	/* What unpacking would write, against the artifact's own size: binary
@@ -497,7 +480,7 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 	    bud->declared > AL_ARCHIVE_RATIO_FLOOR &&
 	    bud->declared / (bud->compressed ? bud->compressed : 1) >
 	    AL_ARCHIVE_MAX_RATIO)
-		rc = note(out, AL_RULE_UNSCANNABLE, path, "expands past the "
+		rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "expands past the "
 		    "limits: %llu bytes from %llu, more than %u times its size "
 		    "(an archive bomb?)", (unsigned long long)bud->declared,
 		    (unsigned long long)bud->compressed, AL_ARCHIVE_MAX_RATIO);
@@ -601,7 +584,7 @@ scan_whole(struct scan_worker *w, int fd, const char *path,
 		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path,
 		    al_err_msg());
 	if (rc == 1)
-		return note(out, AL_RULE_UNSCANNABLE, path, "a %s larger than "
+		return finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "a %s larger than "
 		    "%llu MiB is not read", scan_kind_name(kind),
 		    (unsigned long long)(max >> 20));
 	if (rc < 0)

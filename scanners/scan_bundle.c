@@ -73,17 +73,15 @@ static int
 bnote(struct bundle *b, const char *rule, const char *where,
     const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (strcmp(rule, AL_RULE_UNSCANNABLE) == 0)
 		b->bad = 1;
+	va_start(ap, fmt);
 	if (b->rc == 0)
-		b->rc = finding_add_builtin(b->out, rule, where ? where : b->path,
-		    msg);
+		b->rc = finding_add_builtinv(b->out, rule, where ? where : b->path,
+		    fmt, ap);
+	va_end(ap);
 	return b->rc;
 }
 

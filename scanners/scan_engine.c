@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +308,29 @@ finding_add_builtin(struct finding_list *l, const char *rule_id,
 	}
 	fingerprint_of(f->fingerprint, rule_id, path, "", 0);
 	return 0;
+}
+
+int
+finding_add_builtinv(struct finding_list *l, const char *rule_id,
+    const char *path, const char *fmt, va_list ap)
+{
+	char msg[AL_MAX_PATH + 512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	return finding_add_builtin(l, rule_id, path, msg);
+}
+
+int
+finding_add_builtinf(struct finding_list *l, const char *rule_id,
+    const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = finding_add_builtinv(l, rule_id, path, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 void

@@ -15,6 +15,7 @@
 #ifndef AIRLOCK_SCAN_ENGINE_H
 #define AIRLOCK_SCAN_ENGINE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -108,6 +109,13 @@ int scan_mem(struct scan_worker *w, const char *data, size_t len,
 /* Appends a built-in finding about a whole file (line 0). */
 int finding_add_builtin(struct finding_list *l, const char *rule_id,
     const char *path, const char *message);
+/* The same with the message formatted (cut at AL_MAX_PATH + 511 bytes). */
+int finding_add_builtinf(struct finding_list *l, const char *rule_id,
+    const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int finding_add_builtinv(struct finding_list *l, const char *rule_id,
+    const char *path, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 void finding_list_free(struct finding_list *l);
 /* Sorts by path, line, column, rule id. */

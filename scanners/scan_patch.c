@@ -174,14 +174,12 @@ static int
 pnote(struct pscan *ps, const char *rule, const char *path,
     const char *fmt, ...)
 {
-	char msg[AL_MAX_PATH + 256];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (ps->rc == 0)
-		ps->rc = finding_add_builtin(ps->out, rule, path, msg);
+		ps->rc = finding_add_builtinv(ps->out, rule, path, fmt, ap);
+	va_end(ap);
 	return ps->rc;
 }
 

@@ -764,7 +764,7 @@ t_decoded_blob_findings() {
 child_fault() {
 	mkdir -p t
 	printf 'token = "%s"\n' "$PAT1" >t/a.py
-	AIRLOCK_TEST_CHILD_FAULT=$1 scan --format json --threads 1 --timeout 3 t
+	AIRLOCK_TEST_CHILD_FAULT=$1 scan --format json --threads 1 --timeout "${FAULT_TIMEOUT:-3}" t
 	expect_rc 1
 	expect_json
 	expect_q 'len(R("airlock.unscannable"))' 1
@@ -787,7 +787,8 @@ t_child_memory_limit_is_unscannable() {
 		echo "SKIP: no address-space limit under AddressSanitizer"
 		return 0
 	fi
-	child_fault memory 'killed by signal'
+	# Filling 1 GiB takes seconds on a loaded machine: not a timeout case.
+	FAULT_TIMEOUT=60 AL_TIMEOUT=90 child_fault memory 'killed by signal'
 }
 
 t_child_malformed_frame_is_unscannable() {

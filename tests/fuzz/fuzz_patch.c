@@ -1,28 +1,4 @@
-/*
- * fuzz_patch.c - fuzz target for the unified and git diff reader: arbitrary bytes read
- * as a patch (scan_artifact_fd with --kind patch, as the scan child
- * does), with the test rule set. Nothing may crash or leak, and every
- * finding must be well formed and inside the artifact.
- */
-#include <stdint.h>
-
+/* fuzz_patch.c - fuzz target for the reader of unified and git diffs; see fuzz_whole.h. */
+#define FUZZ_NAME "fuzz_patch"
+#define FUZZ_KIND SCAN_KIND_PATCH
 #include "fuzz_whole.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_whole_init("fuzz_patch");
-	return 0;
-}
-
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	fuzz_whole_one(SCAN_KIND_PATCH, data, size);
-	return 0;
-}

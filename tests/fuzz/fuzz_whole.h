@@ -1,7 +1,9 @@
 /*
- * fuzz_whole.h - what the patch, mailbox and bundle fuzz targets share: the
- * input goes into a memfd and is read with a forced kind, the way the scan
- * child reads an artifact; the findings are then checked for shape.
+ * fuzz_whole.h - the artifact fuzz targets: a target defines FUZZ_KIND (the
+ * kind its input is read as, the way the scan child reads an artifact from
+ * an fd) and FUZZ_NAME, then includes this. The input goes into a memfd;
+ * nothing may crash or leak, and every finding must be well formed and
+ * inside the artifact.
  */
 #ifndef AIRLOCK_FUZZ_WHOLE_H
 #define AIRLOCK_FUZZ_WHOLE_H
@@ -42,7 +44,8 @@ fuzz_whole_one(enum scan_kind kind, const uint8_t *data, size_t size)
 	    &bytes, NULL, NULL) < 0)
 		abort(); /* only out-of-memory may fail */
 	close(fd);
-	if (bytes != size)
+	/* Patches, mailboxes and bundles are read whole: bytes is their size. */
+	if (kind != SCAN_KIND_MEMBER && bytes != size)
 		abort();
 	for (i = 0; i < fl.n; i++)
 		if ((fl.v[i].line == 0) != (fl.v[i].column == 0) ||
@@ -51,6 +54,25 @@ fuzz_whole_one(enum scan_kind kind, const uint8_t *data, size_t size)
 		    strncmp(fl.v[i].path, "upload!/", 8) == 0))
 			abort();
 	finding_list_free(&fl);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_whole_init(FUZZ_NAME);
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_whole_one(FUZZ_KIND, data, size);
+	return 0;
 }
 
 #endif
