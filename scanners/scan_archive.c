@@ -612,8 +612,12 @@ scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
 		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path,
 		    "cannot rewind the file to read it from its start");
 	if (kind == SCAN_KIND_MEMBER || kind == SCAN_KIND_AUTO) {
+		/* Archive magic is within 512 bytes (tar's at 257); patches and
+		 * mailboxes, possible only for a whole artifact, need more. */
+		size_t want = kind == SCAN_KIND_AUTO ? sizeof(head) : 512;
+
 		do
-			n = pread(fd, head, sizeof(head), 0);
+			n = pread(fd, head, want, 0);
 		while (n < 0 && errno == EINTR);
 		kind = scan_sniff_kind(head, n > 0 ? (size_t)n : 0, relpath,
 		    kind == SCAN_KIND_AUTO);

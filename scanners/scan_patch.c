@@ -66,15 +66,16 @@ starts(const char *p, size_t n, const char *s)
 static int
 diff_starts(const char *p, const char *end)
 {
-	const char *next;
+	const char *next, *second;
 	size_t n = line_len(p, end, &next);
 
 	if (starts(p, n, "diff --git "))
 		return 1;
 	if (!starts(p, n, "--- ") || next >= end)
 		return 0;
-	n = line_len(next, end, &next);
-	return starts(next - n - (next[-1] == '\n'), n, "+++ ");
+	second = next;
+	n = line_len(second, end, &next);
+	return starts(second, n, "+++ ");
 }
 
 /* The first line of [p, end) where a diff starts, or end. */
@@ -116,9 +117,10 @@ scan_looks_mbox(const char *p, size_t n)
 	size_t len = line_len(p, end, &next);
 
 	if (from_line(p, len)) {
-		len = line_len(next, end, &next);
-		return next > p + 5 && header_line(next - len - (next[-1] ==
-		    '\n'), len);
+		const char *second = next;
+
+		len = line_len(second, end, &next);
+		return header_line(second, len);
 	}
 	return starts(p, len, "From: ") || starts(p, len, "Subject: ") ||
 	    starts(p, len, "Date: ");
