@@ -87,6 +87,7 @@ unit: $(TEST_BIN) $(REPLAY_BIN) $(BUILD)/airlock
 
 e2e: $(BUILD)/airlock
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_scan.sh
+	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_artifacts.sh
 
 rules-test: $(BUILD)/airlock
 	$(BUILD)/airlock rules test rules
@@ -129,6 +130,7 @@ fuzz:
 
 bench: $(BUILD)/airlock
 	bash bench/scan_bench.sh
+	bash bench/artifact_bench.sh
 
 run: $(BUILD)/airlock
 	@echo "airlock serve is not built yet; try: $(BUILD)/airlock scan --help"

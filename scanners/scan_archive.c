@@ -77,8 +77,8 @@ scan_sniff_kind(const char *h, size_t n, const char *relpath, int top)
 	if (n >= 16 && (memcmp(h, "# v2 git bundle\n", 16) == 0 ||
 	    memcmp(h, "# v3 git bundle\n", 16) == 0))
 		return SCAN_KIND_BUNDLE;
-	if (memchr(h, '\0', n) != NULL)
-		return SCAN_KIND_FILE;
+	/* NUL bytes do not make a patch or a mail binary: git apply and
+	 * git am read past them, so the readers must too. */
 	if (scan_looks_mbox(h, n))
 		return SCAN_KIND_MBOX;
 	if (scan_looks_patch(h, n, relpath))
@@ -606,12 +606,13 @@ scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
 {
 	char head[65536];
 	ssize_t n;
-	int rc;
+	int rc, sniffed;
 
 	if (lseek(fd, 0, SEEK_SET) != 0)
 		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path,
 		    "cannot rewind the file to read it from its start");
-	if (kind == SCAN_KIND_MEMBER || kind == SCAN_KIND_AUTO) {
+	sniffed = kind == SCAN_KIND_MEMBER || kind == SCAN_KIND_AUTO;
+	if (sniffed) {
 		/* Archive magic is within 512 bytes (tar's at 257); patches and
 		 * mailboxes, possible only for a whole artifact, need more. */
 		size_t want = kind == SCAN_KIND_AUTO ? sizeof(head) : 512;
@@ -630,9 +631,10 @@ scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
 		digest[0] = '\0';
 	if (kind != SCAN_KIND_ARCHIVE)
 		return scan_whole(w, fd, path, kind, out, bytes);
-	if (scan_name_promises_data(relpath) && (rc = finding_add_builtin(out,
-	    AL_RULE_TYPE_MISMATCH, path, "named like text or an image, but "
-	    "the content is an archive")) < 0)
+	/* (Forced with --kind, the content may not be an archive at all.) */
+	if (sniffed && scan_name_promises_data(relpath) &&
+	    (rc = finding_add_builtin(out, AL_RULE_TYPE_MISMATCH, path, "named "
+	    "like text or an image, but the content is an archive")) < 0)
 		return rc;
 	return scan_archive_fd(w, fd, path, out, bytes);
 }

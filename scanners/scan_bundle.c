@@ -44,6 +44,7 @@ struct obj {
 	size_t first_child;
 	unsigned char scanned;    /* blob: scanned at some path */
 	unsigned char visited;    /* commit: walked */
+	size_t qpos;              /* commit: its place in the walk's queue */
 };
 
 struct bundle {
@@ -826,12 +827,75 @@ commit_links(const struct obj *o, unsigned char tree[OID],
 	return have_tree ? 0 : -1;
 }
 
-/* Every commit reachable from the tips, breadth first. */
+/*
+ * Reorders queue[0..n) (commits by queue position; edges are (child,
+ * parent) pairs of positions) so that parents come before children: a
+ * depth-first post-order, iterative (history can be deep).
+ */
+static int
+topo_order(size_t n, const size_t *edges, size_t nedge,
+    size_t *queue)
+{
+	size_t *start = calloc(n + 1, sizeof(*start));
+	size_t *adj = calloc(nedge + 1, sizeof(*adj));
+	size_t *stack = calloc(n + 1, sizeof(*stack));
+	size_t *cur = calloc(n + 1, sizeof(*cur));
+	size_t *order = calloc(n + 1, sizeof(*order));
+	unsigned char *state = calloc(n + 1, 1);
+	size_t i, sp, no = 0;
+	int rc = 0;
+
+	if (!start || !adj || !stack || !cur || !order || !state) {
+		rc = -1;
+		goto out;
+	}
+	for (i = 0; i < nedge; i++)
+		start[edges[2 * i] + 1]++;
+	for (i = 0; i < n; i++)
+		start[i + 1] += start[i];
+	for (i = 0; i < nedge; i++)
+		adj[start[edges[2 * i]] + cur[edges[2 * i]]++] = edges[2 * i + 1];
+	memset(cur, 0, (n + 1) * sizeof(*cur));
+	for (i = 0; i < n; i++) {
+		if (state[i])
+			continue;
+		sp = 0;
+		stack[sp++] = i;
+		state[i] = 1;
+		while (sp > 0) {
+			size_t v = stack[sp - 1];
+
+			if (cur[v] < start[v + 1] - start[v]) {
+				size_t u = adj[start[v] + cur[v]++];
+
+				if (!state[u]) {
+					state[u] = 1;
+					stack[sp++] = u;
+				}
+			} else {
+				sp--;
+				order[no++] = queue[v];
+			}
+		}
+	}
+	memcpy(queue, order, n * sizeof(*queue));
+out:
+	free(start);
+	free(adj);
+	free(stack);
+	free(cur);
+	free(order);
+	free(state);
+	return rc;
+}
+
+/* Every commit reachable from the tips, parents before children. */
 static int
 walk_commits(struct bundle *b, const unsigned char (*tips)[OID], size_t ntips,
     int partial)
 {
 	size_t *queue = calloc(b->n + 1, sizeof(*queue)), qh = 0, qt = 0, i;
+	size_t *edges = NULL, nedge = 0, capedge = 0; /* (child, parent) */
 	struct dynbuf dir, item;
 	size_t boundary = 0;
 
@@ -873,8 +937,11 @@ walk_commits(struct bundle *b, const unsigned char (*tips)[OID], size_t ntips,
 			queue[qt++] = (size_t)(o - b->o);
 		}
 	}
-	/* Every commit first (parents only), then each walked oldest first,
-	 * so that a file version is shown under the commit that brought it. */
+	/* Every commit first (its parents only), then each walked parents
+	 * first, so that a file version is shown under the commit that
+	 * brought it, whatever the refs. */
+	for (i = 0; i < qt; i++)
+		b->o[queue[i]].qpos = i;
 	while (qh < qt && b->rc == 0 && !b->bad) {
 		struct obj *c = &b->o[queue[qh++]];
 		unsigned char tree[OID], (*parents)[OID] = NULL;
@@ -895,15 +962,38 @@ walk_commits(struct bundle *b, const unsigned char (*tips)[OID], size_t ntips,
 			if (pc == NULL) {
 				boundary++;
 				missing(&wk, "parent commit", parents[i]);
-			} else if (pc->type == T_COMMIT && !pc->visited) {
+				continue;
+			}
+			if (pc->type != T_COMMIT)
+				continue;
+			if (!pc->visited) {
 				pc->visited = 1;
+				pc->qpos = qt;
 				queue[qt++] = (size_t)(pc - b->o);
 			}
+			if (nedge == capedge) {
+				size_t *v = reallocarray(edges, capedge ? 2 * capedge :
+				    256, 2 * sizeof(*v));
+
+				if (v == NULL) {
+					b->rc = al_err_set(AL_ENOMEM, "out of memory");
+					break;
+				}
+				edges = v;
+				capedge = capedge ? 2 * capedge : 256;
+			}
+			edges[2 * nedge] = qh - 1;
+			edges[2 * nedge + 1] = pc->qpos;
+			nedge++;
 		}
 		free(parents);
 	}
-	while (qt > 0 && b->rc == 0 && !b->bad) {
-		struct obj *c = &b->o[queue[--qt]];
+	if (b->rc == 0 && !b->bad && topo_order(qt, edges, nedge, queue) < 0)
+		b->rc = al_err_set(AL_ENOMEM, "out of memory");
+	free(edges);
+	edges = NULL;
+	for (qh = 0; qh < qt && b->rc == 0 && !b->bad; qh++) {
+		struct obj *c = &b->o[queue[qh]];
 		unsigned char tree[OID], (*parents)[OID] = NULL;
 		size_t np = 0;
 		char hx[2 * OID + 1];
@@ -932,6 +1022,7 @@ walk_commits(struct bundle *b, const unsigned char (*tips)[OID], size_t ntips,
 	}
 	(void)boundary;
 	free(queue);
+	free(edges);
 	dynbuf_free(&dir);
 	dynbuf_free(&item);
 	return b->rc;
@@ -1051,13 +1142,13 @@ scan_bundle_mem(struct scan_worker *w, const char *data, size_t len,
 		struct dynbuf ins;
 		size_t k;
 
-		bnote(&b, AL_RULE_UNSCANNABLE, NULL, "%zu object%s %s deltas "
-		    "against objects the bundle does not carry (a thin bundle): "
-		    "the files they make cannot be rebuilt from it, so only the "
-		    "bytes the deltas insert were scanned. Send the commits as "
-		    "`git format-patch` output, or a bundle without "
-		    "prerequisites, to have them read whole", b.unresolved,
-		    b.unresolved == 1 ? "" : "s", b.unresolved == 1 ? "is" : "are");
+		bnote(&b, AL_RULE_UNSCANNABLE, NULL, "a thin bundle: %zu of its "
+		    "objects are deltas against objects it does not carry, so "
+		    "the files and directories they make cannot be rebuilt from "
+		    "it; only the bytes those deltas insert were scanned, and "
+		    "files below such a directory lose their paths. Send the "
+		    "commits as `git format-patch` output, or a bundle without "
+		    "prerequisites, to have them read whole", b.unresolved);
 		b.bad = 0;        /* what is here is still scanned */
 		dynbuf_init(&ins, AL_BUNDLE_MAX_INFLATED);
 		for (k = 0; k < b.n && b.rc == 0; k++) {

@@ -131,7 +131,7 @@ scan_looks_patch(const char *p, size_t n, const char *relpath)
 {
 	const char *dot = strrchr(relpath, '.');
 
-	if (n == 0 || memchr(p, '\0', n) != NULL)
+	if (n == 0)
 		return 0;
 	if (diff_starts(p, p + n))
 		return 1;
@@ -239,7 +239,8 @@ file_flush(struct pscan *ps)
 		    d->old_file.path, problem);
 	if (d->status == GIT_DELTA_DELETED || ps->rc != 0)
 		return;
-	if (nm == GIT_FILEMODE_LINK && om != GIT_FILEMODE_LINK) {
+	if (nm == GIT_FILEMODE_LINK && (om != GIT_FILEMODE_LINK ||
+	    ps->nsegs > 0)) {
 		struct dynbuf target;
 
 		dynbuf_init(&target, AL_MAX_PATH + 1);
@@ -249,19 +250,26 @@ file_flush(struct pscan *ps)
 			target.data[--target.len] = '\0';
 		pnote(ps, scan_link_escapes(relpath, dynbuf_str(&target)) ?
 		    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK, shown, "%s a "
-		    "symbolic link to %s (mode 120000)", om ? "changed into" :
-		    "creates", target.len ? dynbuf_str(&target) : "(empty)");
+		    "symbolic link to %s (mode 120000)", om == GIT_FILEMODE_LINK ?
+		    "points" : om ? "changes the file into" : "creates",
+		    target.len ? dynbuf_str(&target) : "(empty)");
 		dynbuf_free(&target);
-	} else if (nm == GIT_FILEMODE_COMMIT && om != GIT_FILEMODE_COMMIT) {
-		char oid[GIT_OID_HEXSZ + 1];
-
-		git_oid_tostr(oid, sizeof(oid), &d->new_file.id);
-		pnote(ps, AL_RULE_SUBMODULE, shown, "adds a submodule (gitlink, "
-		    "mode 160000) at commit %s: its code is not in the patch",
-		    oid);
 	} else if (nm == GIT_FILEMODE_COMMIT) {
-		pnote(ps, AL_RULE_SUBMODULE, shown, "moves a submodule to "
-		    "another commit: the code it brings is not in the patch");
+		/* The full id is on the "+Subproject commit" line; the index
+		 * line has only an abbreviation. */
+		const char *sc = ps->text.len ? al_memcasemem(ps->text.data,
+		    ps->text.len, "Subproject commit ", 18) : NULL;
+		int k = 0;
+
+		if (sc != NULL)
+			for (sc += 18; k < GIT_OID_HEXSZ && sc + k < ps->text.data +
+			    ps->text.len && ((sc[k] >= '0' && sc[k] <= '9') ||
+			    (sc[k] >= 'a' && sc[k] <= 'f')); k++)
+				;
+		pnote(ps, AL_RULE_SUBMODULE, shown, "%s a submodule (gitlink, "
+		    "mode 160000) at commit %.*s: its code is not in the patch",
+		    om == GIT_FILEMODE_COMMIT ? "moves" : "adds", k ? k : 7,
+		    k ? sc : "unknown");
 	} else if (nm == GIT_FILEMODE_BLOB_EXECUTABLE &&
 	    om != GIT_FILEMODE_BLOB_EXECUTABLE) {
 		pnote(ps, AL_RULE_EXEC_MODE, shown, om ? "makes the file "
@@ -595,8 +603,23 @@ scan_diff(struct scan_worker *w, const char *p, size_t n, const char *prefix,
 		dynbuf_free(&git);
 		return ps.rc;
 	}
-	for (q = p; q < p + n && !has_git; q = next)
-		has_git = starts(q, line_len(q, p + n, &next), "diff --git ");
+	for (q = p; q < p + n; q = next) {
+		size_t len = line_len(q, p + n, &next);
+
+		if (!starts(q, len, "diff --git "))
+			continue;
+		has_git = 1;
+		/* git apply strips "/" as the first component (-p1), libgit2
+		 * a whole directory: they would write different files. */
+		if (len > 11 && (q[11] == '/' || (q[11] == '"' && len > 12 &&
+		    q[12] == '/'))) {
+			pnote(&ps, AL_RULE_UNSCANNABLE, item, "a file name without "
+			    "the a/ and b/ prefixes, starting with '/': git apply "
+			    "and libgit2 would write different files");
+			dynbuf_free(&git);
+			return ps.rc;
+		}
+	}
 	if (!has_git) {
 		r = trad_to_git(p, p + n, &git);
 		if (r == 1 || (r == 0 && git.len == 0)) {
@@ -740,6 +763,7 @@ add_header(struct dynbuf *out, const char *name, const char *v, size_t n)
 
 struct mail {
 	struct dynbuf hdr[5];     /* unfolded values, in the order below */
+	uint64_t line[5];         /* where each header is, from 1 */
 	const char *body;
 };
 
@@ -756,12 +780,18 @@ mail_parse(struct mail *m, const char *p, const char *end)
 	int cur = -1;
 	size_t n, i;
 
-	for (i = 0; i < H_N; i++)
+	uint64_t lineno = 1;
+
+	for (i = 0; i < H_N; i++) {
 		dynbuf_init(&m->hdr[i], 65536);
+		m->line[i] = 0;
+	}
 	n = line_len(p, end, &next);
-	if (from_line(p, n))
+	if (from_line(p, n)) {
 		p = next;
-	for (; p < end; p = next) {
+		lineno++;
+	}
+	for (; p < end; p = next, lineno++) {
 		n = line_len(p, end, &next);
 		if (n > 0 && p[n - 1] == '\r')
 			n--;
@@ -789,6 +819,7 @@ mail_parse(struct mail *m, const char *p, const char *end)
 				dynbuf_reset(&m->hdr[i]);
 				if (dynbuf_add(&m->hdr[i], v, (size_t)(p + n - v)) < 0)
 					return -1;
+				m->line[i] = lineno;
 				cur = (int)i;
 			}
 		}
@@ -831,6 +862,7 @@ scan_message(struct scan_worker *w, const char *p, const char *end,
 	struct mail m;
 	struct dynbuf text, prefix;
 	const char *diff, *why;
+	size_t i;
 	int rc;
 
 	dynbuf_init(&text, AL_PATCH_MAX_BYTES);
@@ -843,18 +875,29 @@ scan_message(struct scan_worker *w, const char *p, const char *end,
 			rc = scan_mem(w, p, (size_t)(end - p), item, MSG_RELPATH, out);
 		goto done;
 	}
+	/* The message as it stands, so that lines count as in the file;
+	 * then From and Subject as git am shows them, when encoded words
+	 * hid them, their findings put on the header's line. */
 	diff = rc == 0 ? find_diff(m.body, end) : end;
-	if (rc == 0 && ((m.hdr[H_FROM].len && add_header(&text, "From",
-	    m.hdr[H_FROM].data, m.hdr[H_FROM].len) < 0) ||
-	    (m.hdr[H_DATE].len && add_header(&text, "Date", m.hdr[H_DATE].data,
-	    m.hdr[H_DATE].len) < 0) ||
-	    (m.hdr[H_SUBJECT].len && add_header(&text, "Subject",
-	    m.hdr[H_SUBJECT].data, m.hdr[H_SUBJECT].len) < 0) ||
-	    dynbuf_addc(&text, '\n') < 0 ||
-	    dynbuf_add(&text, m.body, (size_t)(diff - m.body)) < 0))
-		rc = al_err_set(AL_ENOMEM, "out of memory");
 	if (rc == 0)
+		rc = scan_mem(w, p, (size_t)(diff - p), item, MSG_RELPATH, out);
+	for (i = 0; rc == 0 && i < 2; i++) {
+		static const int which[2] = {H_FROM, H_SUBJECT};
+		const struct dynbuf *h = &m.hdr[which[i]];
+		size_t first = out->n, k;
+
+		if (h->len == 0 || al_memcasemem(h->data, h->len, "=?", 2) == NULL)
+			continue;
+		dynbuf_reset(&text);
+		if (add_header(&text, hdr_names[which[i]], h->data, h->len) < 0) {
+			rc = al_err_set(AL_ENOMEM, "out of memory");
+			break;
+		}
 		rc = scan_mem(w, text.data, text.len, item, MSG_RELPATH, out);
+		for (k = first; k < out->n; k++)
+			if (out->v[k].line > 0)
+				out->v[k].line = m.line[which[i]];
+	}
 	if (rc == 0 && diff < end && dynbuf_addf(&prefix, "%s!/", item) < 0)
 		rc = al_err_set(AL_ENOMEM, "out of memory");
 	if (rc == 0 && diff < end)

