@@ -34,7 +34,7 @@ LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
-TESTS = check_util check_rule check_engine check_report check_proto check_sbx
+TESTS = check_util check_rule check_engine check_report check_proto check_sbx check_launch
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
 FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)

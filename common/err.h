@@ -16,6 +16,8 @@ enum al_err {
 	AL_ELIMIT = -4, /* a limit in limits.h was reached */
 	AL_ENOTFOUND = -5,
 	AL_EENGINE = -6, /* Hyperscan or PCRE2 failed */
+	AL_EEXIST = -7,  /* already there (a name, a key) */
+	AL_EDENIED = -8, /* not allowed: role, state, policy */
 };
 
 /* Sets the message for this thread, printf-style; returns `code`. */

@@ -195,19 +195,33 @@ mono_now(void)
 }
 
 /* Scans one file of a batch and appends its reply frames. */
+static int child_scan(struct scan_worker *w, int sock, int fd,
+    const char *fault, const struct dynbuf *in, struct dynbuf *out,
+    struct dynbuf *reply);
+
 static int
 child_one(struct scan_worker *w, int sock, int fd, const char *fault,
     struct dynbuf *in, struct dynbuf *out, struct dynbuf *reply)
+{
+	int type;
+
+	if (proto_read(sock, &type, in) < 0 || type != PROTO_SCAN)
+		_exit(5);
+	return child_scan(w, sock, fd, fault, in, out, reply);
+}
+
+/* Scans fd as the SCAN payload in `in` asks; appends the reply frames. */
+static int
+child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
+    const struct dynbuf *in, struct dynbuf *out, struct dynbuf *reply)
 {
 	struct finding_list fl = {0};
 	struct proto_cursor c;
 	char *path = NULL, *relpath = NULL, digest[AL_SHA256_HEX];
 	uint64_t want = 0, bytes = 0;
 	size_t i;
-	int type, rc;
+	int rc;
 
-	if (proto_read(sock, &type, in) < 0 || type != PROTO_SCAN)
-		_exit(5);
 	c.p = (const unsigned char *)in->data;
 	c.len = in->len;
 	c.off = 0;
@@ -316,6 +330,20 @@ child_main(const struct scan_engine *e, int sock)
 
 /* ---- the parent ---------------------------------------------------------- */
 
+/* How a child that ended with this wait status died, for the reason. */
+static void
+describe_status(int status, char *why, size_t n)
+{
+	if (WIFSIGNALED(status))
+		snprintf(why, n, "the scan child was killed by signal %d (%s)%s",
+		    WTERMSIG(status), strsignal(WTERMSIG(status)),
+		    WTERMSIG(status) == SIGSYS ? ": it attempted a system call "
+		    "the sandbox forbids" : "");
+	else
+		snprintf(why, n, "the scan child exited with status %d",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
 static void
 child_reap(struct scan_child *c, char *why, size_t n)
 {
@@ -335,14 +363,7 @@ child_reap(struct scan_child *c, char *why, size_t n)
 		if (why != NULL && why[0] == '\0')
 			snprintf(why, n, "the scan child stopped answering");
 	} else if (why != NULL && why[0] == '\0') {
-		if (WIFSIGNALED(status))
-			snprintf(why, n, "the scan child was killed by signal %d "
-			    "(%s)%s", WTERMSIG(status), strsignal(WTERMSIG(status)),
-			    WTERMSIG(status) == SIGSYS ? ": it attempted a system "
-			    "call the sandbox forbids" : "");
-		else
-			snprintf(why, n, "the scan child exited with status %d",
-			    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		describe_status(status, why, n);
 	}
 	c->pid = 0;
 }
@@ -592,8 +613,10 @@ child_request(struct scan_child *c, const struct scan_req *r, size_t k,
 		fds[j] = r[j].fd;
 		/* A replay after a failure sends an fd the dead child read
 		 * from: its offset is shared, so rewind it. */
-		if (lseek(r[j].fd, 0, SEEK_SET) != 0)
+		if (lseek(r[j].fd, 0, SEEK_SET) != 0) {
 			rc = AL_EIO;
+			break;
+		}
 		rc = proto_put_str(&req, r[j].path, strlen(r[j].path));
 		if (rc == 0)
 			rc = proto_put_str(&req, r[j].relpath, strlen(r[j].relpath));
@@ -751,6 +774,280 @@ scan_child_scan_batch(struct scan_child *c, const struct scan_req *reqs,
 		if ((rc = req_unscannable(&reqs[done], why)) < 0)
 			return rc;
 		done++;
+	}
+	return 0;
+}
+
+/* ---- the launcher: a fresh child per artifact ------------------------------ */
+
+/*
+ * The gate service must not fork from its threads (a lock held by another
+ * thread at fork time stays held in the child), so one launcher per scan
+ * thread is forked before any thread starts. It is single-threaded, holds the
+ * engine and a ready worker, parses nothing, and per request forks a child
+ * that enters the sandbox, scans the one artifact it was given and exits.
+ * The child's socket goes back to the gate, which reads and checks its
+ * frames itself; the launcher then reports how the child ended.
+ *
+ * Launcher protocol on the control socket (the launcher is trusted; the
+ * child is not and never writes to it):
+ *   gate -> launcher: the artifact fd and a SCAN frame (as for a child)
+ *   launcher -> gate: the child's socket fd with its pid (8 bytes)
+ *   launcher -> gate: pid (8 bytes) and wait status (4 bytes), at its end
+ */
+
+struct scan_launcher {
+	const struct scan_engine *e;
+	pid_t pid;
+	int ctl;
+	double timeout;
+};
+
+static int
+write_full(int fd, const void *p, size_t n)
+{
+	const char *b = p;
+
+	while (n > 0) {
+		ssize_t k = write(fd, b, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return AL_EIO;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Reads exactly n bytes before the deadline; AL_ENOTFOUND at end of
+ * stream, AL_ELIMIT past the deadline (a negative deadline: none). */
+static int
+read_full(int fd, void *p, size_t n, double deadline)
+{
+	char *b = p;
+
+	while (n > 0) {
+		struct pollfd pf = {fd, POLLIN, 0};
+		ssize_t k;
+
+		if (deadline >= 0) {
+			double left = deadline - mono_now();
+			int r;
+
+			if (left <= 0)
+				return AL_ELIMIT;
+			r = poll(&pf, 1, (int)(left * 1000) + 1);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r == 0)
+				return AL_ELIMIT;
+		}
+		k = read(fd, b, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k == 0)
+			return AL_ENOTFOUND;
+		if (k < 0)
+			return AL_EIO;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static void
+put_be(unsigned char *p, uint64_t v, int bytes)
+{
+	int i;
+
+	for (i = bytes - 1; i >= 0; i--, v >>= 8)
+		p[i] = (unsigned char)v;
+}
+
+static uint64_t
+get_be(const unsigned char *p, int bytes)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < bytes; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void
+launcher_main(const struct scan_engine *e, int ctl)
+{
+	const char *fault = test_fault();
+	struct scan_worker *w = NULL;
+	struct dynbuf in, out, reply;
+	char warm[AL_SHA256_HEX];
+
+	/* Only the control socket stays open: nothing of the gate's. */
+	if (ctl > 3)
+		(void)close_range(3, (unsigned)ctl - 1, 0);
+	(void)close_range((unsigned)ctl + 1, ~0U, 0);
+	if (scan_worker_new(&w, e) < 0 || scan_worker_enable_types(w) < 0 ||
+	    scan_git_init() < 0)
+		_exit(3);
+	al_sha256_hex(warm, "", 0);
+	(void)setenv("TZ", "UTC0", 1);
+	tzset();
+	dynbuf_init(&in, PROTO_MAX_PAYLOAD);
+	dynbuf_init(&out, PROTO_MAX_PAYLOAD);
+	dynbuf_init(&reply, (AL_MAX_FINDINGS_PER_FILE + 8) *
+	    (PROTO_HEADER + 4 * AL_EXCERPT_BYTES + 256));
+	for (;;) {
+		unsigned char msg[12];
+		int fd, sv[2], type, status = 0;
+		size_t nfd = 0;
+		struct dynbuf pidbuf;
+		pid_t pid;
+		int rc = recv_fds(ctl, &fd, &nfd);
+
+		if (rc == AL_ENOTFOUND)
+			_exit(0);
+		if (rc < 0 || nfd != 1 || proto_read(ctl, &type, &in) < 0 ||
+		    type != PROTO_SCAN)
+			_exit(5);
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+			_exit(6);
+		pid = fork();
+		if (pid < 0)
+			_exit(6);
+		if (pid == 0) {
+			struct sbx_limits lim;
+			int keep[2] = {sv[1], fd};
+
+			close(ctl);
+			close(sv[0]);
+			sbx_default_limits(&lim);
+			if (sbx_enter(keep, 2, &lim) < 0)
+				_exit(4);
+			if (child_scan(w, sv[1], fd, fault, &in, &out, &reply) < 0 ||
+			    proto_send(sv[1], &reply) < 0)
+				_exit(8);
+			_exit(0);
+		}
+		close(sv[1]);
+		close(fd);
+		put_be(msg, (uint64_t)pid, 8);
+		dynbuf_init(&pidbuf, 8);
+		if (dynbuf_add(&pidbuf, msg, 8) < 0 ||
+		    send_fds(ctl, &sv[0], 1, &pidbuf) < 0)
+			_exit(7);
+		dynbuf_free(&pidbuf);
+		close(sv[0]);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		put_be(msg, (uint64_t)pid, 8);
+		put_be(msg + 8, (uint32_t)status, 4);
+		if (write_full(ctl, msg, sizeof(msg)) < 0)
+			_exit(7);
+	}
+}
+
+int
+scan_launcher_start(struct scan_launcher **out, const struct scan_engine *e,
+    double timeout)
+{
+	struct scan_launcher *l = calloc(1, sizeof(*l));
+	int sv[2];
+
+	*out = NULL;
+	if (l == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		free(l);
+		return al_err_set(AL_EIO, "socketpair: %s", strerror(errno));
+	}
+	l->e = e;
+	l->timeout = timeout > 0 ? timeout : AL_CHILD_TIMEOUT;
+	l->pid = fork();
+	if (l->pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		free(l);
+		return al_err_set(AL_EIO, "fork: %s", strerror(errno));
+	}
+	if (l->pid == 0) {
+		close(sv[0]);
+		launcher_main(e, sv[1]);
+		_exit(2);
+	}
+	close(sv[1]);
+	l->ctl = sv[0];
+	*out = l;
+	return 0;
+}
+
+void
+scan_launcher_stop(struct scan_launcher *l)
+{
+	if (l == NULL)
+		return;
+	close(l->ctl);
+	(void)waitpid(l->pid, NULL, 0);
+	free(l);
+}
+
+int
+scan_launcher_scan(struct scan_launcher *l, const struct scan_req *r)
+{
+	struct scan_child c;
+	unsigned char msg[12];
+	char why[512] = "";
+	int rc, res = -1, waited;
+	size_t nfd = 0, mark = r->out->n;
+	pid_t pid = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.e = l->e;
+	c.timeout = l->timeout;
+	c.sock = -1;
+	dynbuf_init(&c.in, PROTO_MAX_PAYLOAD);
+	dynbuf_init(&c.rbuf, 2 * (PROTO_HEADER + PROTO_MAX_PAYLOAD));
+	/* The launcher is ours: a failure to talk to it is the gate's
+	 * error, not the artifact's. */
+	c.sock = l->ctl;
+	rc = child_request(&c, r, 1, why, sizeof(why));
+	if (rc == 0 && ((rc = recv_fds(l->ctl, &res, &nfd)) < 0 || nfd != 1 ||
+	    read_full(l->ctl, msg, 8, mono_now() + 30) < 0))
+		rc = AL_EIO;
+	if (rc < 0) {
+		dynbuf_free(&c.in);
+		dynbuf_free(&c.rbuf);
+		if (res >= 0)
+			close(res);
+		return al_err_set(AL_EIO, "the scan launcher does not answer%s%s",
+		    why[0] ? ": " : "", why);
+	}
+	pid = (pid_t)get_be(msg, 8);
+	c.sock = res;
+	rc = child_reply(&c, r, deadline_in(l->timeout), why, sizeof(why));
+	if (rc < 0)
+		kill(pid, SIGKILL);     /* hung, lying or dead: it ends here */
+	close(res);
+	dynbuf_free(&c.in);
+	dynbuf_free(&c.rbuf);
+	if (rc == AL_ENOMEM)
+		return rc;
+	waited = read_full(l->ctl, msg, 12, mono_now() + 30);
+	if (waited < 0 || (pid_t)get_be(msg, 8) != pid)
+		return al_err_set(AL_EIO, "the scan launcher does not report its "
+		    "child's end");
+	if (rc == 0 && get_be(msg + 8, 4) != 0) {
+		/* It answered, then failed: its answer is not believed. */
+		rc = AL_EIO;
+		why[0] = '\0';
+	}
+	if (rc < 0) {
+		if (why[0] == '\0' || rc == AL_EIO)
+			describe_status((int)get_be(msg + 8, 4), why, sizeof(why));
+		truncate_findings(r->out, mark);
+		return req_unscannable(r, why);
 	}
 	return 0;
 }

