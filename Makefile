@@ -5,12 +5,12 @@
 CC ?= cc
 BUILD ?= build
 PKGS = libhs libpcre2-8 jansson yaml-0.1 libcrypto libseccomp libarchive \
-	libmagic libgit2 zlib
+	libmagic libgit2 zlib sqlite3 libmicrohttpd
 
 # Debian 12 packages the build and the tests need (make deps).
 DEB_PKGS = build-essential pkg-config libhyperscan-dev libpcre2-dev \
 	libjansson-dev libyaml-dev libssl-dev libseccomp-dev libarchive-dev libmagic-dev \
-	libgit2-dev zlib1g-dev \
+	libgit2-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev \
 	check \
 	ripgrep git python3 util-linux zip
 
@@ -19,7 +19,7 @@ WARN = -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wvla -Wstrict-prototypes \
 HARDEN = -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIE
 OPT ?= -O2 -g
 SAN ?=
-CPPFLAGS_ALL = -D_GNU_SOURCE -Icommon -Iscanners -Igate $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CPPFLAGS_ALL = -D_GNU_SOURCE -Icommon -Iscanners -Igate -Idb $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS_ALL = $(WARN) $(OPT) $(HARDEN) $(SAN) -pthread $(CFLAGS)
 LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(SAN) -pthread $(LDFLAGS)
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
@@ -29,12 +29,17 @@ SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c scanner
 	scanners/scan_engine.c scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
 	scanners/sbx.c scanners/scan_child.c scanners/scan_archive.c \
 	scanners/scan_type.c scanners/scan_patch.c scanners/scan_bundle.c
-GATE_SRC = gate/report.c gate/allowlist.c gate/cmd_scan.c gate/cmd_rules.c
-LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC)
-LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+GATE_SRC = gate/report.c gate/allowlist.c gate/cmd_scan.c gate/cmd_rules.c \
+	gate/auth.c gate/store.c gate/cmd_init.c gate/serve.c
+DB_SRC = db/db.c
+# Generated: the schema migrations, compiled in (rule below).
+GEN_SRC = $(BUILD)/gen/db_migrations.c
+LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC) $(DB_SRC)
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
-TESTS = check_util check_rule check_engine check_report check_proto check_sbx check_launch
+TESTS = check_util check_rule check_engine check_report check_proto check_sbx check_launch \
+	check_db
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
 FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
@@ -45,9 +50,34 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
 all: $(BUILD)/airlock
 
-$(BUILD)/obj/%.o: %.c $(wildcard common/*.h scanners/*.h gate/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard common/*.h scanners/*.h gate/*.h db/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c -o $@ $<
+
+# Each db/migrations/NNNN_name.sql, in order, becomes one C string of
+# db_migrations[]; migration N must be file NNNN (no gap, no duplicate).
+DB_MIGRATIONS = $(sort $(wildcard db/migrations/*.sql))
+$(BUILD)/gen/db_migrations.c: $(DB_MIGRATIONS) Makefile
+	@mkdir -p $(dir $@)
+	awk 'BEGIN { print "/* Generated from db/migrations by the Makefile. */"; \
+		print "#include <stddef.h>"; \
+		print "extern const char *const db_migrations[];"; \
+		print "extern const size_t db_migrations_n;"; \
+		print "const char *const db_migrations[] = {" } \
+	FNR == 1 { f = FILENAME; sub(/.*\//, "", f); \
+		if (substr(f, 1, 5) != sprintf("%04d_", ++n)) { \
+			print FILENAME ": expected migration " n > "/dev/stderr"; exit 1 } \
+		printf "%s/* %s */\n", (n > 1 ? ",\n" : ""), f } \
+	{ s = ""; for (i = 1; i <= length($$0); i++) { c = substr($$0, i, 1); \
+		if (c == "\\" || c == "\"" || c == "?") s = s "\\"; s = s c } \
+		printf "\"%s\\n\"\n", s } \
+	END { printf "};\nconst size_t db_migrations_n = %d;\n", n }' \
+		$(DB_MIGRATIONS) > $@.tmp
+	mv $@.tmp $@
 
 $(BUILD)/libairlock.a: $(LIB_OBJ)
 	@rm -f $@

@@ -10,6 +10,7 @@
 
 #include "dynbuf.h"
 #include "gate.h"
+#include "serve.h"
 
 #ifndef AIRLOCK_SHARE_DIR
 #define AIRLOCK_SHARE_DIR "/usr/local/share/airlock"
@@ -22,6 +23,8 @@ static const char main_usage[] =
     "their sandboxes.\n"
     "\n"
     "commands:\n"
+    "  init [--data DIR]       create the gate's data directory\n"
+    "  serve [options]         run the gate service\n"
     "  scan PATH...            scan files and directories offline\n"
     "  rules list|test|check   inspect and prove the rule set\n"
     "  version                 print the version\n"
@@ -121,6 +124,10 @@ main(int argc, char **argv)
 				return cmd_scan(2, sub);
 			if (strcmp(argv[2], "rules") == 0)
 				return cmd_rules(2, sub);
+			if (strcmp(argv[2], "init") == 0)
+				return cmd_init(2, sub);
+			if (strcmp(argv[2], "serve") == 0)
+				return cmd_serve(2, sub);
 			fprintf(stderr, "airlock: no help for '%s'\n", argv[2]);
 			return EXIT_ERROR;
 		}
@@ -133,6 +140,10 @@ main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "scan") == 0)
 		return cmd_scan(argc - 1, argv + 1);
+	if (strcmp(cmd, "init") == 0)
+		return cmd_init(argc - 1, argv + 1);
+	if (strcmp(cmd, "serve") == 0)
+		return cmd_serve(argc - 1, argv + 1);
 	if (strcmp(cmd, "rules") == 0)
 		return cmd_rules(argc - 1, argv + 1);
 	fprintf(stderr, "airlock: unknown command '%s'\n\n%s", cmd, main_usage);

@@ -1,0 +1,203 @@
+/*
+ * db.h - the gate's provenance store: SQLite, typed queries. The only module
+ * that speaks SQL (the statements live in db.c, the schema in
+ * db/migrations/NNNN_*.sql, compiled into the binary).
+ *
+ * Trust: callers are the gate's own code; values come from authenticated
+ * requests and from the scan child's (validated) findings, so every value is
+ * bound as a parameter, never pasted into SQL. The database runs in WAL mode
+ * with foreign keys on and a busy timeout; every multi-row change is one
+ * transaction, so a crash leaves either no trace or a complete record. The
+ * events table is append-only: triggers refuse UPDATE and DELETE on it.
+ *
+ * Threads: one struct db per thread (SQLite connections are not shared).
+ * Times are milliseconds since the Unix epoch (int64). Strings are UTF-8.
+ */
+#ifndef AIRLOCK_DB_H
+#define AIRLOCK_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct db;
+
+/* The schema version this build writes (the highest migration). */
+int db_schema_latest(void);
+
+/*
+ * Opens (create: creating if absent, mode 0600) the database at path,
+ * applies the missing migrations in order in one transaction each, and
+ * refuses a database whose schema is newer than this build (AL_EINVAL).
+ * AL_ENOTFOUND when it does not exist and create is 0.
+ */
+int db_open(struct db **out, const char *path, int create);
+void db_close(struct db *db); /* NULL-safe */
+int db_schema_version(struct db *db, int *out);
+/* PRAGMA integrity_check: 0 when "ok", AL_EIO with the first problem. */
+int db_integrity_check(struct db *db);
+
+/* ---- principals (token holders) ---------------------------------------- */
+
+enum db_role {
+	DB_ROLE_AGENT,
+	DB_ROLE_REVIEWER,
+	DB_ROLE_CI,
+	DB_ROLE_AUDITOR,
+	DB_ROLE_ADMIN,
+	DB_ROLE_MAX,
+};
+
+const char *db_role_name(enum db_role r);
+int db_role_parse(const char *name); /* -1 when unknown */
+
+struct db_principal {
+	int64_t id;
+	char *name;
+	enum db_role role;
+	char *on_behalf_of;       /* the person who launched an agent, or NULL */
+	int64_t created_at;
+	int64_t expires_at;       /* 0: never */
+	int64_t revoked_at;       /* 0: not revoked */
+};
+
+/*
+ * Creates a principal holding a token whose SHA-256 (hex) is token_hash, and
+ * records the event "token.create" by actor (0: the system, e.g. init).
+ * AL_EEXIST when the name is taken (revoked names stay taken).
+ */
+int db_principal_create(struct db *db, const char *name, enum db_role role,
+    const char *token_hash, const char *on_behalf_of, int64_t expires_at,
+    int64_t now, int64_t actor, int64_t *id_out);
+/* The principal holding this token hash, whatever its state (the caller
+ * checks expiry and revocation); AL_ENOTFOUND. */
+int db_principal_by_token(struct db *db, const char *token_hash,
+    struct db_principal *out);
+int db_principal_by_name(struct db *db, const char *name,
+    struct db_principal *out);
+/* All principals, by id. */
+int db_principal_list(struct db *db, struct db_principal **out,
+    size_t *n_out);
+/* Revokes by name (event "token.revoke"); AL_ENOTFOUND, or AL_EINVAL when
+ * already revoked. */
+int db_principal_revoke(struct db *db, const char *name, int64_t now,
+    int64_t actor);
+void db_principal_clear(struct db_principal *p);
+void db_principal_list_free(struct db_principal *v, size_t n);
+
+/* ---- submissions -------------------------------------------------------- */
+
+struct db_label {                 /* what the agent asserts, kept apart */
+	char *key;
+	char *value;
+};
+
+struct db_submission {
+	int64_t id;
+	char sha256[65];          /* hex of the stored bytes */
+	int64_t size;
+	char *kind;               /* as asked: auto, file, archive, ... */
+	char *name;               /* the name the agent gave */
+	int64_t submitter;        /* principal id */
+	char *submitter_name;     /* filled by get/list */
+	char *launched_by;        /* the agent's on_behalf_of when it submitted */
+	int64_t peer_uid;         /* over the unix socket (SO_PEERCRED); -1 */
+	int64_t peer_pid;         /* likewise; -1 */
+	char *via;                /* "socket" or "tcp" */
+	int64_t received_at;
+	char *state;              /* received, scanning, held, approved,
+	                           * rejected, released, expired */
+	char *verdict;            /* clean, flagged, unscannable, or NULL */
+	char *worst;              /* highest finding severity, or NULL */
+	struct db_label *labels;
+	size_t nlabels;
+};
+
+/*
+ * Records a submission in state "received": the blob row (once per sha256),
+ * the submission, its labels and the event "submit" by the submitter, in
+ * one transaction. in->id, submitter_name, state, verdict, worst ignored.
+ */
+int db_submission_create(struct db *db, const struct db_submission *in,
+    int64_t now, int64_t *id_out);
+int db_submission_get(struct db *db, int64_t id, struct db_submission *out);
+/* Newest first; state NULL: any; submitter 0: anyone's; at most limit. */
+int db_submission_list(struct db *db, const char *state, int64_t submitter,
+    size_t limit, struct db_submission **out, size_t *n_out);
+void db_submission_clear(struct db_submission *s);
+void db_submission_list_free(struct db_submission *v, size_t n);
+/* Submissions per state, for metrics: n_out pairs in states/counts, every
+ * state listed (states borrowed from static storage; free(*counts)). */
+int db_submission_counts(struct db *db, const char ***states,
+    int64_t **counts, size_t *n_out);
+
+/* ---- scans -------------------------------------------------------------- */
+
+struct db_finding {
+	char *rule;
+	char *severity;           /* info .. critical */
+	char *path;
+	int64_t line;
+	int64_t column;
+	char *excerpt;            /* redacted by the engine */
+	char *fingerprint;
+};
+
+struct db_scan_job {
+	int64_t submission_id;
+	int64_t scan_id;
+	char sha256[65];
+	char *kind;
+	char *name;
+};
+
+/*
+ * Claims the oldest "received" submission: state "scanning", a scans row
+ * (rule-set digest, engine version, started_at) and the event
+ * "scan.start", in one transaction. AL_ENOTFOUND when none waits.
+ */
+int db_scan_claim(struct db *db, const char *ruleset_digest,
+    const char *engine_version, int64_t now, struct db_scan_job *out);
+void db_scan_job_clear(struct db_scan_job *j);
+/*
+ * After a restart: submissions left "scanning" go back to "received"
+ * (event "scan.resume"), their open scans rows get outcome "interrupted".
+ * *n_out: how many.
+ */
+int db_scan_requeue(struct db *db, int64_t now, size_t *n_out);
+/*
+ * Ends a scan: its findings, the scans row (finished_at, outcome =
+ * verdict, error), the submission "held" with verdict and worst severity,
+ * the event "scan.finish"; one transaction. AL_EINVAL when the scan is no
+ * longer running (finished, or requeued since it was claimed).
+ */
+int db_scan_finish(struct db *db, const struct db_scan_job *job,
+    const char *verdict, const char *worst, const struct db_finding *f,
+    size_t nf, const char *error, int64_t now);
+/* The findings of the submission's latest finished scan (an interrupted one
+ * does not count), in the order they were recorded; none when it has none. */
+int db_findings_get(struct db *db, int64_t submission_id,
+    struct db_finding **out, size_t *n_out);
+void db_findings_free(struct db_finding *v, size_t n);
+
+/* ---- events ------------------------------------------------------------- */
+
+/* Appends one event (actor 0: the system; submission 0: none). */
+int db_event_add(struct db *db, int64_t now, int64_t actor,
+    const char *action, int64_t submission, const char *detail);
+
+struct db_event {
+	int64_t id;
+	int64_t at;
+	int64_t actor;
+	char *actor_name;         /* NULL for the system */
+	char *action;
+	int64_t submission;
+	char *detail;
+};
+
+/* The events of one submission (0: all), oldest first. */
+int db_event_list(struct db *db, int64_t submission, struct db_event **out,
+    size_t *n_out);
+void db_event_list_free(struct db_event *v, size_t n);
+
+#endif

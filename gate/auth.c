@@ -1,0 +1,210 @@
+/*
+ * auth.c - tokens, the signing key, the clock; see auth.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "dynbuf.h"
+#include "err.h"
+
+static const char b64url[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+int
+gate_token_new(char out[GATE_TOKEN_MAX])
+{
+	unsigned char r[33];      /* 264 bits: 44 characters, no padding */
+	size_t i, o = 4;
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return al_err_set(AL_EIO, "no randomness: %s", strerror(errno));
+	memcpy(out, "alk_", 4);
+	for (i = 0; i < sizeof(r); i += 3) {
+		uint32_t v = (uint32_t)r[i] << 16 | (uint32_t)r[i + 1] << 8 |
+		    r[i + 2];
+
+		out[o++] = b64url[v >> 18 & 63];
+		out[o++] = b64url[v >> 12 & 63];
+		out[o++] = b64url[v >> 6 & 63];
+		out[o++] = b64url[v & 63];
+	}
+	out[o] = '\0';
+	OPENSSL_cleanse(r, sizeof(r));
+	return 0;
+}
+
+int
+gate_token_wellformed(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n != 48 || memcmp(s, "alk_", 4) != 0)
+		return 0;
+	for (i = 4; i < n; i++)
+		if (strchr(b64url, s[i]) == NULL || s[i] == '\0')
+			return 0;
+	return 1;
+}
+
+void
+gate_token_hash(const char *token, size_t n, char out[65])
+{
+	static const char hx[] = "0123456789abcdef";
+	unsigned char md[32];
+	unsigned int len = 0;
+	size_t i;
+
+	if (EVP_Digest(token, n, md, &len, EVP_sha256(), NULL) != 1 ||
+	    len != 32)
+		abort(); /* no hashing, no authentication: stop */
+	for (i = 0; i < 32; i++) {
+		out[2 * i] = hx[md[i] >> 4];
+		out[2 * i + 1] = hx[md[i] & 15];
+	}
+	out[64] = '\0';
+}
+
+int
+gate_hash_equal(const char *a, const char *b)
+{
+	return strlen(a) == 64 && strlen(b) == 64 &&
+	    CRYPTO_memcmp(a, b, 64) == 0;
+}
+
+int
+gate_parse_duration(const char *s, int64_t *ms_out)
+{
+	char *end;
+	unsigned long long v;
+	int64_t unit;
+
+	errno = 0;
+	if (s[0] < '0' || s[0] > '9')
+		return al_err_set(AL_EINVAL, "a duration is a number and a unit "
+		    "(s, m, h, d): 30m, 8h, 7d");
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end[0] == '\0' || end[1] != '\0')
+		return al_err_set(AL_EINVAL, "a duration is a number and a unit "
+		    "(s, m, h, d): 30m, 8h, 7d");
+	switch (end[0]) {
+	case 's': unit = 1000; break;
+	case 'm': unit = 60000; break;
+	case 'h': unit = 3600000; break;
+	case 'd': unit = 86400000; break;
+	default:
+		return al_err_set(AL_EINVAL, "unknown duration unit '%c' (s, m, "
+		    "h, d)", end[0]);
+	}
+	if (v == 0 || v > 365ULL * 86400000 / (unsigned long long)unit)
+		return al_err_set(AL_EINVAL, "a duration from 1s to 365d");
+	*ms_out = (int64_t)v * unit;
+	return 0;
+}
+
+/* Writes a PEM file with mode, failing if it exists. */
+static int
+write_pem(const char *path, mode_t mode, EVP_PKEY *k, int private)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    mode);
+	FILE *f;
+	int ok;
+
+	if (fd < 0)
+		return al_err_set(errno == EEXIST ? AL_EEXIST : AL_EIO, "%s: %s",
+		    path, strerror(errno));
+	if ((f = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		return al_err_set(AL_EIO, "%s: %s", path, strerror(errno));
+	}
+	ok = private ? PEM_write_PrivateKey(f, k, NULL, NULL, 0, NULL, NULL) :
+	    PEM_write_PUBKEY(f, k);
+	ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
+	if (fclose(f) != 0)
+		ok = 0;
+	if (!ok) {
+		(void)unlink(path);
+		return al_err_set(AL_EIO, "cannot write %s", path);
+	}
+	return 0;
+}
+
+int
+gate_key_create(const char *datadir)
+{
+	struct dynbuf p;
+	EVP_PKEY *k = NULL;
+	size_t base;
+	int rc;
+
+	dynbuf_init(&p, 8192);
+	if (dynbuf_addf(&p, "%s/keys", datadir) < 0)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	if (mkdir(dynbuf_str(&p), 0700) < 0 && errno != EEXIST) {
+		rc = al_err_set(AL_EIO, "%s: %s", dynbuf_str(&p), strerror(errno));
+		goto out;
+	}
+	base = p.len;
+	if (dynbuf_adds(&p, "/signing.key") < 0) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (access(dynbuf_str(&p), F_OK) == 0) {
+		rc = al_err_set(AL_EEXIST, "%s exists", dynbuf_str(&p));
+		goto out;
+	}
+	if ((k = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519")) == NULL) {
+		rc = al_err_set(AL_EENGINE, "libcrypto cannot make an Ed25519 key");
+		goto out;
+	}
+	if ((rc = write_pem(dynbuf_str(&p), 0600, k, 1)) < 0)
+		goto out;
+	p.len = base;
+	p.data[base] = '\0';
+	if (dynbuf_adds(&p, "/signing.pub") < 0) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	(void)unlink(dynbuf_str(&p)); /* the public half follows the key */
+	rc = write_pem(dynbuf_str(&p), 0644, k, 0);
+out:
+	EVP_PKEY_free(k);
+	dynbuf_free(&p);
+	return rc;
+}
+
+int64_t
+gate_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+gate_time_iso(int64_t ms, char out[32])
+{
+	time_t t = (time_t)(ms / 1000);
+	unsigned milli = (unsigned)(ms % 1000) % 1000u;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	if (tm.tm_year < -1900 || tm.tm_year > 9999 - 1900)
+		tm.tm_year = 70;  /* out of ISO 8601's range: never, in practice */
+	snprintf(out, 32, "%04u-%02u-%02uT%02u:%02u:%02u.%03uZ",
+	    (unsigned)(tm.tm_year + 1900) % 10000u, (unsigned)(tm.tm_mon + 1) % 100u,
+	    (unsigned)tm.tm_mday % 100u, (unsigned)tm.tm_hour % 100u,
+	    (unsigned)tm.tm_min % 100u, (unsigned)tm.tm_sec % 100u, milli);
+}

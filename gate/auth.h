@@ -1,0 +1,39 @@
+/*
+ * auth.h - tokens, the gate's signing key, and the clock.
+ *
+ * A token is "alk_" and 43 base64url characters (256 random bits from the
+ * kernel). It is shown once; the database keeps only its SHA-256, so a copy
+ * of the database grants nothing. Lookups are by hash (a random token's hash
+ * leaks nothing through timing); the stored and computed hashes are then
+ * compared in constant time all the same.
+ */
+#ifndef AIRLOCK_AUTH_H
+#define AIRLOCK_AUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GATE_TOKEN_MAX 64         /* buffer size for a token */
+
+int gate_token_new(char out[GATE_TOKEN_MAX]);
+/* 1 if s has the shape of a token (before any lookup). */
+int gate_token_wellformed(const char *s, size_t n);
+void gate_token_hash(const char *token, size_t n, char out[65]);
+/* Constant-time equality of two hex hashes. */
+int gate_hash_equal(const char *a, const char *b);
+
+/* "90s", "30m", "8h", "7d" (at most 365 days) to milliseconds. */
+int gate_parse_duration(const char *s, int64_t *ms_out);
+
+/*
+ * Creates keys/ in datadir with an Ed25519 key pair: signing.key (PKCS#8
+ * PEM, mode 0600) and signing.pub (PEM). Never overwrites: AL_EEXIST when
+ * the private key is there.
+ */
+int gate_key_create(const char *datadir);
+
+int64_t gate_now_ms(void);
+/* ISO 8601 UTC with milliseconds: "2026-11-29T19:00:00.000Z". */
+void gate_time_iso(int64_t ms, char out[32]);
+
+#endif

@@ -1,0 +1,257 @@
+/*
+ * store.c - the content-addressed quarantine store; see store.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dynbuf.h"
+#include "err.h"
+#include "store.h"
+
+struct gate_store {
+	char *dir;                /* the data directory */
+	int objects;              /* fd of objects/ */
+	int tmp;                  /* fd of tmp/ */
+};
+
+struct store_upload {
+	struct gate_store *s;
+	int fd;
+	char name[64];            /* in tmp/ */
+	uint64_t size, max;
+	EVP_MD_CTX *md;
+};
+
+static int
+open_dir(const char *path, int create, int *fd_out)
+{
+	if (create && mkdir(path, 0700) < 0 && errno != EEXIST)
+		return al_err_set(AL_EIO, "%s: %s", path, strerror(errno));
+	*fd_out = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd_out < 0)
+		return al_err_set(errno == ENOENT ? AL_ENOTFOUND : AL_EIO, "%s: %s",
+		    path, strerror(errno));
+	return 0;
+}
+
+/* Removes what uploads cut short left in tmp/. */
+static void
+clean_tmp(int tmp)
+{
+	int fd = dup(tmp);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "upload-", 7) == 0)
+			(void)unlinkat(tmp, e->d_name, 0);
+	closedir(d);
+}
+
+int
+store_open(struct gate_store **out, const char *datadir, int create)
+{
+	struct gate_store *s = calloc(1, sizeof(*s));
+	struct dynbuf p;
+	int rc;
+
+	*out = NULL;
+	if (s == NULL || (s->dir = strdup(datadir)) == NULL) {
+		free(s);
+		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	s->objects = s->tmp = -1;
+	dynbuf_init(&p, 8192);
+	rc = dynbuf_addf(&p, "%s/objects", datadir) < 0 ? AL_ENOMEM :
+	    open_dir(dynbuf_str(&p), create, &s->objects);
+	dynbuf_reset(&p);
+	if (rc == 0)
+		rc = dynbuf_addf(&p, "%s/tmp", datadir) < 0 ? AL_ENOMEM :
+		    open_dir(dynbuf_str(&p), create, &s->tmp);
+	dynbuf_free(&p);
+	if (rc < 0) {
+		store_close(s);
+		return rc == AL_ENOMEM ? al_err_set(rc, "out of memory") : rc;
+	}
+	clean_tmp(s->tmp);
+	*out = s;
+	return 0;
+}
+
+void
+store_close(struct gate_store *s)
+{
+	if (s == NULL)
+		return;
+	if (s->objects >= 0)
+		close(s->objects);
+	if (s->tmp >= 0)
+		close(s->tmp);
+	free(s->dir);
+	free(s);
+}
+
+int
+store_upload_begin(struct gate_store *s, uint64_t max,
+    struct store_upload **out)
+{
+	struct store_upload *u = calloc(1, sizeof(*u));
+	unsigned char rnd[12];
+	size_t i;
+
+	*out = NULL;
+	if (u == NULL || (u->md = EVP_MD_CTX_new()) == NULL) {
+		free(u);
+		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	if (EVP_DigestInit_ex(u->md, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(u->md);
+		free(u);
+		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
+	}
+	u->s = s;
+	u->max = max;
+	/* A random name: no guessing, no clash between concurrent uploads. */
+	if (getentropy(rnd, sizeof(rnd)) < 0)
+		abort();
+	memcpy(u->name, "upload-", 7);
+	for (i = 0; i < sizeof(rnd); i++)
+		snprintf(u->name + 7 + 2 * i, 3, "%02x", rnd[i]);
+	u->fd = openat(s->tmp, u->name, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0400);
+	if (u->fd < 0) {
+		int e = errno;
+
+		EVP_MD_CTX_free(u->md);
+		free(u);
+		return al_err_set(AL_EIO, "cannot create an upload file: %s",
+		    strerror(e));
+	}
+	*out = u;
+	return 0;
+}
+
+int
+store_upload_write(struct store_upload *u, const void *p, size_t n)
+{
+	const char *b = p;
+
+	if (n > u->max - u->size)
+		return al_err_set(AL_ELIMIT, "more than %llu bytes",
+		    (unsigned long long)u->max);
+	if (EVP_DigestUpdate(u->md, p, n) != 1)
+		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
+	u->size += n;
+	while (n > 0) {
+		ssize_t k = write(u->fd, b, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return al_err_set(AL_EIO, "writing the upload: %s",
+			    k < 0 ? strerror(errno) : "no progress");
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+void
+store_upload_abort(struct store_upload *u)
+{
+	if (u == NULL)
+		return;
+	close(u->fd);
+	(void)unlinkat(u->s->tmp, u->name, 0);
+	EVP_MD_CTX_free(u->md);
+	free(u);
+}
+
+int
+store_upload_commit(struct store_upload *u, char sha256_out[65],
+    uint64_t *size_out)
+{
+	static const char hx[] = "0123456789abcdef";
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+	char sub[3], rel[3 + 65];
+	int sd = -1, rc = 0;
+	size_t i;
+
+	if (EVP_DigestFinal_ex(u->md, md, &mdlen) != 1 || mdlen != 32) {
+		store_upload_abort(u);
+		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
+	}
+	for (i = 0; i < 32; i++) {
+		sha256_out[2 * i] = hx[md[i] >> 4];
+		sha256_out[2 * i + 1] = hx[md[i] & 15];
+	}
+	sha256_out[64] = '\0';
+	*size_out = u->size;
+	if (fsync(u->fd) < 0) {
+		rc = al_err_set(AL_EIO, "fsync: %s", strerror(errno));
+		goto out;
+	}
+	memcpy(sub, sha256_out, 2);
+	sub[2] = '\0';
+	if (mkdirat(u->s->objects, sub, 0700) < 0 && errno != EEXIST) {
+		rc = al_err_set(AL_EIO, "mkdir objects/%s: %s", sub,
+		    strerror(errno));
+		goto out;
+	}
+	snprintf(rel, sizeof(rel), "%s/%s", sub, sha256_out);
+	/* Identical bytes are there already: keep those, drop these. */
+	if (faccessat(u->s->objects, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		goto out;
+	if (renameat(u->s->tmp, u->name, u->s->objects, rel) < 0) {
+		rc = al_err_set(AL_EIO, "storing the upload: %s", strerror(errno));
+		goto out;
+	}
+	u->name[0] = '\0';
+	/* The new name must survive a crash too: fsync the directories. */
+	if ((sd = openat(u->s->objects, sub, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0 || fsync(sd) < 0 || fsync(u->s->objects) < 0)
+		rc = al_err_set(AL_EIO, "fsync objects/%s: %s", sub,
+		    strerror(errno));
+out:
+	if (sd >= 0)
+		close(sd);
+	close(u->fd);
+	if (u->name[0] != '\0')
+		(void)unlinkat(u->s->tmp, u->name, 0);
+	EVP_MD_CTX_free(u->md);
+	free(u);
+	return rc;
+}
+
+int
+store_blob_open(struct gate_store *s, const char *sha256, int *fd_out)
+{
+	char rel[3 + 65];
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!((sha256[i] >= '0' && sha256[i] <= '9') ||
+		    (sha256[i] >= 'a' && sha256[i] <= 'f')))
+			return al_err_set(AL_EINVAL, "not a sha256");
+	if (sha256[64] != '\0')
+		return al_err_set(AL_EINVAL, "not a sha256");
+	snprintf(rel, sizeof(rel), "%.2s/%s", sha256, sha256);
+	*fd_out = openat(s->objects, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd_out < 0)
+		return al_err_set(errno == ENOENT ? AL_ENOTFOUND : AL_EIO,
+		    "blob %.12s: %s", sha256, strerror(errno));
+	return 0;
+}

@@ -1,0 +1,40 @@
+/*
+ * store.h - the quarantine store: artifact bytes, content-addressed.
+ *
+ * Layout under the data directory: objects/ab/abcdef… (the SHA-256 of the
+ * bytes, files mode 0400, never rewritten), tmp/ for uploads in flight.
+ * An upload is streamed to a temporary file while hashed, then fsynced and
+ * renamed into place, and the directory fsynced: once store_upload_commit()
+ * returns, the bytes survive a crash. Identical bytes are stored once.
+ * Leftovers of uploads cut short (a crash, a kill) are removed at open.
+ *
+ * Trust: the bytes are hostile and never interpreted here; the hash is
+ * computed by the gate, not taken from the client.
+ */
+#ifndef AIRLOCK_STORE_H
+#define AIRLOCK_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gate_store;
+struct store_upload;
+
+/* Opens (create: makes objects/ and tmp/) the store in datadir. */
+int store_open(struct gate_store **out, const char *datadir, int create);
+void store_close(struct gate_store *s); /* NULL-safe */
+
+/* Starts an upload of at most max bytes. */
+int store_upload_begin(struct gate_store *s, uint64_t max,
+    struct store_upload **out);
+/* AL_ELIMIT once more than max bytes came; AL_EIO on a write error. */
+int store_upload_write(struct store_upload *u, const void *p, size_t n);
+/* Makes the bytes durable under their hash; frees u (also on failure). */
+int store_upload_commit(struct store_upload *u, char sha256_out[65],
+    uint64_t *size_out);
+void store_upload_abort(struct store_upload *u); /* NULL-safe */
+
+/* Opens the stored bytes read-only (O_NOFOLLOW); AL_ENOTFOUND. */
+int store_blob_open(struct gate_store *s, const char *sha256, int *fd_out);
+
+#endif
