@@ -74,7 +74,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 command -v rg >/dev/null 2>&1 || die "ripgrep still missing"
 gnu_time_ok || die "GNU time (/usr/bin/time -f %M) still missing"
-RG_VERSION=$(rg --version | head -n1)
+RG_VERSION=$(rg --version | sed -n 1p)
 case $RG_VERSION in
 ripgrep\ 13.*) ;;
 *) say "note: reference figures are for ripgrep 13; this is '$RG_VERSION'" ;;

@@ -9,6 +9,9 @@
  */
 #include <archive.h>
 #include <archive_entry.h>
+#include <iconv.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,38 @@
 #include "scan_type.h"
 #include "scan_walk.h"
 #include "util.h"
+
+/*
+ * libarchive converts entry names between character sets with iconv (pax
+ * and zip names are UTF-8, 7z's UTF-16, old zips' CP437), and glibc's iconv
+ * opens its module cache and modules on first use: in the sandbox that open
+ * would kill the child. So every conversion the readers may ask for is
+ * opened now, and kept open, so that its module stays loaded.
+ */
+int
+scan_archive_warm(void)
+{
+	static const char *const from[] = {"UTF-8", "UTF-16LE", "UTF-16BE",
+	    "CP437", "CP1252", "ISO-8859-1"};
+	static iconv_t kept[2 * sizeof(from) / sizeof(from[0])];
+	const char *cur;
+	size_t i, k = 0;
+
+	/* Names are converted to the locale's character set: in the C
+	 * locale (ASCII) a UTF-8 name cannot be held and libarchive drops
+	 * it. C.UTF-8 is built into glibc. */
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+		return al_err_set(AL_EIO, "no C.UTF-8 locale");
+	cur = nl_langinfo(CODESET);
+
+	for (i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
+		if ((kept[k] = iconv_open(cur, from[i])) != (iconv_t)-1)
+			k++;
+		if ((kept[k] = iconv_open(from[i], cur)) != (iconv_t)-1)
+			k++;
+	}
+	return k > 0 ? 0 : al_err_set(AL_EIO, "iconv does not start");
+}
 
 int
 scan_is_archive_magic(const unsigned char *h, size_t n)
@@ -290,7 +325,8 @@ check_entry(struct archive_entry *e, const char *name, const char *shown,
 		    "world-writable", (unsigned)perm);
 	if (*rc != 0)
 		return 0;
-	if ((target = archive_entry_hardlink(e)) != NULL) {
+	if ((target = archive_entry_hardlink_utf8(e)) != NULL ||
+	    (target = archive_entry_hardlink(e)) != NULL) {
 		*rc = finding_add_builtinf(out, AL_RULE_ARCHIVE_HARDLINK, shown, "hard link to %s",
 		    target);
 		return 0;
@@ -301,7 +337,8 @@ check_entry(struct archive_entry *e, const char *name, const char *shown,
 	case AE_IFDIR:
 		return 0;
 	case AE_IFLNK:
-		target = archive_entry_symlink(e);
+		if ((target = archive_entry_symlink_utf8(e)) == NULL)
+			target = archive_entry_symlink(e);
 		*rc = finding_add_builtinf(out, target == NULL || scan_link_escapes(name, target) ?
 		    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK, shown,
 		    "symbolic link to %s (not followed)", target ? target : "?");
@@ -405,7 +442,10 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 			    AL_ARCHIVE_MAX_ENTRIES);
 			break;
 		}
-		name = archive_entry_pathname(e);
+		/* UTF-8: the C locale the child runs in cannot hold every
+		 * name, and a name that cannot be shown is no name. */
+		if ((name = archive_entry_pathname_utf8(e)) == NULL)
+			name = archive_entry_pathname(e);
 		if (archive_format(a) == ARCHIVE_FORMAT_RAW) {
 			/* gunzip's output: the file's own name less its suffix. */
 			const char *base = strrchr(path, '/'), *dot;

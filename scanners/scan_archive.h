@@ -32,6 +32,10 @@ enum scan_kind {
 const char *scan_kind_name(enum scan_kind k);
 int scan_kind_parse(const char *name);
 
+/* Loads what libarchive's name conversions need from disk (iconv modules);
+ * call before the sandbox closes. */
+int scan_archive_warm(void);
+
 /* 1 if these first bytes of a file look like an archive. */
 int scan_is_archive_magic(const unsigned char *h, size_t n);
 

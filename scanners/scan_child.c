@@ -308,7 +308,7 @@ child_main(const struct scan_engine *e, int sock)
 	/* Everything that touches the file system happens now: the worker's
 	 * memory, libcrypto's providers (first digest). */
 	if (scan_worker_new(&w, e) < 0 || scan_worker_enable_types(w) < 0 ||
-	    scan_git_init() < 0)
+	    scan_git_init() < 0 || scan_archive_warm() < 0)
 		_exit(3);
 	al_sha256_hex(warm, "", 0);
 	/* Archive readers convert entry times, and glibc would look at
@@ -890,7 +890,7 @@ launcher_main(const struct scan_engine *e, int ctl)
 		(void)close_range(3, (unsigned)ctl - 1, 0);
 	(void)close_range((unsigned)ctl + 1, ~0U, 0);
 	if (scan_worker_new(&w, e) < 0 || scan_worker_enable_types(w) < 0 ||
-	    scan_git_init() < 0)
+	    scan_git_init() < 0 || scan_archive_warm() < 0)
 		_exit(3);
 	al_sha256_hex(warm, "", 0);
 	(void)setenv("TZ", "UTC0", 1);

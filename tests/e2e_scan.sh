@@ -922,6 +922,25 @@ t_archive_encrypted_truncated_bomb() {
 	expect_q '"expands past the limits" in R("airlock.unscannable")[0]["excerpt"]' True
 }
 
+t_archive_names_in_other_charsets() {
+	# pax tars (GNU tar --format=posix, Python's default) and zips carry
+	# UTF-8 names; libarchive converts them with iconv, whose modules are
+	# loaded before the sandbox closes (opening them inside killed the
+	# child: these archives were unscannable).
+	mkdir -p src
+	printf 'token = "%s"\n' "$PAT1" >"src/caf$(printf '\303\251').py"
+	tar --format=posix -cf pax.tar -C src .
+	python3 - <<'PY'
+import zipfile
+with zipfile.ZipFile("utf8.zip", "w") as z:
+    z.writestr("r\u00e9sum\u00e9.py", open([p for p in __import__("glob").glob("src/*.py")][0]).read())
+PY
+	scan --format json pax.tar utf8.zip
+	expect_rc 1
+	expect_q 'len(R("airlock.unscannable"))' 0
+	expect_q 'len(R("test-github-pat"))' 2
+}
+
 t_archive_nested() {
 	# Archives inside archives are opened (streamed, no temp files), and
 	# the path shows the chain.
