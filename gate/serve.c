@@ -106,7 +106,7 @@ struct srv {
 	pthread_t *scanners;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;      /* a submission arrived, or stop */
-	int stopping;
+	atomic_int stopping;
 	struct MHD_Daemon *api, *intake;
 	pthread_key_t dbkey;      /* each thread its own connection */
 	pthread_mutex_t dbs_lock;
@@ -116,6 +116,7 @@ struct srv {
 	atomic_ulong verdicts[3];
 	atomic_ulong buckets[NBUCKETS + 1];
 	atomic_ulong scan_ms_sum;
+	atomic_ulong active;      /* scans in flight */
 };
 
 /* What a listener's callbacks are given. */
@@ -1062,9 +1063,12 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 			/* The launcher is gone: nothing more can be scanned here.
 			 * The submission stays "scanning" and is taken again at the
 			 * next start; the service stops so that it is restarted. */
-			fprintf(stderr, "airlock serve: %s; stopping\n", al_err_msg());
+			if (!s->stopping) {
+				fprintf(stderr, "airlock serve: %s; stopping\n",
+				    al_err_msg());
+				kill(getpid(), SIGTERM);
+			}
 			finding_list_free(&fl);
-			kill(getpid(), SIGTERM);
 			return rc;
 		}
 	}
@@ -1153,8 +1157,10 @@ scan_thread(void *arg)
 			sleep(1);
 			continue;
 		}
+		atomic_fetch_add(&s->active, 1);
 		rc = scan_one(s, slot->l, db, &job);
-		if (rc < 0)
+		atomic_fetch_sub(&s->active, 1);
+		if (rc < 0 && !(rc == AL_EIO && s->stopping))
 			fprintf(stderr, "airlock serve: scanning submission %" PRId64
 			    ": %s\n", job.submission_id, al_err_msg());
 		db_scan_job_clear(&job);
@@ -1437,6 +1443,17 @@ stop:
 	s.stopping = 1;
 	pthread_cond_broadcast(&s.wake);
 	pthread_mutex_unlock(&s.lock);
+	/* A few seconds for the scans in flight; then they are cut short,
+	 * and scanned again at the next start. */
+	for (i = 0; i < 30 && atomic_load(&s.active) > 0; i++)
+		usleep(100000);
+	if (atomic_load(&s.active) > 0) {
+		fprintf(stderr, "airlock serve: cutting %lu scan%s short; they "
+		    "run again at the next start\n", atomic_load(&s.active),
+		    atomic_load(&s.active) == 1 ? "" : "s");
+		for (i = 0; i < s.nscan; i++)
+			scan_launcher_abort(s.launchers[i]);
+	}
 	for (i = 0; i < nstarted; i++)
 		pthread_join(s.scanners[i], NULL);
 	(void)unlink(s.sock_path);

@@ -885,6 +885,9 @@ launcher_main(const struct scan_engine *e, int ctl)
 	struct dynbuf in, out, reply;
 	char warm[AL_SHA256_HEX];
 
+	/* Its own process group, with its children: the gate can end a
+	 * scan in flight when it stops (scan_launcher_abort). */
+	(void)setpgid(0, 0);
 	/* Only the control socket stays open: nothing of the gate's. */
 	if (ctl > 3)
 		(void)close_range(3, (unsigned)ctl - 1, 0);
@@ -981,6 +984,15 @@ scan_launcher_start(struct scan_launcher **out, const struct scan_engine *e,
 	l->ctl = sv[0];
 	*out = l;
 	return 0;
+}
+
+void
+scan_launcher_abort(struct scan_launcher *l)
+{
+	if (l != NULL && l->pid > 0) {
+		(void)kill(-l->pid, SIGKILL);
+		(void)kill(l->pid, SIGKILL);
+	}
 }
 
 void

@@ -69,5 +69,8 @@ int scan_launcher_start(struct scan_launcher **out,
  */
 int scan_launcher_scan(struct scan_launcher *l, const struct scan_req *r);
 void scan_launcher_stop(struct scan_launcher *l); /* NULL-safe */
+/* Kills the launcher and the child it runs (a scan in flight then fails
+ * with AL_EIO, and its artifact is left to be scanned again). */
+void scan_launcher_abort(struct scan_launcher *l);
 
 #endif
