@@ -5,12 +5,12 @@
 CC ?= cc
 BUILD ?= build
 PKGS = libhs libpcre2-8 jansson yaml-0.1 libcrypto libseccomp libarchive \
-	libmagic libgit2 zlib sqlite3 libmicrohttpd
+	libmagic libgit2 zlib sqlite3 libmicrohttpd libcurl
 
 # Debian 12 packages the build and the tests need (make deps).
 DEB_PKGS = build-essential pkg-config libhyperscan-dev libpcre2-dev \
 	libjansson-dev libyaml-dev libssl-dev libseccomp-dev libarchive-dev libmagic-dev \
-	libgit2-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev \
+	libgit2-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
 	check \
 	ripgrep git python3 util-linux zip
 
@@ -30,7 +30,8 @@ SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c scanner
 	scanners/sbx.c scanners/scan_child.c scanners/scan_archive.c \
 	scanners/scan_type.c scanners/scan_patch.c scanners/scan_bundle.c
 GATE_SRC = gate/report.c gate/allowlist.c gate/cmd_scan.c gate/cmd_rules.c \
-	gate/auth.c gate/store.c gate/cmd_init.c gate/serve.c
+	gate/auth.c gate/store.c gate/cmd_init.c gate/serve.c \
+	gate/client.c gate/cmd_client.c
 DB_SRC = db/db.c
 # Generated: the schema migrations, compiled in (rule below).
 GEN_SRC = $(BUILD)/gen/db_migrations.c
@@ -162,9 +163,24 @@ bench: $(BUILD)/airlock
 	bash bench/scan_bench.sh
 	bash bench/artifact_bench.sh
 
-run: $(BUILD)/airlock
-	@echo "airlock serve is not built yet; try: $(BUILD)/airlock scan --help"
-	$(BUILD)/airlock --help
+# The gate on its embedded default: SQLite and the store in ./var (made on
+# first run; the admin token is kept in var/admin.token, 0600, for this
+# development set-up only), API on 127.0.0.1:8420, intake var/intake.sock.
+RUN_DATA ?= var
+RUN_LISTEN ?= 127.0.0.1:8420
+run: deps
+	@$(MAKE) --no-print-directory $(BUILD)/airlock
+	@if [ ! -f $(RUN_DATA)/airlock.db ]; then \
+		mkdir -p $(RUN_DATA) && chmod 700 $(RUN_DATA) && \
+		(umask 077 && $(BUILD)/airlock init --data $(RUN_DATA) > $(RUN_DATA)/admin.token.tmp) && \
+		mv $(RUN_DATA)/admin.token.tmp $(RUN_DATA)/admin.token; \
+	fi
+	@echo "airlock: API  http://$(RUN_LISTEN)   intake: $(RUN_DATA)/intake.sock"
+	@echo "airlock: admin token: $(RUN_DATA)/admin.token. Make an agent token with:"
+	@echo "  AIRLOCK_TOKEN=\$$(cat $(RUN_DATA)/admin.token) AIRLOCK_URL=http://$(RUN_LISTEN) \\"
+	@echo "    $(BUILD)/airlock token create --role agent --name agent-1 --on-behalf-of \$$USER"
+	@echo "airlock: stop with Ctrl-C"
+	exec $(BUILD)/airlock serve --data $(RUN_DATA) --listen $(RUN_LISTEN)
 
 clean:
 	rm -rf build build-asan build-fuzz
