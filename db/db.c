@@ -52,9 +52,11 @@ struct db {
 	sqlite3 *h;
 };
 
-static const char *const role_names[DB_ROLE_MAX] = {
+static const char *const role_names[] = {
 	"agent", "reviewer", "ci", "auditor", "admin",
 };
+_Static_assert(sizeof(role_names) / sizeof(role_names[0]) == DB_ROLE_MAX,
+    "a name for every role (and in the schema's CHECK)");
 
 /* Every state a submission can be in; the schema's CHECK holds the same. */
 static const char *state_names[] = {

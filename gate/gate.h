@@ -14,6 +14,11 @@
 
 int cmd_scan(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+/* Commands that talk to a running gate (cmd_client.c). */
+int cmd_submit(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_token(int argc, char **argv);
 
 /*
  * The rules directory: the option if given, else $AIRLOCK_RULES, else

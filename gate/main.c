@@ -25,6 +25,10 @@ static const char main_usage[] =
     "commands:\n"
     "  init [--data DIR]       create the gate's data directory\n"
     "  serve [options]         run the gate service\n"
+    "  submit PATH|-           send an artifact into quarantine\n"
+    "  list                    list submissions\n"
+    "  show ID                 one submission and its findings\n"
+    "  token create|list|revoke  manage the gate's tokens\n"
     "  scan PATH...            scan files and directories offline\n"
     "  rules list|test|check   inspect and prove the rule set\n"
     "  version                 print the version\n"
@@ -128,6 +132,14 @@ main(int argc, char **argv)
 				return cmd_init(2, sub);
 			if (strcmp(argv[2], "serve") == 0)
 				return cmd_serve(2, sub);
+			if (strcmp(argv[2], "submit") == 0)
+				return cmd_submit(2, sub);
+			if (strcmp(argv[2], "list") == 0)
+				return cmd_list(2, sub);
+			if (strcmp(argv[2], "show") == 0)
+				return cmd_show(2, sub);
+			if (strcmp(argv[2], "token") == 0)
+				return cmd_token(2, sub);
 			fprintf(stderr, "airlock: no help for '%s'\n", argv[2]);
 			return EXIT_ERROR;
 		}
@@ -146,6 +158,14 @@ main(int argc, char **argv)
 		return cmd_serve(argc - 1, argv + 1);
 	if (strcmp(cmd, "rules") == 0)
 		return cmd_rules(argc - 1, argv + 1);
+	if (strcmp(cmd, "submit") == 0)
+		return cmd_submit(argc - 1, argv + 1);
+	if (strcmp(cmd, "list") == 0)
+		return cmd_list(argc - 1, argv + 1);
+	if (strcmp(cmd, "show") == 0)
+		return cmd_show(argc - 1, argv + 1);
+	if (strcmp(cmd, "token") == 0)
+		return cmd_token(argc - 1, argv + 1);
 	fprintf(stderr, "airlock: unknown command '%s'\n\n%s", cmd, main_usage);
 	return EXIT_ERROR;
 }

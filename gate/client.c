@@ -1,0 +1,821 @@
+/*
+ * client.c - HTTP client of the gate service (libcurl), and the tar packer
+ * for directories that are submitted.
+ *
+ * One easy handle is reused (reset before each request) so that keep-alive
+ * connections serve a --wait poll loop. Settings come from flags first,
+ * then the environment: --socket, --server, $AIRLOCK_SOCKET, $AIRLOCK_URL,
+ * the default URL. Redirects are never followed, only http and https are
+ * spoken, and loopback never goes through a proxy: the token must reach the
+ * gate and nothing else.
+ *
+ * Trust: replies are read into a bounded buffer (CLIENT_MAX_REPLY) and
+ * parsed with jansson; their strings are hostile (see client.h). The
+ * directory packed by client_tar_dir is the caller's own; links in it are
+ * stored, not followed, so packing never reads outside it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <curl/curl.h>
+
+#include "al_limits.h"
+#include "client.h"
+#include "err.h"
+#include "gate.h"
+#include "util.h"
+
+struct client {
+	CURL *curl;
+	char *base;                    /* URL before "/v1/...", no trailing / */
+	char *socket;                  /* unix socket path, or NULL */
+	char *where;                   /* for messages */
+	char *token;                   /* NULL: none */
+	char *noproxy;                 /* loopback and $no_proxy */
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/* What the read callback streams from, and what went wrong there. */
+struct client_upload {
+	int fd;
+	int err;                       /* errno of a failed read, else 0 */
+	int progress;                  /* draw the bar */
+	int drawn;                     /* a bar is on the screen */
+	int last_pct;
+};
+
+/* The reply body as it arrives. */
+struct client_sink {
+	struct dynbuf body;
+	int too_large;
+};
+
+int
+client_conf_option(struct client_conf *conf, int opt, const char *arg)
+{
+	switch (opt) {
+	case CLIENT_OPT_SERVER:
+		conf->server = arg;
+		return 1;
+	case CLIENT_OPT_SOCKET:
+		conf->socket = arg;
+		return 1;
+	case CLIENT_OPT_TOKEN_FILE:
+		conf->token_file = arg;
+		return 1;
+	case CLIENT_OPT_JSON:
+		conf->json = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static const char *
+env_nonempty(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+/* A token is visible ASCII: anything else could split the header. */
+static int
+token_check(const char *t, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 1024)
+		return AL_EINVAL;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)t[i] < 0x21 || (unsigned char)t[i] > 0x7e)
+			return AL_EINVAL;
+	return 0;
+}
+
+/* Reads the token from conf's file or $AIRLOCK_TOKEN; NULL when none. */
+static int
+token_load(const struct client_conf *conf, char **out)
+{
+	const char *env;
+	char *buf = NULL;
+	size_t n;
+	int rc;
+
+	*out = NULL;
+	if (conf->token_file != NULL) {
+		rc = al_read_file(conf->token_file, CLIENT_MAX_TOKEN_FILE, &buf,
+		    &n);
+		if (rc < 0) {
+			char why[512];
+
+			/* The message names the file; say what it was for. */
+			snprintf(why, sizeof(why), "%s", al_err_msg());
+			return al_err_set(rc, "token file %s", why);
+		}
+		while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
+		    buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+			buf[--n] = '\0';
+		if (token_check(buf, n) < 0) {
+			free(buf);
+			return al_err_set(AL_EINVAL, "token file %s: not a token "
+			    "(one line of printable characters expected)",
+			    conf->token_file);
+		}
+		*out = buf;
+		return 0;
+	}
+	if ((env = env_nonempty("AIRLOCK_TOKEN")) == NULL)
+		return 0;
+	if (token_check(env, strlen(env)) < 0)
+		return al_err_set(AL_EINVAL, "AIRLOCK_TOKEN is not a token "
+		    "(printable characters, no spaces)");
+	if ((*out = strdup(env)) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/*
+ * Checks a --server URL: http or https, a host, no credentials, no query
+ * or fragment, nothing a terminal or a header could misread. The base kept
+ * has no trailing slash.
+ */
+static int
+url_check(const char *url, char **out)
+{
+	const char *auth, *end;
+	size_t n = strlen(url), i;
+
+	*out = NULL;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)url[i] <= 0x20 || (unsigned char)url[i] >= 0x7f)
+			return al_err_set(AL_EINVAL, "server URL: spaces, control "
+			    "or non-ASCII characters are not allowed");
+	if (strncmp(url, "http://", 7) == 0)
+		auth = url + 7;
+	else if (strncmp(url, "https://", 8) == 0)
+		auth = url + 8;
+	else
+		return al_err_set(AL_EINVAL, "server URL must start with "
+		    "http:// or https://");
+	end = auth + strcspn(auth, "/?#");
+	if (end == auth)
+		return al_err_set(AL_EINVAL, "server URL has no host");
+	if (memchr(auth, '@', (size_t)(end - auth)) != NULL)
+		return al_err_set(AL_EINVAL, "server URL must not carry "
+		    "credentials (use AIRLOCK_TOKEN)");
+	if (strpbrk(url, "?#") != NULL)
+		return al_err_set(AL_EINVAL, "server URL must not have a query "
+		    "or fragment");
+	while (n > (size_t)(end - url) && url[n - 1] == '/')
+		n--;
+	if ((*out = strndup(url, n)) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Loopback never through a proxy; the user's no_proxy still applies. */
+static int
+noproxy_build(char **out)
+{
+	const char *env = getenv("no_proxy");
+	struct dynbuf b;
+
+	if (env == NULL)
+		env = getenv("NO_PROXY");
+	dynbuf_init(&b, 65536);
+	if (dynbuf_adds(&b, "localhost,127.0.0.1,::1") < 0 ||
+	    (env != NULL && env[0] != '\0' && (dynbuf_addc(&b, ',') < 0 ||
+	    dynbuf_adds(&b, env) < 0))) {
+		dynbuf_free(&b);
+		return al_err_set(AL_ELIMIT, "no_proxy is too long");
+	}
+	*out = dynbuf_take(&b, NULL);
+	return 0;
+}
+
+int
+client_new(struct client **out, const struct client_conf *conf)
+{
+	static int curl_ready;
+	const char *server = conf->server, *sock = conf->socket;
+	struct client *c;
+	struct dynbuf w;
+	int rc;
+
+	*out = NULL;
+	if (sock == NULL && server == NULL) {
+		sock = env_nonempty("AIRLOCK_SOCKET");
+		if (sock == NULL)
+			server = env_nonempty("AIRLOCK_URL");
+	}
+	if (sock == NULL && server == NULL)
+		server = CLIENT_DEFAULT_URL;
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	dynbuf_init(&w, PATH_MAX + 64);
+	if (sock != NULL) {
+		rc = AL_ENOMEM;
+		if ((c->socket = strdup(sock)) == NULL ||
+		    (c->base = strdup("http://localhost")) == NULL)
+			goto fail;
+		rc = dynbuf_addf(&w, "unix socket %s", sock);
+	} else {
+		if ((rc = url_check(server, &c->base)) < 0)
+			goto fail;
+		rc = dynbuf_adds(&w, c->base);
+	}
+	if (rc < 0) {
+		rc = al_err_set(AL_ELIMIT, "socket path is too long");
+		goto fail;
+	}
+	c->where = dynbuf_take(&w, NULL);
+	if ((rc = token_load(conf, &c->token)) < 0 ||
+	    (rc = noproxy_build(&c->noproxy)) < 0)
+		goto fail;
+	if (!curl_ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			rc = al_err_set(AL_EIO, "libcurl initialisation failed");
+			goto fail;
+		}
+		curl_ready = 1;
+	}
+	/* A gate that closes early must not kill us mid-upload. */
+	signal(SIGPIPE, SIG_IGN);
+	if ((c->curl = curl_easy_init()) == NULL) {
+		rc = al_err_set(AL_ENOMEM, "libcurl: out of memory");
+		goto fail;
+	}
+	*out = c;
+	return 0;
+fail:
+	dynbuf_free(&w);
+	client_free(c);
+	return rc;
+}
+
+void
+client_free(struct client *c)
+{
+	if (c == NULL)
+		return;
+	if (c->curl != NULL)
+		curl_easy_cleanup(c->curl);
+	if (c->token != NULL) {
+		explicit_bzero(c->token, strlen(c->token));
+		free(c->token);
+	}
+	free(c->base);
+	free(c->socket);
+	free(c->where);
+	free(c->noproxy);
+	free(c);
+}
+
+const char *
+client_where(const struct client *c)
+{
+	return c->where;
+}
+
+int
+client_has_token(const struct client *c)
+{
+	return c->token != NULL;
+}
+
+void
+client_reply_free(struct client_reply *r)
+{
+	json_decref(r->json);
+	r->json = NULL;
+	r->status = 0;
+}
+
+int
+client_url_escape(struct dynbuf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p;
+	int rc = 0;
+
+	for (p = (const unsigned char *)s; *p != '\0' && rc == 0; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p) != NULL) {
+			rc = dynbuf_addc(b, (char)*p);
+		} else {
+			rc = dynbuf_addc(b, '%');
+			if (rc == 0)
+				rc = dynbuf_addc(b, hex[*p >> 4]);
+			if (rc == 0)
+				rc = dynbuf_addc(b, hex[*p & 15]);
+		}
+	}
+	return rc;
+}
+
+static size_t
+sink_write(char *p, size_t size, size_t n, void *arg)
+{
+	struct client_sink *s = arg;
+
+	if (dynbuf_add(&s->body, p, size * n) < 0) {
+		s->too_large = 1;
+		return 0;
+	}
+	return size * n;
+}
+
+static size_t
+upload_read(char *p, size_t size, size_t n, void *arg)
+{
+	struct client_upload *u = arg;
+	ssize_t got;
+
+	for (;;) {
+		got = read(u->fd, p, size * n);
+		if (got >= 0)
+			return (size_t)got;
+		if (errno != EINTR)
+			break;
+	}
+	u->err = errno;
+	return CURL_READFUNC_ABORT;
+}
+
+static void
+human_size(char *buf, size_t n, double bytes)
+{
+	if (bytes >= (double)(1u << 30))
+		snprintf(buf, n, "%.1f GiB", bytes / (double)(1u << 30));
+	else if (bytes >= (double)(1u << 20))
+		snprintf(buf, n, "%.1f MiB", bytes / (double)(1u << 20));
+	else if (bytes >= 1024.0)
+		snprintf(buf, n, "%.1f KiB", bytes / 1024.0);
+	else
+		snprintf(buf, n, "%.0f bytes", bytes);
+}
+
+static int
+upload_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+    curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct client_upload *u = arg;
+	char now[32], total[32], bar[31];
+	int pct, i;
+
+	(void)dltotal;
+	(void)dlnow;
+	if (!u->progress || ultotal <= 0)
+		return 0;
+	pct = (int)(ulnow * 100 / ultotal);
+	if (pct == u->last_pct)
+		return 0;
+	u->last_pct = pct;
+	for (i = 0; i < 30; i++)
+		bar[i] = i < pct * 30 / 100 ? '=' : ' ';
+	bar[30] = '\0';
+	human_size(now, sizeof(now), (double)ulnow);
+	human_size(total, sizeof(total), (double)ultotal);
+	fprintf(stderr, "\r[%s] %3d%%  %s / %s\033[K", bar, pct, now, total);
+	u->drawn = 1;
+	return 0;
+}
+
+/* Sets what every request shares; headers are the caller's list. */
+static int
+request_setup(struct client *c, const char *path, struct curl_slist **hdrs,
+    struct client_sink *sink)
+{
+	struct dynbuf url, auth;
+	struct curl_slist *h = NULL;
+	int rc = 0;
+
+	curl_easy_reset(c->curl);
+	dynbuf_init(&url, 8192);
+	dynbuf_init(&auth, 2048);
+	if (dynbuf_adds(&url, c->base) < 0 || dynbuf_adds(&url, path) < 0) {
+		rc = al_err_set(AL_ELIMIT, "request URL is too long");
+		goto out;
+	}
+	if ((h = curl_slist_append(*hdrs, "Accept: application/json")) == NULL)
+		goto nomem;
+	*hdrs = h;
+	if (c->token != NULL) {
+		if (dynbuf_addf(&auth, "Authorization: Bearer %s", c->token) < 0 ||
+		    (h = curl_slist_append(*hdrs, dynbuf_str(&auth))) == NULL)
+			goto nomem;
+		*hdrs = h;
+	}
+	c->errbuf[0] = '\0';
+	if (curl_easy_setopt(c->curl, CURLOPT_URL, dynbuf_str(&url)) !=
+	    CURLE_OK) {
+		rc = al_err_set(AL_EINVAL, "bad request URL");
+		goto out;
+	}
+	if (c->socket != NULL)
+		curl_easy_setopt(c->curl, CURLOPT_UNIX_SOCKET_PATH, c->socket);
+	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_NOPROXY, c->noproxy);
+	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, CLIENT_CONNECT_TIMEOUT);
+	curl_easy_setopt(c->curl, CURLOPT_LOW_SPEED_LIMIT, CLIENT_LOW_SPEED);
+	curl_easy_setopt(c->curl, CURLOPT_LOW_SPEED_TIME, CLIENT_LOW_SPEED_TIME);
+	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->errbuf);
+	curl_easy_setopt(c->curl, CURLOPT_USERAGENT, "airlock/" AIRLOCK_VERSION);
+	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, *hdrs);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, sink_write);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, sink);
+	goto out;
+nomem:
+	rc = al_err_set(AL_ENOMEM, "out of memory");
+out:
+	/* curl copied the header line; the token is not left in our heap. */
+	if (auth.data != NULL)
+		explicit_bzero(auth.data, auth.len);
+	dynbuf_free(&auth);
+	dynbuf_free(&url);
+	return rc;
+}
+
+/*
+ * Runs the prepared request. A reply that arrived counts even when the
+ * transfer then failed (a gate may answer 413 and close mid-upload).
+ */
+static int
+request_run(struct client *c, struct client_sink *sink,
+    const struct client_upload *up, struct client_reply *out)
+{
+	CURLcode cc;
+	json_error_t jerr;
+	long status = 0, oserr = 0;
+
+	out->status = 0;
+	out->json = NULL;
+	cc = curl_easy_perform(c->curl);
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (up != NULL && up->drawn)
+		fputs("\r\033[K", stderr);
+	if (sink->too_large)
+		return al_err_set(AL_EIO, "%s: reply larger than %zu bytes",
+		    c->where, CLIENT_MAX_REPLY);
+	if (cc != CURLE_OK && (status == 0 || sink->body.len == 0)) {
+		if (up != NULL && up->err != 0)
+			return al_err_set(AL_EIO, "reading the artifact: %s",
+			    strerror(up->err));
+		curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO, &oserr);
+		/* curl names port 80 of localhost for a socket: say which. */
+		if (c->socket != NULL && cc == CURLE_COULDNT_CONNECT &&
+		    oserr != 0)
+			return al_err_set(AL_EIO, "cannot reach the gate at %s: "
+			    "%s", c->where, strerror((int)oserr));
+		if (cc == CURLE_COULDNT_CONNECT ||
+		    cc == CURLE_COULDNT_RESOLVE_HOST ||
+		    cc == CURLE_OPERATION_TIMEDOUT)
+			return al_err_set(AL_EIO, "cannot reach the gate at %s: "
+			    "%s", c->where, c->errbuf[0] ? c->errbuf :
+			    curl_easy_strerror(cc));
+		if (up != NULL && (cc == CURLE_SEND_ERROR ||
+		    cc == CURLE_RECV_ERROR || cc == CURLE_GOT_NOTHING))
+			return al_err_set(AL_EIO, "%s closed the connection during "
+			    "the upload (%s); the artifact may be larger than the "
+			    "gate accepts", c->where, c->errbuf[0] ? c->errbuf :
+			    curl_easy_strerror(cc));
+		return al_err_set(AL_EIO, "%s: %s", c->where, c->errbuf[0] ?
+		    c->errbuf : curl_easy_strerror(cc));
+	}
+	out->status = status;
+	if (sink->body.len > 0)
+		out->json = json_loadb(sink->body.data, sink->body.len, 0, &jerr);
+	return 0;
+}
+
+int
+client_get(struct client *c, const char *path, struct client_reply *out)
+{
+	struct curl_slist *hdrs = NULL;
+	struct client_sink sink;
+	int rc;
+
+	dynbuf_init(&sink.body, CLIENT_MAX_REPLY);
+	sink.too_large = 0;
+	if ((rc = request_setup(c, path, &hdrs, &sink)) == 0)
+		rc = request_run(c, &sink, NULL, out);
+	curl_slist_free_all(hdrs);
+	dynbuf_free(&sink.body);
+	return rc;
+}
+
+int
+client_delete(struct client *c, const char *path, struct client_reply *out)
+{
+	struct curl_slist *hdrs = NULL;
+	struct client_sink sink;
+	int rc;
+
+	dynbuf_init(&sink.body, CLIENT_MAX_REPLY);
+	sink.too_large = 0;
+	if ((rc = request_setup(c, path, &hdrs, &sink)) == 0) {
+		curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, "DELETE");
+		rc = request_run(c, &sink, NULL, out);
+	}
+	curl_slist_free_all(hdrs);
+	dynbuf_free(&sink.body);
+	return rc;
+}
+
+int
+client_post_json(struct client *c, const char *path, json_t *body,
+    struct client_reply *out)
+{
+	struct curl_slist *hdrs = NULL;
+	struct client_sink sink;
+	char *doc;
+	int rc;
+
+	if ((doc = json_dumps(body, JSON_COMPACT)) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	dynbuf_init(&sink.body, CLIENT_MAX_REPLY);
+	sink.too_large = 0;
+	hdrs = curl_slist_append(NULL, "Content-Type: application/json");
+	if (hdrs == NULL) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = request_setup(c, path, &hdrs, &sink)) == 0) {
+		curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
+		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, doc);
+		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
+		    (curl_off_t)strlen(doc));
+		rc = request_run(c, &sink, NULL, out);
+	}
+out:
+	curl_slist_free_all(hdrs);
+	dynbuf_free(&sink.body);
+	free(doc);
+	return rc;
+}
+
+int
+client_post_fd(struct client *c, const char *path, int fd, off_t size,
+    int progress, struct client_reply *out)
+{
+	struct curl_slist *hdrs = NULL, *h;
+	struct client_upload up = {fd, 0, 0, 0, -1};
+	struct client_sink sink;
+	int rc;
+
+	dynbuf_init(&sink.body, CLIENT_MAX_REPLY);
+	sink.too_large = 0;
+	/* Without a length, libcurl sends a POST chunked only when told. */
+	hdrs = curl_slist_append(NULL, "Content-Type: application/octet-stream");
+	if (hdrs == NULL || (size < 0 && (h = curl_slist_append(hdrs,
+	    "Transfer-Encoding: chunked")) == NULL)) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = request_setup(c, path, &hdrs, &sink)) < 0)
+		goto out;
+	curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_READFUNCTION, upload_read);
+	curl_easy_setopt(c->curl, CURLOPT_READDATA, &up);
+	if (size >= 0)
+		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
+		    (curl_off_t)size);
+	if (progress && size > CLIENT_PROGRESS_MIN) {
+		up.progress = 1;
+		curl_easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION,
+		    upload_progress);
+		curl_easy_setopt(c->curl, CURLOPT_XFERINFODATA, &up);
+	}
+	rc = request_run(c, &sink, &up, out);
+out:
+	curl_slist_free_all(hdrs);
+	dynbuf_free(&sink.body);
+	return rc;
+}
+
+/* ---- directories as tar ---------------------------------------------------- */
+
+/* An unlinked temporary file in $TMPDIR (or /tmp), read-write. */
+static int
+temp_fd(int *out)
+{
+	const char *dir = env_nonempty("TMPDIR");
+	struct dynbuf path;
+	int fd;
+
+	if (dir == NULL)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		/* Not every file system has O_TMPFILE. */
+		dynbuf_init(&path, PATH_MAX);
+		if (dynbuf_addf(&path, "%s/airlock-submit.XXXXXX", dir) < 0) {
+			dynbuf_free(&path);
+			return al_err_set(AL_ELIMIT, "TMPDIR is too long");
+		}
+		fd = mkostemp(path.data, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path.data);
+		dynbuf_free(&path);
+	}
+	if (fd < 0)
+		return al_err_set(AL_EIO, "temporary file in %s: %s", dir,
+		    strerror(errno));
+	*out = fd;
+	return 0;
+}
+
+/* The entry's name relative to the packed directory; "" for the root. */
+static int
+tar_relname(const char *full, const char *prefix, size_t plen,
+    struct dynbuf *out)
+{
+	const char *rel;
+
+	dynbuf_reset(out);
+	if (strncmp(full, prefix, plen) != 0)
+		return al_err_set(AL_EINVAL, "unexpected entry %s outside %s",
+		    full, prefix);
+	rel = full + plen;
+	if (*rel != '\0' && *rel != '/' && plen > 0 && prefix[plen - 1] != '/')
+		return al_err_set(AL_EINVAL, "unexpected entry %s outside %s",
+		    full, prefix);
+	while (*rel == '/')
+		rel++;
+	if (dynbuf_adds(out, rel) < 0)
+		return al_err_set(AL_ELIMIT, "%s: path too long", full);
+	return 0;
+}
+
+static int
+tar_copy_data(struct archive *disk, struct archive *w, const char *name)
+{
+	char buf[65536];
+	la_ssize_t n;
+
+	for (;;) {
+		n = archive_read_data(disk, buf, sizeof(buf));
+		if (n == 0)
+			return 0;
+		if (n < 0)
+			return al_err_set(AL_EIO, "%s: %s", name,
+			    archive_error_string(disk));
+		if (archive_write_data(w, buf, (size_t)n) != n)
+			return al_err_set(AL_EIO, "writing the tar: %s",
+			    archive_error_string(w));
+	}
+}
+
+/* Adds every entry under dir (already opened on disk) to w. */
+static int
+tar_walk(struct archive *disk, struct archive *w, const char *dir)
+{
+	struct archive_entry *e = NULL;
+	struct dynbuf rel;
+	size_t plen = strlen(dir);
+	int r, rc = 0;
+
+	/* The entries' names start with dir as given ("a/", ".", "/"...). */
+	while (plen > 1 && dir[plen - 1] == '/')
+		plen--;
+	dynbuf_init(&rel, AL_MAX_PATH);
+	while (rc == 0) {
+		archive_entry_free(e);
+		if ((e = archive_entry_new()) == NULL) {
+			rc = al_err_set(AL_ENOMEM, "out of memory");
+			break;
+		}
+		r = archive_read_next_header2(disk, e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK) {
+			/* An entry we cannot read is not silently left out. */
+			rc = al_err_set(AL_EIO, "%s", archive_error_string(disk));
+			break;
+		}
+		if (archive_read_disk_can_descend(disk) &&
+		    archive_read_disk_descend(disk) != ARCHIVE_OK) {
+			rc = al_err_set(AL_EIO, "%s", archive_error_string(disk));
+			break;
+		}
+		if ((rc = tar_relname(archive_entry_pathname(e), dir, plen,
+		    &rel)) < 0)
+			break;
+		if (rel.len == 0)
+			continue;
+		if (archive_entry_filetype(e) == AE_IFSOCK) {
+			fputs("airlock: warning: leaving out socket ", stderr);
+			client_put_escaped(stderr, archive_entry_pathname(e));
+			fputc('\n', stderr);
+			continue;
+		}
+		archive_entry_copy_pathname(e, dynbuf_str(&rel));
+		r = archive_write_header(w, e);
+		if (r < ARCHIVE_WARN) {
+			rc = al_err_set(AL_EIO, "writing the tar: %s: %s",
+			    dynbuf_str(&rel), archive_error_string(w));
+			break;
+		}
+		if (archive_entry_filetype(e) == AE_IFREG &&
+		    archive_entry_size(e) > 0)
+			rc = tar_copy_data(disk, w, dynbuf_str(&rel));
+	}
+	archive_entry_free(e);
+	dynbuf_free(&rel);
+	return rc;
+}
+
+int
+client_tar_dir(const char *dir, int *fd_out, off_t *size_out)
+{
+	struct archive *disk = NULL, *w = NULL;
+	off_t end;
+	int fd = -1, rc;
+
+	*fd_out = -1;
+	if ((rc = temp_fd(&fd)) < 0)
+		return rc;
+	disk = archive_read_disk_new();
+	w = archive_write_new();
+	if (disk == NULL || w == NULL) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Links inside are stored as links; only dir itself is followed. */
+	archive_read_disk_set_symlink_hybrid(disk);
+	archive_read_disk_set_behavior(disk, ARCHIVE_READDISK_NO_XATTR |
+	    ARCHIVE_READDISK_NO_ACL | ARCHIVE_READDISK_NO_FFLAGS |
+	    ARCHIVE_READDISK_NO_SPARSE);
+	if (archive_write_set_format_pax_restricted(w) != ARCHIVE_OK ||
+	    archive_write_set_bytes_in_last_block(w, 1) != ARCHIVE_OK ||
+	    archive_write_open_fd(w, fd) != ARCHIVE_OK) {
+		rc = al_err_set(AL_EIO, "tar: %s", archive_error_string(w));
+		goto out;
+	}
+	if (archive_read_disk_open(disk, dir) != ARCHIVE_OK) {
+		rc = al_err_set(AL_EIO, "%s: %s", dir,
+		    archive_error_string(disk));
+		goto out;
+	}
+	if ((rc = tar_walk(disk, w, dir)) < 0)
+		goto out;
+	if (archive_write_close(w) != ARCHIVE_OK) {
+		rc = al_err_set(AL_EIO, "writing the tar: %s",
+		    archive_error_string(w));
+		goto out;
+	}
+	if ((end = lseek(fd, 0, SEEK_END)) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		rc = al_err_set(AL_EIO, "temporary file: %s", strerror(errno));
+		goto out;
+	}
+	*size_out = end;
+	*fd_out = fd;
+	fd = -1;
+out:
+	if (disk != NULL)
+		archive_read_free(disk);
+	if (w != NULL)
+		archive_write_free(w);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+void
+client_put_escaped(FILE *out, const char *s)
+{
+	struct dynbuf b;
+
+	dynbuf_init(&b, (size_t)1 << 20);
+	if (al_term_escape(&b, s, strlen(s)) == 0)
+		fputs(dynbuf_str(&b), out);
+	else
+		fputs("(too long to show)", out);
+	dynbuf_free(&b);
+}
+
+int
+client_print_json(FILE *out, const json_t *j)
+{
+	/* ASCII only: a hostile name cannot reorder what a terminal shows. */
+	if (json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+	    JSON_ENSURE_ASCII) < 0)
+		return al_err_set(AL_EIO, "writing JSON: %s", strerror(errno));
+	fputc('\n', out);
+	return 0;
+}

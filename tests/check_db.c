@@ -1,0 +1,858 @@
+/*
+ * check_db.c - the provenance store on real SQLite files: schema versions
+ * and the refusal of a newer database, principals and tokens, submissions
+ * with labels and shared blobs, the scan queue (two connections claiming
+ * at once never take the same submission; a crash mid-scan requeues it),
+ * findings, and the append-only audit trail (raw SQL cannot rewrite it).
+ */
+#include <pthread.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "test_util.h"
+
+#include "db.h"
+
+static char *dir;
+static char path[4200];
+static struct db *db;
+
+static void
+setup(void)
+{
+	dir = tu_mkdtemp();
+	snprintf(path, sizeof(path), "%s/airlock.db", dir);
+	ck_assert_int_eq(db_open(&db, path, 1), 0);
+}
+
+static void
+teardown(void)
+{
+	db_close(db);
+	db = NULL;
+	tu_rmrf(dir);
+}
+
+/* A distinct 64-hex-digit "digest" for n. */
+static void
+hex(char out[65], int n)
+{
+	snprintf(out, 65, "%064x", n);
+}
+
+static int64_t
+principal(const char *name, enum db_role role, int n)
+{
+	char h[65];
+	int64_t id = 0;
+
+	hex(h, 1000000 + n);
+	ck_assert_int_eq(db_principal_create(db, name, role, h, NULL, 0, 10, 0,
+	    &id), 0);
+	return id;
+}
+
+static int64_t
+submit(struct db *d, int64_t who, int blob, int64_t now)
+{
+	struct db_submission in;
+	int64_t id = 0;
+
+	memset(&in, 0, sizeof(in));
+	hex(in.sha256, blob);
+	in.size = 100 + blob;
+	in.kind = "auto";
+	in.name = "out.tar.gz";
+	in.submitter = who;
+	in.peer_uid = -1;
+	in.peer_pid = -1;
+	in.via = "tcp";
+	ck_assert_int_eq(db_submission_create(d, &in, now, &id), 0);
+	return id;
+}
+
+/* Runs one SQL statement on the file over a connection of its own. */
+static int
+raw_exec(const char *sql, char *msg, size_t len)
+{
+	sqlite3 *h;
+	char *err = NULL;
+	int r;
+
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	r = sqlite3_exec(h, sql, NULL, NULL, &err);
+	if (msg != NULL)
+		snprintf(msg, len, "%s", err ? err : "");
+	sqlite3_free(err);
+	sqlite3_close(h);
+	return r;
+}
+
+static int64_t
+raw_int(const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int64_t v;
+
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/* ---- open --------------------------------------------------------------- */
+
+START_TEST(reopen_keeps_data_and_schema)
+{
+	struct db_principal p;
+	int v;
+
+	ck_assert_int_ge(db_schema_latest(), 1);
+	ck_assert_int_eq(db_schema_version(db, &v), 0);
+	ck_assert_int_eq(v, db_schema_latest());
+	principal("ci-bot", DB_ROLE_CI, 1);
+	db_close(db);
+	ck_assert_int_eq(db_open(&db, path, 0), 0);
+	ck_assert_int_eq(db_schema_version(db, &v), 0);
+	ck_assert_int_eq(v, db_schema_latest());
+	ck_assert_int_eq(db_principal_by_name(db, "ci-bot", &p), 0);
+	ck_assert_int_eq(p.role, DB_ROLE_CI);
+	db_principal_clear(&p);
+	ck_assert_int_eq(db_integrity_check(db), 0);
+}
+END_TEST
+
+START_TEST(wal_and_foreign_keys_on)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA journal_mode", -1, &st,
+	    NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	/* A submission by nobody is refused by the foreign key. */
+	{
+		struct db_submission in;
+
+		memset(&in, 0, sizeof(in));
+		hex(in.sha256, 1);
+		in.size = 101;
+		in.kind = "auto";
+		in.name = "x";
+		in.submitter = 42;
+		in.via = "tcp";
+		ck_assert_int_eq(db_submission_create(db, &in, 1, NULL),
+		    AL_EINVAL);
+		ck_assert_int_eq(raw_int("SELECT count(*) FROM blobs"), 0);
+	}
+}
+END_TEST
+
+START_TEST(missing_without_create)
+{
+	struct db *d = (struct db *)1;
+	char p2[4300];
+
+	snprintf(p2, sizeof(p2), "%s/absent.db", dir);
+	ck_assert_int_eq(db_open(&d, p2, 0), AL_ENOTFOUND);
+	ck_assert_ptr_null(d);
+	ck_assert_int_eq(access(p2, F_OK), -1);
+}
+END_TEST
+
+/* The umask can only take bits away; 0277 would leave 0400 without the
+ * explicit chmod. WAL and shared-memory files follow the database's mode. */
+START_TEST(created_0600_whatever_the_umask)
+{
+	struct db *d;
+	struct stat sb;
+	char p2[4300], side[4400];
+	mode_t old;
+
+	snprintf(p2, sizeof(p2), "%s/strict.db", dir);
+	old = umask(0277);
+	ck_assert_int_eq(db_open(&d, p2, 1), 0);
+	umask(old);
+	ck_assert_int_eq(stat(p2, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 07777, 0600);
+	snprintf(side, sizeof(side), "%s-wal", p2);
+	ck_assert_int_eq(stat(side, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 07777, 0600);
+	snprintf(side, sizeof(side), "%s-shm", p2);
+	ck_assert_int_eq(stat(side, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 07777, 0600);
+	db_close(d);
+}
+END_TEST
+
+START_TEST(newer_schema_refused)
+{
+	char sql[64];
+	struct db *d = NULL;
+
+	db_close(db);
+	db = NULL;
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+	    db_schema_latest() + 1);
+	ck_assert_int_eq(raw_exec(sql, NULL, 0), SQLITE_OK);
+	ck_assert_int_eq(db_open(&d, path, 0), AL_EINVAL);
+	ck_assert_ptr_null(d);
+	ck_assert_ptr_nonnull(strstr(al_err_msg(), "newer"));
+	/* Refused, not downgraded. */
+	ck_assert_int_eq(raw_int("PRAGMA user_version"), db_schema_latest() + 1);
+}
+END_TEST
+
+START_TEST(not_a_database)
+{
+	struct db *d = NULL;
+	char p2[4300];
+
+	tu_write(dir, "junk.db", "this is not an SQLite database, not at all.\n");
+	snprintf(p2, sizeof(p2), "%s/junk.db", dir);
+	ck_assert_int_eq(db_open(&d, p2, 0), AL_EIO);
+	ck_assert_ptr_null(d);
+}
+END_TEST
+
+/* ---- principals --------------------------------------------------------- */
+
+START_TEST(principals_create_lookup)
+{
+	struct db_principal p, *v;
+	char h[65];
+	size_t n;
+	int64_t admin, agent;
+
+	admin = principal("root", DB_ROLE_ADMIN, 1);
+	hex(h, 77);
+	ck_assert_int_eq(db_principal_create(db, "agent-1", DB_ROLE_AGENT, h,
+	    "alice", 5000, 20, admin, &agent), 0);
+	ck_assert_int_gt(agent, admin);
+	ck_assert_int_eq(db_principal_by_token(db, h, &p), 0);
+	ck_assert_int_eq(p.id, agent);
+	ck_assert_str_eq(p.name, "agent-1");
+	ck_assert_int_eq(p.role, DB_ROLE_AGENT);
+	ck_assert_str_eq(p.on_behalf_of, "alice");
+	ck_assert_int_eq(p.created_at, 20);
+	ck_assert_int_eq(p.expires_at, 5000);
+	ck_assert_int_eq(p.revoked_at, 0);
+	db_principal_clear(&p);
+	ck_assert_int_eq(db_principal_by_name(db, "root", &p), 0);
+	ck_assert_ptr_null(p.on_behalf_of);
+	ck_assert_int_eq(p.expires_at, 0);
+	db_principal_clear(&p);
+	hex(h, 78);
+	ck_assert_int_eq(db_principal_by_token(db, h, &p), AL_ENOTFOUND);
+	ck_assert_int_eq(db_principal_by_name(db, "nobody", &p), AL_ENOTFOUND);
+	ck_assert_int_eq(db_principal_list(db, &v, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(v[0].name, "root");
+	ck_assert_str_eq(v[1].name, "agent-1");
+	db_principal_list_free(v, n);
+}
+END_TEST
+
+START_TEST(principal_duplicates_refused)
+{
+	char h[65];
+
+	principal("root", DB_ROLE_ADMIN, 1);
+	hex(h, 2);
+	ck_assert_int_eq(db_principal_create(db, "root", DB_ROLE_AGENT, h, NULL,
+	    0, 1, 0, NULL), AL_EEXIST);
+	/* The same token under another name is refused too. */
+	hex(h, 1000001);
+	ck_assert_int_eq(db_principal_create(db, "other", DB_ROLE_AGENT, h,
+	    NULL, 0, 1, 0, NULL), AL_EEXIST);
+	/* A token hash that is not 64 hex digits, an unknown role. */
+	ck_assert_int_eq(db_principal_create(db, "x", DB_ROLE_AGENT, "abc",
+	    NULL, 0, 1, 0, NULL), AL_EINVAL);
+	hex(h, 3);
+	ck_assert_int_eq(db_principal_create(db, "x", DB_ROLE_MAX, h, NULL, 0,
+	    1, 0, NULL), AL_EINVAL);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM principals"), 1);
+	/* The failed creations left no events behind. */
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM events"), 1);
+}
+END_TEST
+
+START_TEST(revoke_once)
+{
+	struct db_principal p;
+	char h[65];
+	int64_t admin = principal("root", DB_ROLE_ADMIN, 1);
+
+	principal("agent-1", DB_ROLE_AGENT, 2);
+	ck_assert_int_eq(db_principal_revoke(db, "agent-1", 99, admin), 0);
+	ck_assert_int_eq(db_principal_revoke(db, "agent-1", 100, admin),
+	    AL_EINVAL);
+	ck_assert_int_eq(db_principal_revoke(db, "ghost", 100, admin),
+	    AL_ENOTFOUND);
+	/* Still found by its token (the caller checks), marked revoked. */
+	hex(h, 1000002);
+	ck_assert_int_eq(db_principal_by_token(db, h, &p), 0);
+	ck_assert_int_eq(p.revoked_at, 99);
+	db_principal_clear(&p);
+	/* A revoked name stays taken. */
+	hex(h, 5);
+	ck_assert_int_eq(db_principal_create(db, "agent-1", DB_ROLE_AGENT, h,
+	    NULL, 0, 1, 0, NULL), AL_EEXIST);
+}
+END_TEST
+
+START_TEST(role_names)
+{
+	int r;
+
+	for (r = 0; r < DB_ROLE_MAX; r++)
+		ck_assert_int_eq(db_role_parse(db_role_name((enum db_role)r)), r);
+	ck_assert_int_eq(db_role_parse("root"), -1);
+	ck_assert_str_eq(db_role_name(DB_ROLE_AUDITOR), "auditor");
+}
+END_TEST
+
+/* ---- submissions -------------------------------------------------------- */
+
+START_TEST(submission_with_labels)
+{
+	struct db_label labels[2] = {{"ticket", "OPS-7"}, {"reason", "fix"}};
+	struct db_submission in, s;
+	int64_t who = principal("agent-1", DB_ROLE_AGENT, 1), id;
+
+	memset(&in, 0, sizeof(in));
+	hex(in.sha256, 9);
+	in.size = 109;
+	in.kind = "archive";
+	in.name = "build.tgz";
+	in.submitter = who;
+	in.launched_by = "alice";
+	in.peer_uid = 1000;
+	in.peer_pid = -1;
+	in.via = "socket";
+	in.labels = labels;
+	in.nlabels = 2;
+	ck_assert_int_eq(db_submission_create(db, &in, 500, &id), 0);
+	ck_assert_int_eq(db_submission_get(db, id, &s), 0);
+	ck_assert_int_eq(s.id, id);
+	ck_assert_str_eq(s.sha256, in.sha256);
+	ck_assert_int_eq(s.size, 109);
+	ck_assert_str_eq(s.kind, "archive");
+	ck_assert_str_eq(s.name, "build.tgz");
+	ck_assert_int_eq(s.submitter, who);
+	ck_assert_str_eq(s.submitter_name, "agent-1");
+	ck_assert_str_eq(s.launched_by, "alice");
+	ck_assert_int_eq(s.peer_uid, 1000);
+	ck_assert_int_eq(s.peer_pid, -1);
+	ck_assert_str_eq(s.via, "socket");
+	ck_assert_int_eq(s.received_at, 500);
+	ck_assert_str_eq(s.state, "received");
+	ck_assert_ptr_null(s.verdict);
+	ck_assert_ptr_null(s.worst);
+	ck_assert_uint_eq(s.nlabels, 2);
+	ck_assert_str_eq(s.labels[0].key, "ticket");
+	ck_assert_str_eq(s.labels[0].value, "OPS-7");
+	ck_assert_str_eq(s.labels[1].key, "reason");
+	db_submission_clear(&s);
+	ck_assert_int_eq(db_submission_get(db, id + 1, &s), AL_ENOTFOUND);
+}
+END_TEST
+
+START_TEST(submission_atomic)
+{
+	struct db_label dup[2] = {{"k", "1"}, {"k", "2"}};
+	struct db_submission in;
+	int64_t who = principal("agent-1", DB_ROLE_AGENT, 1);
+
+	memset(&in, 0, sizeof(in));
+	hex(in.sha256, 9);
+	in.size = 109;
+	in.kind = "auto";
+	in.name = "a";
+	in.submitter = who;
+	in.via = "tcp";
+	in.labels = dup;
+	in.nlabels = 2;
+	/* The second label fails: no blob, submission, label or event stays. */
+	ck_assert_int_eq(db_submission_create(db, &in, 1, NULL), AL_EEXIST);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM blobs"), 0);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM submissions"), 0);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM labels"), 0);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM events WHERE "
+	    "action = 'submit'"), 0);
+	/* Unknown via and a malformed digest are refused. */
+	in.nlabels = 0;
+	in.via = "carrier-pigeon";
+	ck_assert_int_eq(db_submission_create(db, &in, 1, NULL), AL_EINVAL);
+	in.via = "tcp";
+	memcpy(in.sha256, "XYZ", 4);
+	ck_assert_int_eq(db_submission_create(db, &in, 1, NULL), AL_EINVAL);
+	memset(in.sha256, 'a', sizeof(in.sha256));
+	ck_assert_int_eq(db_submission_create(db, &in, 1, NULL), AL_EINVAL);
+}
+END_TEST
+
+START_TEST(same_bytes_one_blob)
+{
+	struct db_submission in;
+	int64_t who = principal("agent-1", DB_ROLE_AGENT, 1), a, b;
+
+	a = submit(db, who, 7, 1);
+	b = submit(db, who, 7, 2);
+	ck_assert_int_ne(a, b);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM blobs"), 1);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM submissions"), 2);
+	ck_assert_int_eq(raw_int("SELECT stored_at FROM blobs"), 1);
+	/* The same digest with another size cannot be the same bytes. */
+	memset(&in, 0, sizeof(in));
+	hex(in.sha256, 7);
+	in.size = 1;
+	in.kind = "auto";
+	in.name = "a";
+	in.submitter = who;
+	in.via = "tcp";
+	ck_assert_int_eq(db_submission_create(db, &in, 3, NULL), AL_EINVAL);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM submissions"), 2);
+}
+END_TEST
+
+START_TEST(list_filters)
+{
+	struct db_submission *v;
+	struct db_scan_job job;
+	const char **states;
+	int64_t *counts;
+	size_t n, i;
+	int64_t a = principal("a", DB_ROLE_AGENT, 1);
+	int64_t b = principal("b", DB_ROLE_AGENT, 2);
+	int64_t ids[5];
+
+	ids[0] = submit(db, a, 1, 10);
+	ids[1] = submit(db, b, 2, 11);
+	ids[2] = submit(db, a, 3, 12);
+	ids[3] = submit(db, b, 4, 13);
+	ids[4] = submit(db, a, 5, 14);
+	ck_assert_int_eq(db_scan_claim(db, "d", "e", 20, &job), 0);
+	ck_assert_int_eq(job.submission_id, ids[0]);
+	db_scan_job_clear(&job);
+
+	ck_assert_int_eq(db_submission_list(db, NULL, 0, 100, &v, &n), 0);
+	ck_assert_uint_eq(n, 5);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(v[i].id, ids[4 - i]);
+	db_submission_list_free(v, n);
+
+	ck_assert_int_eq(db_submission_list(db, "received", a, 100, &v, &n),
+	    0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(v[0].id, ids[4]);
+	ck_assert_int_eq(v[1].id, ids[2]);
+	ck_assert_str_eq(v[1].submitter_name, "a");
+	db_submission_list_free(v, n);
+
+	ck_assert_int_eq(db_submission_list(db, "scanning", 0, 100, &v, &n),
+	    0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(v[0].id, ids[0]);
+	db_submission_list_free(v, n);
+
+	ck_assert_int_eq(db_submission_list(db, NULL, b, 1, &v, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(v[0].id, ids[3]);
+	db_submission_list_free(v, n);
+
+	ck_assert_int_eq(db_submission_list(db, "approved", 0, 100, &v, &n),
+	    0);
+	ck_assert_uint_eq(n, 0);
+	db_submission_list_free(v, n);
+
+	ck_assert_int_eq(db_submission_counts(db, &states, &counts, &n), 0);
+	ck_assert_uint_eq(n, 7);
+	for (i = 0; i < n; i++) {
+		if (strcmp(states[i], "received") == 0)
+			ck_assert_int_eq(counts[i], 4);
+		else if (strcmp(states[i], "scanning") == 0)
+			ck_assert_int_eq(counts[i], 1);
+		else
+			ck_assert_int_eq(counts[i], 0);
+	}
+	free(counts);
+}
+END_TEST
+
+/* ---- scans -------------------------------------------------------------- */
+
+START_TEST(claim_in_order)
+{
+	struct db_scan_job j1, j2, j3;
+	int64_t who = principal("a", DB_ROLE_AGENT, 1);
+	int64_t s1 = submit(db, who, 1, 10), s2 = submit(db, who, 2, 11);
+	struct db_submission s;
+
+	ck_assert_int_eq(db_scan_claim(db, "rs1", "0.1", 20, &j1), 0);
+	ck_assert_int_eq(j1.submission_id, s1);
+	ck_assert_str_eq(j1.kind, "auto");
+	ck_assert_str_eq(j1.name, "out.tar.gz");
+	ck_assert_int_gt(j1.scan_id, 0);
+	hex(s.sha256, 1);
+	ck_assert_str_eq(j1.sha256, s.sha256);
+	ck_assert_int_eq(db_scan_claim(db, "rs1", "0.1", 21, &j2), 0);
+	ck_assert_int_eq(j2.submission_id, s2);
+	ck_assert_int_ne(j2.scan_id, j1.scan_id);
+	ck_assert_int_eq(db_scan_claim(db, "rs1", "0.1", 22, &j3),
+	    AL_ENOTFOUND);
+	ck_assert_int_eq(db_submission_get(db, s1, &s), 0);
+	ck_assert_str_eq(s.state, "scanning");
+	db_submission_clear(&s);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans WHERE "
+	    "ruleset_digest = 'rs1' AND engine_version = '0.1' AND "
+	    "finished_at IS NULL"), 2);
+	db_scan_job_clear(&j1);
+	db_scan_job_clear(&j2);
+}
+END_TEST
+
+#define RACE_SUBS 300
+
+static pthread_barrier_t race_start;
+
+struct racer {
+	int64_t got[RACE_SUBS];
+	size_t n;
+	int rc;           /* the first unexpected error, 0 if none */
+	char msg[256];
+};
+
+static void *
+race(void *arg)
+{
+	struct timespec pause = {0, 300000};
+	struct racer *r = arg;
+	struct db_scan_job j;
+	struct db *d;
+	int rc;
+
+	r->rc = db_open(&d, path, 0);
+	if (r->rc < 0)
+		snprintf(r->msg, sizeof(r->msg), "%s", al_err_msg());
+	/* Both connections open before either claims: they do race. */
+	pthread_barrier_wait(&race_start);
+	if (r->rc < 0)
+		return NULL;
+	while ((rc = db_scan_claim(d, "rs", "v", 1, &j)) == 0) {
+		if (r->n < RACE_SUBS)
+			r->got[r->n] = j.submission_id;
+		r->n++;
+		/* A scan takes a while; without a pause one connection
+		 * would hold the lock from one claim to the next. */
+		nanosleep(&pause, NULL);
+		rc = db_scan_finish(d, &j, "clean", NULL, NULL, 0, NULL, 2);
+		db_scan_job_clear(&j);
+		if (rc < 0)
+			break;
+	}
+	if (rc != AL_ENOTFOUND) {
+		r->rc = rc;
+		snprintf(r->msg, sizeof(r->msg), "%s", al_err_msg());
+	}
+	db_close(d);
+	return NULL;
+}
+
+/* Each thread its own connection, as the gate's workers will have. */
+START_TEST(concurrent_claims_disjoint)
+{
+	static struct racer r[2];
+	static char seen[RACE_SUBS + 1];
+	pthread_t t[2];
+	int64_t who = principal("a", DB_ROLE_AGENT, 1), first = 0, id;
+	size_t i, k;
+
+	for (i = 0; i < RACE_SUBS; i++) {
+		id = submit(db, who, (int)i, (int64_t)i);
+		if (i == 0)
+			first = id;
+	}
+	memset(r, 0, sizeof(r));
+	memset(seen, 0, sizeof(seen));
+	ck_assert_int_eq(pthread_barrier_init(&race_start, NULL, 2), 0);
+	for (k = 0; k < 2; k++)
+		ck_assert_int_eq(pthread_create(&t[k], NULL, race, &r[k]), 0);
+	for (k = 0; k < 2; k++)
+		ck_assert_int_eq(pthread_join(t[k], NULL), 0);
+	pthread_barrier_destroy(&race_start);
+	for (k = 0; k < 2; k++) {
+		ck_assert_msg(r[k].rc == 0, "racer %zu: %d %s", k, r[k].rc,
+		    r[k].msg);
+		for (i = 0; i < r[k].n; i++) {
+			id = r[k].got[i] - first;
+			ck_assert(id >= 0 && id < RACE_SUBS);
+			ck_assert_msg(!seen[id], "submission %lld claimed twice",
+			    (long long)r[k].got[i]);
+			seen[id] = 1;
+		}
+		ck_assert_msg(r[k].n > 0, "racer %zu claimed nothing", k);
+		/* Each connection takes its claims oldest first. */
+		for (i = 1; i < r[k].n; i++)
+			ck_assert_int_lt(r[k].got[i - 1], r[k].got[i]);
+	}
+	ck_assert_uint_eq(r[0].n + r[1].n, RACE_SUBS);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans"), RACE_SUBS);
+	ck_assert_int_eq(raw_int("SELECT count(DISTINCT submission_id) FROM "
+	    "scans"), RACE_SUBS);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM submissions WHERE "
+	    "state = 'held'"), RACE_SUBS);
+}
+END_TEST
+
+START_TEST(requeue_after_crash)
+{
+	struct db_scan_job j, j2;
+	struct db_submission s;
+	int64_t who = principal("a", DB_ROLE_AGENT, 1);
+	int64_t s1 = submit(db, who, 1, 10);
+	size_t n;
+
+	submit(db, who, 2, 11);
+	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 20, &j), 0);
+	/* The gate dies mid-scan: nothing finishes the job. */
+	db_close(db);
+	ck_assert_int_eq(db_open(&db, path, 0), 0);
+	ck_assert_int_eq(db_scan_requeue(db, 30, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(db_submission_get(db, s1, &s), 0);
+	ck_assert_str_eq(s.state, "received");
+	db_submission_clear(&s);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans WHERE "
+	    "outcome = 'interrupted' AND finished_at = 30"), 1);
+	ck_assert_int_eq(db_scan_requeue(db, 31, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	/* The old job cannot finish a requeued submission... */
+	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL,
+	    32), AL_EINVAL);
+	/* ...it is claimed again, first in line, under a new scan. */
+	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 33, &j2), 0);
+	ck_assert_int_eq(j2.submission_id, s1);
+	ck_assert_int_gt(j2.scan_id, j.scan_id);
+	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL,
+	    34), AL_EINVAL);
+	ck_assert_int_eq(db_scan_finish(db, &j2, "clean", NULL, NULL, 0, NULL,
+	    35), 0);
+	db_scan_job_clear(&j);
+	db_scan_job_clear(&j2);
+}
+END_TEST
+
+START_TEST(finish_records_findings)
+{
+	struct db_finding f[2] = {
+		{"github-token", "critical", "src/a.py", 12, 7, "ghp_*****",
+		    "fp1"},
+		{"todo-note", "info", "README", 1, 1, NULL, NULL},
+	};
+	struct db_finding *got;
+	struct db_scan_job j;
+	struct db_submission s;
+	int64_t who = principal("a", DB_ROLE_AGENT, 1);
+	int64_t id = submit(db, who, 1, 10);
+	size_t n;
+
+	ck_assert_int_eq(db_findings_get(db, id, &got, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	db_findings_free(got, n);
+	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 20, &j), 0);
+	/* A verdict the schema does not know rolls the whole finish back. */
+	ck_assert_int_eq(db_scan_finish(db, &j, "fine", "critical", f, 2, NULL,
+	    29), AL_EINVAL);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM findings"), 0);
+	ck_assert_int_eq(db_scan_finish(db, &j, "flagged", "critical", f, 2,
+	    NULL, 30), 0);
+	ck_assert_int_eq(db_submission_get(db, id, &s), 0);
+	ck_assert_str_eq(s.state, "held");
+	ck_assert_str_eq(s.verdict, "flagged");
+	ck_assert_str_eq(s.worst, "critical");
+	db_submission_clear(&s);
+	ck_assert_int_eq(db_findings_get(db, id, &got, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(got[0].rule, "github-token");
+	ck_assert_str_eq(got[0].severity, "critical");
+	ck_assert_str_eq(got[0].path, "src/a.py");
+	ck_assert_int_eq(got[0].line, 12);
+	ck_assert_int_eq(got[0].column, 7);
+	ck_assert_str_eq(got[0].excerpt, "ghp_*****");
+	ck_assert_str_eq(got[0].fingerprint, "fp1");
+	ck_assert_str_eq(got[1].rule, "todo-note");
+	ck_assert_ptr_null(got[1].excerpt);
+	db_findings_free(got, n);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans WHERE "
+	    "finished_at = 30 AND outcome = 'flagged' AND error IS NULL"), 1);
+	/* Finishing twice is refused. */
+	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL,
+	    31), AL_EINVAL);
+	db_scan_job_clear(&j);
+}
+END_TEST
+
+START_TEST(unscannable_with_error)
+{
+	struct db_scan_job j;
+	struct db_finding *got;
+	size_t n;
+	int64_t who = principal("a", DB_ROLE_AGENT, 1);
+	int64_t id = submit(db, who, 1, 10);
+
+	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 20, &j), 0);
+	ck_assert_int_eq(db_scan_finish(db, &j, "unscannable", NULL, NULL, 0,
+	    "child timed out", 30), 0);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans WHERE "
+	    "error = 'child timed out' AND outcome = 'unscannable'"), 1);
+	ck_assert_int_eq(db_findings_get(db, id, &got, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	db_findings_free(got, n);
+	db_scan_job_clear(&j);
+}
+END_TEST
+
+/* ---- events ------------------------------------------------------------- */
+
+START_TEST(events_append_only)
+{
+	char msg[256];
+	int64_t before;
+
+	principal("root", DB_ROLE_ADMIN, 1);
+	ck_assert_int_eq(db_event_add(db, 5, 0, "note", 0, "hello"), 0);
+	before = raw_int("SELECT count(*) FROM events");
+	ck_assert_int_eq(before, 2);
+	ck_assert_int_ne(raw_exec("UPDATE events SET action = 'forged'", msg,
+	    sizeof(msg)), SQLITE_OK);
+	ck_assert_ptr_nonnull(strstr(msg, "append-only"));
+	ck_assert_int_ne(raw_exec("DELETE FROM events", msg, sizeof(msg)),
+	    SQLITE_OK);
+	ck_assert_ptr_nonnull(strstr(msg, "append-only"));
+	ck_assert_int_ne(raw_exec("DELETE FROM events WHERE action = 'note'",
+	    msg, sizeof(msg)), SQLITE_OK);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM events"), before);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM events WHERE "
+	    "action = 'note' AND detail = 'hello'"), 1);
+	ck_assert_int_eq(db_integrity_check(db), 0);
+}
+END_TEST
+
+/* Every state change leaves its event, in order, with its actor. */
+START_TEST(event_trail)
+{
+	static const char *const all[] = {
+		"token.create", "token.create", "submit", "scan.start",
+		"scan.resume", "scan.start", "scan.finish", "token.revoke",
+	};
+	static const char *const one[] = {
+		"submit", "scan.start", "scan.resume", "scan.start",
+		"scan.finish",
+	};
+	struct db_scan_job j;
+	struct db_event *v;
+	char h[65];
+	size_t n, i;
+	int64_t admin, agent, id;
+
+	admin = principal("root", DB_ROLE_ADMIN, 1);
+	hex(h, 2);
+	ck_assert_int_eq(db_principal_create(db, "agent-1", DB_ROLE_AGENT, h,
+	    "alice", 0, 11, admin, &agent), 0);
+	id = submit(db, agent, 1, 12);
+	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 13, &j), 0);
+	db_scan_job_clear(&j);
+	ck_assert_int_eq(db_scan_requeue(db, 14, &n), 0);
+	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 15, &j), 0);
+	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL,
+	    16), 0);
+	db_scan_job_clear(&j);
+	ck_assert_int_eq(db_principal_revoke(db, "agent-1", 17, admin), 0);
+
+	ck_assert_int_eq(db_event_list(db, 0, &v, &n), 0);
+	ck_assert_uint_eq(n, sizeof(all) / sizeof(all[0]));
+	for (i = 0; i < n; i++) {
+		ck_assert_str_eq(v[i].action, all[i]);
+		if (i > 0)
+			ck_assert_int_gt(v[i].id, v[i - 1].id);
+	}
+	ck_assert_int_eq(v[0].actor, 0);          /* init: the system */
+	ck_assert_ptr_null(v[0].actor_name);
+	ck_assert_str_eq(v[1].actor_name, "root");
+	ck_assert_ptr_nonnull(strstr(v[1].detail, "agent-1"));
+	ck_assert_int_eq(v[2].actor, agent);
+	ck_assert_int_eq(v[2].submission, id);
+	ck_assert_int_eq(v[2].at, 12);
+	ck_assert_int_eq(v[3].actor, 0);
+	ck_assert_int_eq(v[7].actor, admin);
+	ck_assert_int_eq(v[7].submission, 0);
+	db_event_list_free(v, n);
+
+	ck_assert_int_eq(db_event_list(db, id, &v, &n), 0);
+	ck_assert_uint_eq(n, sizeof(one) / sizeof(one[0]));
+	for (i = 0; i < n; i++)
+		ck_assert_str_eq(v[i].action, one[i]);
+	db_event_list_free(v, n);
+}
+END_TEST
+
+static Suite *
+db_suite(void)
+{
+	Suite *s = suite_create("db");
+	TCase *tc;
+
+	tc = tcase_create("open");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, reopen_keeps_data_and_schema);
+	tcase_add_test(tc, wal_and_foreign_keys_on);
+	tcase_add_test(tc, missing_without_create);
+	tcase_add_test(tc, created_0600_whatever_the_umask);
+	tcase_add_test(tc, newer_schema_refused);
+	tcase_add_test(tc, not_a_database);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("principals");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, principals_create_lookup);
+	tcase_add_test(tc, principal_duplicates_refused);
+	tcase_add_test(tc, revoke_once);
+	tcase_add_test(tc, role_names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("submissions");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, submission_with_labels);
+	tcase_add_test(tc, submission_atomic);
+	tcase_add_test(tc, same_bytes_one_blob);
+	tcase_add_test(tc, list_filters);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("scans");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, claim_in_order);
+	tcase_add_test(tc, concurrent_claims_disjoint);
+	tcase_add_test(tc, requeue_after_crash);
+	tcase_add_test(tc, finish_records_findings);
+	tcase_add_test(tc, unscannable_with_error);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("events");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, events_append_only);
+	tcase_add_test(tc, event_trail);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_run(db_suite()) ? 1 : 0;
+}
