@@ -119,6 +119,7 @@ unit: $(TEST_BIN) $(REPLAY_BIN) $(BUILD)/airlock
 e2e: $(BUILD)/airlock
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_scan.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_artifacts.sh
+	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_client.sh
 
 rules-test: $(BUILD)/airlock
 	$(BUILD)/airlock rules test rules

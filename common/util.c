@@ -245,3 +245,29 @@ al_parse_size(const char *s, size_t *out)
 	*out = (size_t)v;
 	return 0;
 }
+
+int
+al_parse_bytes(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return AL_EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0)
+		return AL_EINVAL;
+	switch (*end) {
+	case '\0': break;
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	default: return AL_EINVAL;
+	}
+	if (*end != '\0' || v > (UINT64_MAX >> shift))
+		return AL_EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}

@@ -53,5 +53,7 @@ const char *al_memcasemem(const char *hay, size_t hn, const char *needle,
 
 /* Parses a decimal size_t; 0 on success. */
 int al_parse_size(const char *s, size_t *out);
+/* A byte count with an optional K, M or G suffix (powers of 1024). */
+int al_parse_bytes(const char *s, uint64_t *out);
 
 #endif

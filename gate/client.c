@@ -440,7 +440,7 @@ request_setup(struct client *c, const char *path, struct curl_slist **hdrs,
 nomem:
 	rc = al_err_set(AL_ENOMEM, "out of memory");
 out:
-	/* curl copied the header line; the token is not left in our heap. */
+	/* The header list holds its own copy; this one is wiped. */
 	if (auth.data != NULL)
 		explicit_bzero(auth.data, auth.len);
 	dynbuf_free(&auth);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,6 +501,22 @@ base_name(struct dynbuf *b, const char *path)
 	return dynbuf_add(b, path + s, n - s);
 }
 
+/* DIR.tar, named after the directory itself (also for "." or ".."). */
+static int
+dir_tar_name(struct dynbuf *name, const char *path)
+{
+	char real[PATH_MAX];
+
+	if (realpath(path, real) == NULL)
+		return al_err_set(AL_EIO, "%s: %s", path, strerror(errno));
+	if (strcmp(real, "/") == 0 ? dynbuf_adds(name, "root") :
+	    base_name(name, real) < 0)
+		return al_err_set(AL_ELIMIT, "%s: name too long", path);
+	if (dynbuf_adds(name, ".tar") < 0)
+		return al_err_set(AL_ELIMIT, "%s: name too long", path);
+	return 0;
+}
+
 /*
  * Opens what is submitted: *fd_out, *size_out (-1: unknown, sent chunked),
  * the kind and the default name (into name, empty for stdin). A directory
@@ -531,9 +548,8 @@ submit_open(const char *path, const char **kind, struct dynbuf *name,
 			return al_err_set(AL_EINVAL, "%s is a directory: it is sent "
 			    "as a tar, --kind %s does not fit", path, *kind);
 		*kind = "archive";
-		if (name->len == 0 && (base_name(name, path) < 0 ||
-		    dynbuf_adds(name, ".tar") < 0))
-			return al_err_set(AL_ELIMIT, "%s: name too long", path);
+		if (name->len == 0 && (rc = dir_tar_name(name, path)) < 0)
+			return rc;
 		return client_tar_dir(path, fd_out, size_out);
 	}
 	fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);

@@ -56,6 +56,9 @@
 #define SERVE_MAX_LABEL_VALUE 1024u
 #define SERVE_DEFAULT_BODY (256ULL << 20)
 #define SERVE_HEADER_LIMIT (16u << 10)
+/* Bytes of an oversized chunked body read (and dropped) to be able to answer
+ * 413; past this the connection is closed without an answer. */
+#define SERVE_MAX_DISCARD (64ULL << 20)
 
 static const char serve_usage[] =
     "usage: airlock serve [options]\n"
@@ -604,8 +607,9 @@ do_token_create(struct req *q, struct MHD_Connection *c, struct db *db)
 		    MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX, rc == AL_EEXIST ?
 		    "that name is taken" : "database error");
 	}
-	out = json_pack("{s:s, s:s, s:s, s:o}", "name", name, "role", role,
-	    "token", token, "expires_at", json_time(ms ? now + ms : 0));
+	out = json_pack("{s:s, s:s, s:s, s:o, s:o}", "name", name, "role", role,
+	    "token", token, "expires_at", json_time(ms ? now + ms : 0),
+	    "on_behalf_of", json_str_or_null(obo));
 	json_decref(in);         /* name and role live in it */
 	OPENSSL_cleanse(token, sizeof(token));
 	return respond_json(c, MHD_HTTP_CREATED, out);
@@ -934,6 +938,10 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 	if (*upload_size > 0) {
 		if (q->up != NULL && !q->too_large) {
 			if (store_upload_write(q->up, upload_data, *upload_size) < 0) {
+				/* Past the limit (a chunked body tells its size only
+				 * by sending it). libmicrohttpd cannot answer in the
+				 * middle of a body: the rest is read and dropped, up
+				 * to a bound, and the 413 comes at its end. */
 				store_upload_abort(q->up);
 				q->up = NULL;
 				q->too_large = 1;
@@ -944,7 +952,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 		} else {
 			/* Discard what is over the limit, but not forever. */
 			q->discarded += *upload_size;
-			if (q->discarded > q->s->max_body)
+			if (q->discarded > SERVE_MAX_DISCARD)
 				return MHD_NO;
 		}
 		*upload_size = 0;
@@ -1303,9 +1311,9 @@ cmd_serve(int argc, char **argv)
 			}
 			break;
 		case 'm': {
-			size_t v;
+			uint64_t v;
 
-			if (al_parse_size(optarg, &v) != 0 || v == 0) {
+			if (al_parse_bytes(optarg, &v) != 0 || v == 0) {
 				fprintf(stderr, "airlock serve: --max-body takes a size "
 				    "like 64M\n");
 				return EXIT_ERROR;
