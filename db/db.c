@@ -1154,6 +1154,46 @@ db_findings_get(struct db *db, int64_t submission_id,
 	return 0;
 }
 
+int
+db_scan_latest(struct db *db, int64_t submission_id,
+    struct db_scan_info *out)
+{
+	sqlite3_stmt *st;
+	int rc, nomem = 0;
+
+	memset(out, 0, sizeof(*out));
+	rc = prep_bind(db, &st, "SELECT id, ruleset_digest, engine_version, "
+	    "started_at, finished_at, outcome FROM scans WHERE submission_id = ? "
+	    "AND outcome IS NOT 'interrupted' ORDER BY id DESC LIMIT 1", "i",
+	    submission_id);
+	if (rc == 0 && (rc = step(db, st)) == 1) {
+		out->id = sqlite3_column_int64(st, 0);
+		out->ruleset_digest = col_str(st, 1, &nomem);
+		out->engine_version = col_str(st, 2, &nomem);
+		out->started_at = sqlite3_column_int64(st, 3);
+		out->finished_at = sqlite3_column_int64(st, 4);
+		out->outcome = sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL :
+		    col_str(st, 5, &nomem);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	} else if (rc == 0) {
+		rc = al_err_set(AL_ENOTFOUND, "submission %lld was not scanned",
+		    (long long)submission_id);
+	}
+	sqlite3_finalize(st);
+	if (rc < 0)
+		db_scan_info_clear(out);
+	return rc;
+}
+
+void
+db_scan_info_clear(struct db_scan_info *s)
+{
+	free(s->ruleset_digest);
+	free(s->engine_version);
+	free(s->outcome);
+	memset(s, 0, sizeof(*s));
+}
+
 void
 db_findings_free(struct db_finding *v, size_t n)
 {

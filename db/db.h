@@ -179,6 +179,21 @@ int db_findings_get(struct db *db, int64_t submission_id,
     struct db_finding **out, size_t *n_out);
 void db_findings_free(struct db_finding *v, size_t n);
 
+/* The latest scan of a submission that was not interrupted. */
+struct db_scan_info {
+	int64_t id;
+	char *ruleset_digest;
+	char *engine_version;
+	int64_t started_at;
+	int64_t finished_at;      /* 0: still running */
+	char *outcome;            /* the verdict, or NULL while running */
+};
+
+/* AL_ENOTFOUND when it was never scanned. */
+int db_scan_latest(struct db *db, int64_t submission_id,
+    struct db_scan_info *out);
+void db_scan_info_clear(struct db_scan_info *s);
+
 /* ---- events ------------------------------------------------------------- */
 
 /* Appends one event (actor 0: the system; submission 0: none). */

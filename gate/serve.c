@@ -430,6 +430,7 @@ do_show(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	struct db_submission b;
 	struct db_finding *f = NULL;
+	struct db_scan_info si;
 	size_t nf = 0, i;
 	json_t *j, *arr;
 	int rc = db_submission_get(db, q->id, &b);
@@ -446,6 +447,13 @@ do_show(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "database error");
 	}
 	j = submission_json(&b);
+	if (db_scan_latest(db, q->id, &si) == 0) {
+		json_object_set_new(j, "scan", json_pack("{s:s, s:s, s:o, s:o}",
+		    "ruleset", si.ruleset_digest, "engine", si.engine_version,
+		    "started_at", json_time(si.started_at), "finished_at",
+		    json_time(si.finished_at)));
+		db_scan_info_clear(&si);
+	}
 	arr = json_array();
 	for (i = 0; i < nf; i++)
 		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:I, "
@@ -705,7 +713,6 @@ do_metrics(struct req *q, struct MHD_Connection *c, struct db *db)
 		(void)dynbuf_addf(&t, "airlock_intake_rejections_total{reason="
 		    "\"%s\"} %lu\n", reject_names[i],
 		    atomic_load(&q->s->rejects[i]));
-	free(states);
 	free(counts);
 	ok = respond(c, MHD_HTTP_OK, "text/plain; version=0.0.4",
 	    t.data ? t.data : "", t.len);

@@ -647,6 +647,18 @@ START_TEST(requeue_after_crash)
 	    34), AL_EINVAL);
 	ck_assert_int_eq(db_scan_finish(db, &j2, "clean", NULL, NULL, 0, NULL,
 	    35), 0);
+	/* The latest scan is the one that finished, not the interrupted. */
+	{
+		struct db_scan_info si;
+
+		ck_assert_int_eq(db_scan_latest(db, s1, &si), 0);
+		ck_assert_int_eq(si.id, j2.scan_id);
+		ck_assert_int_eq(si.started_at, 33);
+		ck_assert_int_eq(si.finished_at, 35);
+		ck_assert_str_eq(si.outcome, "clean");
+		ck_assert_str_eq(si.ruleset_digest, "rs");
+		db_scan_info_clear(&si);
+	}
 	db_scan_job_clear(&j);
 	db_scan_job_clear(&j2);
 }
@@ -837,6 +849,8 @@ db_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("scans");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	/* Hundreds of durable (fsync'd) commits: slow on a loaded disk. */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, claim_in_order);
 	tcase_add_test(tc, concurrent_claims_disjoint);
 	tcase_add_test(tc, requeue_after_crash);

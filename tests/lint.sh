@@ -22,7 +22,7 @@ if [ $# -gt 0 ]; then
 	DIRS=("$@")
 else
 	DIRS=()
-	for d in common scanners gate tests; do
+	for d in common scanners gate db tests bench; do
 		[ -d "$ROOT/$d" ] && DIRS+=("$ROOT/$d")
 	done
 fi
