@@ -517,6 +517,29 @@ client_get(struct client *c, const char *path, struct client_reply *out)
 }
 
 int
+client_get_raw(struct client *c, const char *path, struct dynbuf *body,
+    long *status)
+{
+	struct curl_slist *hdrs = NULL;
+	struct client_sink sink;
+	struct client_reply r = {0, NULL};
+	int rc;
+
+	dynbuf_init(&sink.body, body->max);
+	sink.too_large = 0;
+	if ((rc = request_setup(c, path, &hdrs, &sink)) == 0)
+		rc = request_run(c, &sink, NULL, &r);
+	curl_slist_free_all(hdrs);
+	json_decref(r.json);
+	*status = r.status;
+	if (rc == 0 && dynbuf_add(body, sink.body.data ? sink.body.data : "",
+	    sink.body.len) < 0)
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+	dynbuf_free(&sink.body);
+	return rc;
+}
+
+int
 client_delete(struct client *c, const char *path, struct client_reply *out)
 {
 	struct curl_slist *hdrs = NULL;

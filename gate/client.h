@@ -110,6 +110,9 @@ int client_has_token(const struct client *c);
 int client_get(struct client *c, const char *path, struct client_reply *out);
 int client_delete(struct client *c, const char *path,
     struct client_reply *out);
+/* GETs raw bytes (at most body->max) into body; *status is the HTTP status. */
+int client_get_raw(struct client *c, const char *path, struct dynbuf *body,
+    long *status);
 int client_post_json(struct client *c, const char *path, json_t *body,
     struct client_reply *out);
 /*

@@ -1097,6 +1097,296 @@ out:
 	return finish("show", ret);
 }
 
+/* ---- diff -------------------------------------------------------------------- */
+
+static const char diff_usage[] =
+    "usage: airlock diff [options] ID\n"
+    "\n"
+    "Prints a submission's content with its findings marked inline: for a\n"
+    "patch or mailbox, each finding under the added line it is on (the\n"
+    "post-image line numbers the scan reported); for a text file, under its\n"
+    "line. Findings that have no line in the text (binary content, whole\n"
+    "files, bundles, archive members) are listed after it, so none is\n"
+    "hidden. Reading the content is recorded as a view (reviewer, auditor\n"
+    "or admin token).\n"
+    "\n"
+    "options:\n" CLIENT_USAGE_OPTIONS;
+
+/* Largest content diff shows: past it, ask for the bytes another way. */
+#define DIFF_MAX_CONTENT ((size_t)64 << 20)
+
+struct diff_mark {
+	const char *path;
+	json_int_t line;
+	const json_t *f;
+	int shown;
+};
+
+/* Prints the findings on (path, line) under the current line. */
+static void
+diff_marks(FILE *out, struct diff_mark *m, size_t n, const char *path,
+    json_int_t line)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (m[i].shown || m[i].line != line || strcmp(m[i].path, path))
+			continue;
+		m[i].shown = 1;
+		fputs("        ^^^ ", out);
+		client_put_escaped(out, json_string_value(json_object_get(m[i].f,
+		    "severity")));
+		fputc(' ', out);
+		client_put_escaped(out, json_string_value(json_object_get(m[i].f,
+		    "rule")));
+		fputs(": ", out);
+		client_put_escaped(out, json_string_value(json_object_get(m[i].f,
+		    "excerpt")));
+		fputc('\n', out);
+	}
+}
+
+static int
+starts_with(const char *p, size_t n, const char *s)
+{
+	size_t k = strlen(s);
+
+	return n >= k && memcmp(p, s, k) == 0;
+}
+
+/*
+ * Walks a patch or mailbox as the scan named its parts: "NAME" (or
+ * "NAME!/0002" per message of a series) for message text, "NAME!/file" (or
+ * "NAME!/0002!/file") for what a diff adds, with post-image line numbers
+ * taken from the hunk headers.
+ */
+static void
+diff_patch(FILE *out, const char *name, const char *p, size_t len,
+    struct diff_mark *m, size_t n, int series)
+{
+	const char *end = p + len, *next;
+	char item[512], file[1024];
+	json_int_t msgline = 0, newline = 0;
+	long old_left = 0, new_left = 0;
+	int msg = 0, prev_empty = 1, in_diff = 0;
+
+	snprintf(item, sizeof(item), "%s", name);
+	file[0] = '\0';
+	for (; p < end; p = next) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ln = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char line[8192];
+
+		next = nl ? nl + 1 : end;
+		snprintf(line, sizeof(line), "%.*s", (int)(ln < sizeof(line) - 1 ?
+		    ln : sizeof(line) - 1), p);
+		if (series && prev_empty && starts_with(p, ln, "From ") &&
+		    old_left == 0 && new_left == 0) {
+			snprintf(item, sizeof(item), "%s!/%04d", name, ++msg);
+			msgline = 0;
+			in_diff = 0;
+		}
+		prev_empty = ln == 0;
+		msgline++;
+		client_put_escaped(out, line);
+		fputc('\n', out);
+		if (old_left > 0 || new_left > 0) {
+			if (ln > 0 && p[0] == '-') {
+				old_left--;
+			} else if (ln > 0 && p[0] == '+') {
+				diff_marks(out, m, n, file, newline);
+				newline++;
+				new_left--;
+			} else if (ln == 0 || p[0] == ' ') {
+				newline++;
+				old_left--;
+				new_left--;
+			}
+			continue;
+		}
+		if (starts_with(p, ln, "diff --git ") || (starts_with(p, ln,
+		    "--- ") && next < end && starts_with(next, (size_t)(end - next),
+		    "+++ ")))
+			in_diff = 1;
+		if (in_diff && starts_with(p, ln, "+++ ")) {
+			const char *f = line + 4;
+
+			if (strncmp(f, "b/", 2) == 0)
+				f += 2;
+			else if (strchr(f, '/') != NULL)
+				f = strchr(f, '/') + 1;
+			snprintf(file, sizeof(file), "%s!/%.*s", item,
+			    (int)strcspn(f, "\t"), f);
+			diff_marks(out, m, n, file, 0);
+		} else if (in_diff && starts_with(p, ln, "@@ -")) {
+			long a = 0, b = 1, c2 = 0, d = 1;
+			const char *q = line + 4;
+			char *e;
+
+			a = strtol(q, &e, 10);
+			if (*e == ',')
+				b = strtol(e + 1, &e, 10);
+			if (strncmp(e, " +", 2) == 0) {
+				c2 = strtol(e + 2, &e, 10);
+				if (*e == ',')
+					d = strtol(e + 1, &e, 10);
+			}
+			(void)a;
+			old_left = b;
+			new_left = d;
+			newline = c2;
+		} else if (!in_diff) {
+			diff_marks(out, m, n, item, msgline);
+		}
+	}
+}
+
+static void
+diff_text(FILE *out, const char *name, const char *p, size_t len,
+    struct diff_mark *m, size_t n)
+{
+	const char *end = p + len, *next;
+	json_int_t line = 0;
+
+	for (; p < end; p = next) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ln = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char buf[8192];
+
+		next = nl ? nl + 1 : end;
+		snprintf(buf, sizeof(buf), "%.*s", (int)(ln < sizeof(buf) - 1 ?
+		    ln : sizeof(buf) - 1), p);
+		fprintf(out, "%6lld  ", (long long)++line);
+		client_put_escaped(out, buf);
+		fputc('\n', out);
+		diff_marks(out, m, n, name, line);
+	}
+}
+
+int
+cmd_diff(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"help", no_argument, NULL, 'h'},
+		CLIENT_LONG_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct client_conf conf = {0};
+	struct client_reply r = {0, NULL};
+	struct client *c = NULL;
+	struct diff_mark *m = NULL;
+	struct dynbuf body;
+	const json_t *fs;
+	const char *name, *kind;
+	char path[96];
+	long status = 0;
+	size_t n = 0, i, left = 0;
+	int ch, ret = EXIT_ERROR, text, series = 0;
+
+	dynbuf_init(&body, DIFF_MAX_CONTENT);
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (client_conf_option(&conf, ch, optarg))
+			continue;
+		if (ch == 'h') {
+			fputs(diff_usage, stdout);
+			return EXIT_OK;
+		}
+		return usage_error(diff_usage, "diff", NULL, NULL, 0);
+	}
+	if (argc - optind != 1)
+		return usage_error(diff_usage, "diff", argc == optind ?
+		    "no ID given" : "one ID at a time", NULL, 1);
+	if (parse_id(argv[optind]) < 0)
+		return usage_error(diff_usage, "diff", "an ID is a positive "
+		    "number, not", argv[optind], 0);
+	snprintf(path, sizeof(path), "/v1/submissions/%s", argv[optind]);
+	if (client_new(&c, &conf) < 0 || client_get(c, path, &r) < 0) {
+		ret = fail("diff");
+		goto out;
+	}
+	if ((ret = reply_check("diff", c, &r, 200)) != EXIT_OK)
+		goto out;
+	snprintf(path, sizeof(path), "/v1/submissions/%s/content",
+	    argv[optind]);
+	if (client_get_raw(c, path, &body, &status) < 0) {
+		ret = fail("diff");
+		goto out;
+	}
+	if (status != 200) {
+		fprintf(stderr, "airlock diff: the gate refused the content "
+		    "(HTTP %ld): it needs a reviewer, auditor or admin token\n",
+		    status);
+		ret = EXIT_FINDINGS;
+		goto out;
+	}
+	if (conf.json) {
+		ret = client_print_json(stdout, r.json) < 0 ? fail("diff") :
+		    EXIT_OK;
+		goto out;
+	}
+	name = json_string_value(json_object_get(r.json, "name"));
+	kind = json_string_value(json_object_get(r.json, "kind"));
+	fs = json_object_get(r.json, "findings");
+	n = json_array_size(fs);
+	if (name == NULL || (n > 0 && (m = calloc(n, sizeof(*m))) == NULL)) {
+		fprintf(stderr, "airlock diff: an unexpected reply\n");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const json_t *f = json_array_get(fs, i);
+		const char *fp = json_string_value(json_object_get(f, "path"));
+
+		m[i].path = fp ? fp : "";
+		m[i].line = json_integer_value(json_object_get(f, "line"));
+		m[i].f = f;
+		if (strncmp(m[i].path, name, strlen(name)) == 0 &&
+		    strncmp(m[i].path + strlen(name), "!/0", 3) == 0)
+			series = 1;
+	}
+	text = body.len == 0 || memchr(body.data, '\0', body.len) == NULL;
+	if (text && (kind == NULL || strcmp(kind, "bundle") != 0) &&
+	    (strstr(body.data ? body.data : "", "\n+++ ") != NULL ||
+	    strstr(body.data ? body.data : "", "diff --git ") != NULL) &&
+	    (kind == NULL || strcmp(kind, "file") != 0))
+		diff_patch(stdout, name, body.data, body.len, m, n, series);
+	else if (text)
+		diff_text(stdout, name, body.data ? body.data : "", body.len, m, n);
+	else
+		printf("(%zu bytes of binary content not shown)\n", body.len);
+	for (i = 0; i < n; i++)
+		left += !m[i].shown;
+	if (left > 0) {
+		printf("\n%zu finding%s not on a line shown above:\n", left,
+		    left == 1 ? "" : "s");
+		for (i = 0; i < n; i++) {
+			if (m[i].shown)
+				continue;
+			fputs("  ", stdout);
+			client_put_escaped(stdout, m[i].path);
+			if (m[i].line > 0)
+				printf(":%lld", (long long)m[i].line);
+			fputs("  ", stdout);
+			client_put_escaped(stdout, json_string_value(
+			    json_object_get(m[i].f, "severity")));
+			fputc(' ', stdout);
+			client_put_escaped(stdout, json_string_value(
+			    json_object_get(m[i].f, "rule")));
+			fputs(": ", stdout);
+			client_put_escaped(stdout, json_string_value(
+			    json_object_get(m[i].f, "excerpt")));
+			fputc('\n', stdout);
+		}
+	}
+	ret = EXIT_OK;
+out:
+	free(m);
+	dynbuf_free(&body);
+	client_reply_free(&r);
+	client_free(c);
+	return finish("diff", ret);
+}
+
 /* ---- token ------------------------------------------------------------------- */
 
 static int

@@ -18,6 +18,7 @@ int cmd_rules(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 
 /*

@@ -28,6 +28,7 @@ static const char main_usage[] =
     "  submit PATH|-           send an artifact into quarantine\n"
     "  list                    list submissions\n"
     "  show ID                 one submission and its findings\n"
+    "  diff ID                 its content with the findings marked inline\n"
     "  token create|list|revoke  manage the gate's tokens\n"
     "  scan PATH...            scan files and directories offline\n"
     "  rules list|test|check   inspect and prove the rule set\n"
@@ -138,6 +139,8 @@ main(int argc, char **argv)
 				return cmd_list(2, sub);
 			if (strcmp(argv[2], "show") == 0)
 				return cmd_show(2, sub);
+			if (strcmp(argv[2], "diff") == 0)
+				return cmd_diff(2, sub);
 			if (strcmp(argv[2], "token") == 0)
 				return cmd_token(2, sub);
 			fprintf(stderr, "airlock: no help for '%s'\n", argv[2]);
@@ -164,6 +167,8 @@ main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (strcmp(cmd, "show") == 0)
 		return cmd_show(argc - 1, argv + 1);
+	if (strcmp(cmd, "diff") == 0)
+		return cmd_diff(argc - 1, argv + 1);
 	if (strcmp(cmd, "token") == 0)
 		return cmd_token(argc - 1, argv + 1);
 	fprintf(stderr, "airlock: unknown command '%s'\n\n%s", cmd, main_usage);
