@@ -160,9 +160,16 @@ fuzz:
 			build-fuzz/corpus/$$f tests/fuzz/corpus/$${f#fuzz_}; \
 	done
 
-bench: $(BUILD)/airlock
+# The load generator of bench/intake_bench.sh: libcurl clients in threads.
+$(BUILD)/bench/intake_load: bench/intake_load.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
+		$(shell pkg-config --libs libcurl 2>/dev/null)
+
+bench: $(BUILD)/airlock $(BUILD)/bench/intake_load
 	bash bench/scan_bench.sh
 	bash bench/artifact_bench.sh
+	AIRLOCK_BIN=$(BUILD)/airlock INTAKE_LOAD=$(BUILD)/bench/intake_load bash bench/intake_bench.sh
 
 # The gate on its embedded default: SQLite and the store in ./var (made on
 # first run; the admin token is kept in var/admin.token, 0600, for this
