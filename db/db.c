@@ -1065,7 +1065,8 @@ db_scan_requeue(struct db *db, int64_t now, size_t *n_out)
 int
 db_scan_finish(struct db *db, const struct db_scan_job *job,
     const char *verdict, const char *worst, const struct db_finding *f,
-    size_t nf, const char *error, int64_t now)
+    size_t nf, const struct db_item *items, size_t ni, const char *error,
+    int64_t now)
 {
 	sqlite3_stmt *st = NULL;
 	size_t i;
@@ -1105,6 +1106,17 @@ db_scan_finish(struct db *db, const struct db_scan_job *job,
 		if ((rc = bind(db, st, "itttiitt", job->scan_id, f[i].rule,
 		    f[i].severity, f[i].path, f[i].line, f[i].column,
 		    f[i].excerpt, f[i].fingerprint)) == 0)
+			rc = step_done(db, st);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc == 0 && ni > 0)
+		rc = prep(db, &st, "INSERT INTO items (scan_id, path, mode, size, "
+		    "sha256, type) VALUES (?, ?, ?, ?, ?, ?)");
+	for (i = 0; rc == 0 && i < ni; i++)
+		if ((rc = bind(db, st, "itiitt", job->scan_id, items[i].path,
+		    items[i].mode, items[i].size, items[i].sha256 &&
+		    items[i].sha256[0] ? items[i].sha256 : NULL,
+		    items[i].type)) == 0)
 			rc = step_done(db, st);
 	sqlite3_finalize(st);
 	if (rc == 0)
@@ -1192,6 +1204,59 @@ db_scan_info_clear(struct db_scan_info *s)
 	free(s->engine_version);
 	free(s->outcome);
 	memset(s, 0, sizeof(*s));
+}
+
+int
+db_items_get(struct db *db, int64_t submission_id, struct db_item **out,
+    size_t *n_out)
+{
+	struct db_item *v = NULL, *it;
+	sqlite3_stmt *st;
+	size_t n = 0, cap = 0, i;
+	int rc, nomem = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	rc = prep_bind(db, &st, "SELECT path, mode, size, sha256, type FROM "
+	    "items WHERE scan_id = (SELECT id FROM scans WHERE submission_id = ? "
+	    "AND finished_at IS NOT NULL AND outcome IS NOT 'interrupted' "
+	    "ORDER BY id DESC LIMIT 1) ORDER BY id", "i", submission_id);
+	while (rc == 0 && (rc = step(db, st)) == 1) {
+		if ((rc = grow(&v, &cap, n, sizeof(*v))) < 0)
+			break;
+		it = &v[n++];
+		it->path = col_str(st, 0, &nomem);
+		it->mode = sqlite3_column_int64(st, 1);
+		it->size = sqlite3_column_int64(st, 2);
+		it->sha256 = sqlite3_column_type(st, 3) == SQLITE_NULL ?
+		    strdup("") : col_str(st, 3, &nomem);
+		it->type = col_str(st, 4, &nomem);
+		if (it->sha256 == NULL)
+			nomem = 1;
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		db_items_free(v, n);
+		return rc;
+	}
+	*out = v;
+	*n_out = n;
+	(void)i;
+	return 0;
+}
+
+void
+db_items_free(struct db_item *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++) {
+		free(v[i].path);
+		free(v[i].sha256);
+		free(v[i].type);
+	}
+	free(v);
 }
 
 void

@@ -164,15 +164,30 @@ void db_scan_job_clear(struct db_scan_job *j);
  * *n_out: how many.
  */
 int db_scan_requeue(struct db *db, int64_t now, size_t *n_out);
+/* A file the scan read whole (a member of an archive, a file a patch
+ * writes, a blob of a bundle). */
+struct db_item {
+	char *path;
+	int64_t mode;             /* 0: unknown */
+	int64_t size;
+	char *sha256;             /* "" or NULL: not read to its end */
+	char *type;               /* MIME type */
+};
+
 /*
- * Ends a scan: its findings, the scans row (finished_at, outcome =
- * verdict, error), the submission "held" with verdict and worst severity,
+ * Ends a scan: its findings and items, the scans row (finished_at, outcome
+ * = verdict, error), the submission "held" with verdict and worst severity,
  * the event "scan.finish"; one transaction. AL_EINVAL when the scan is no
- * longer running (finished, or requeued since it was claimed).
+ * longer running (its submission was requeued).
  */
 int db_scan_finish(struct db *db, const struct db_scan_job *job,
     const char *verdict, const char *worst, const struct db_finding *f,
-    size_t nf, const char *error, int64_t now);
+    size_t nf, const struct db_item *items, size_t ni, const char *error,
+    int64_t now);
+/* The items of the submission's latest finished scan, in order. */
+int db_items_get(struct db *db, int64_t submission_id,
+    struct db_item **out, size_t *n_out);
+void db_items_free(struct db_item *v, size_t n);
 /* The findings of the submission's latest finished scan (an interrupted one
  * does not count), in the order they were recorded; none when it has none. */
 int db_findings_get(struct db *db, int64_t submission_id,

@@ -153,7 +153,7 @@ scan_entries(struct scan_job *job, struct scan_worker *w,
 		reqs[nreq] = (struct scan_req){fd, e->path, e->relpath,
 		    &job->results[i], &job->bytes[i],
 		    job->allow ? digests[nreq] : NULL,
-		    e->top ? job->kind : SCAN_KIND_MEMBER};
+		    e->top ? job->kind : SCAN_KIND_MEMBER, NULL};
 		idx[nreq++] = i;
 	}
 	if (rc == 0 && nreq > 0) {

@@ -431,7 +431,8 @@ do_show(struct req *q, struct MHD_Connection *c, struct db *db)
 	struct db_submission b;
 	struct db_finding *f = NULL;
 	struct db_scan_info si;
-	size_t nf = 0, i;
+	struct db_item *it = NULL;
+	size_t nf = 0, i, nit = 0;
 	json_t *j, *arr;
 	int rc = db_submission_get(db, q->id, &b);
 
@@ -463,6 +464,17 @@ do_show(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "fingerprint", f[i].fingerprint));
 	json_object_set_new(j, "findings", arr);
 	db_findings_free(f, nf);
+	if (db_items_get(db, q->id, &it, &nit) == 0) {
+		arr = json_array();
+		for (i = 0; i < nit; i++)
+			json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:o, "
+			    "s:s}", "path", it[i].path, "mode", (json_int_t)it[i].mode,
+			    "size", (json_int_t)it[i].size, "sha256",
+			    it[i].sha256[0] ? json_string(it[i].sha256) : json_null(),
+			    "type", it[i].type));
+		json_object_set_new(j, "items", arr);
+		db_items_free(it, nit);
+	}
 	db_submission_clear(&b);
 	return respond_json(c, MHD_HTTP_OK, j);
 }
@@ -1053,7 +1065,9 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
     const struct db_scan_job *job)
 {
 	struct finding_list fl = {0};
+	struct scan_item_list items = {0};
 	struct db_finding *df = NULL;
+	struct db_item *di = NULL;
 	uint64_t bytes = 0;
 	const char *verdict = "clean", *worst = NULL;
 	int kind = scan_kind_parse(job->kind), fd = -1, rc, worst_sev = -1;
@@ -1070,7 +1084,7 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 		rc = finding_add_builtin(&fl, AL_RULE_UNSCANNABLE, job->name, why);
 	} else {
 		struct scan_req r = {fd, job->name, job->name, &fl, &bytes, NULL,
-		    (enum scan_kind)kind};
+		    (enum scan_kind)kind, &items};
 
 		rc = scan_launcher_scan(l, &r);
 		close(fd);
@@ -1084,16 +1098,19 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 				kill(getpid(), SIGTERM);
 			}
 			finding_list_free(&fl);
+			scan_item_list_free(&items);
 			return rc;
 		}
 	}
 	if (rc < 0) {
 		finding_list_free(&fl);
+		scan_item_list_free(&items);
 		return rc;
 	}
 	finding_list_sort(&fl);
 	if (fl.n > 0 && (df = calloc(fl.n, sizeof(*df))) == NULL) {
 		finding_list_free(&fl);
+		scan_item_list_free(&items);
 		return AL_ENOMEM;
 	}
 	for (i = 0; i < fl.n; i++) {
@@ -1116,10 +1133,25 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 		    strcmp(verdict, "clean") == 0)
 			verdict = "flagged";
 	}
-	rc = db_scan_finish(db, job, verdict, worst, df, fl.n, NULL,
-	    gate_now_ms());
+	if (items.n > 0 && (di = calloc(items.n, sizeof(*di))) == NULL) {
+		free(df);
+		finding_list_free(&fl);
+		scan_item_list_free(&items);
+		return AL_ENOMEM;
+	}
+	for (i = 0; i < items.n; i++) {
+		di[i].path = items.v[i].path;
+		di[i].mode = items.v[i].mode;
+		di[i].size = (int64_t)items.v[i].size;
+		di[i].sha256 = items.v[i].sha256;
+		di[i].type = items.v[i].type;
+	}
+	rc = db_scan_finish(db, job, verdict, worst, df, fl.n, di, items.n,
+	    NULL, gate_now_ms());
 	free(df);
+	free(di);
 	finding_list_free(&fl);
+	scan_item_list_free(&items);
 	secs = mono() - t0;
 	atomic_fetch_add(&s->verdicts[strcmp(verdict, "clean") == 0 ? 0 :
 	    strcmp(verdict, "flagged") == 0 ? 1 : 2], 1);

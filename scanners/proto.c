@@ -11,6 +11,7 @@
 
 static const char *const type_names[] = {
 	"none", "HELLO", "ITEM", "FINDING", "ITEM_END", "DONE", "ERROR", "SCAN",
+	"MEMBER",
 };
 
 const char *
@@ -204,6 +205,7 @@ static const unsigned char next_state[PROTO_ST_MAX][PROTO_TYPE_MAX] = {
 	},
 	[PROTO_ST_IN_ITEM] = {
 		[PROTO_FINDING] = PROTO_ST_IN_ITEM + 1,
+		[PROTO_MEMBER] = PROTO_ST_IN_ITEM + 1,
 		[PROTO_ITEM_END] = PROTO_ST_READY + 1,
 		[PROTO_ERROR] = PROTO_ST_FINISHED + 1,
 	},

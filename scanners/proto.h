@@ -34,6 +34,8 @@ enum proto_type {
 	PROTO_DONE,        /* the artifact is done: items, bytes */
 	PROTO_ERROR,       /* the child gives up: message */
 	PROTO_SCAN,        /* parent to child: scan the fd sent with it */
+	PROTO_MEMBER,      /* a file read whole in the current item: path,
+	                    * mode, size, sha256 ("" if not whole), type */
 	PROTO_TYPE_MAX,
 };
 

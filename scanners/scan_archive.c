@@ -487,6 +487,7 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 			    "encrypted entry: its content cannot be scanned");
 		} else if (check_entry(e, name, dynbuf_str(&shown), &seen, out,
 		    &rc) && rc == 0) {
+			scan_worker_item_mode(w, (uint32_t)archive_entry_mode(e));
 			rc = scan_member(w, &m, dynbuf_str(&shown), name, depth, out,
 			    bytes);
 			if (rc == 0 && m.over)

@@ -735,9 +735,11 @@ walk_entry(struct walk *wk, unsigned mode, const char *rel,
 		    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK,
 		    dynbuf_str(&b->shown), "symbolic link to %s", target);
 	}
-	if (b->rc == 0)
+	if (b->rc == 0) {
+		scan_worker_item_mode(b->w, mode);
 		b->rc = scan_blob_mem(b->w, (const char *)o->data, o->len,
 		    dynbuf_str(&b->shown), rel, b->out);
+	}
 	return b->rc;
 }
 

@@ -216,6 +216,7 @@ child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
     const struct dynbuf *in, struct dynbuf *out, struct dynbuf *reply)
 {
 	struct finding_list fl = {0};
+	struct scan_item_list items = {0};
 	struct proto_cursor c;
 	char *path = NULL, *relpath = NULL, digest[AL_SHA256_HEX];
 	uint64_t want = 0, bytes = 0;
@@ -230,9 +231,11 @@ child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
 	    (want >> 8) >= SCAN_KIND_DIRECTORY)
 		_exit(6);
 	child_fault(fault, path, sock);
-	if (scan_artifact_fd(w, fd, path, relpath, (enum scan_kind)(want >> 8),
+	if (((want & 2) && scan_worker_collect_items(w, &items) < 0) ||
+	    scan_artifact_fd(w, fd, path, relpath, (enum scan_kind)(want >> 8),
 	    &fl, &bytes, (want & 1) ? digest : NULL, NULL) < 0)
 		_exit(7);
+	(void)scan_worker_collect_items(w, NULL);
 	close(fd);
 	dynbuf_reset(out);
 	rc = proto_put_str(out, path, strlen(path));
@@ -240,6 +243,24 @@ child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
 		rc = proto_frame(reply, PROTO_ITEM, out->data, out->len);
 	for (i = 0; rc == 0 && i < fl.n; i++)
 		rc = frame_finding(reply, out, &fl.v[i]);
+	/* What was read, one frame a file; an archive of many members is
+	 * sent in pieces rather than held whole. */
+	for (i = 0; rc == 0 && i < items.n; i++) {
+		const struct scan_item *it = &items.v[i];
+
+		dynbuf_reset(out);
+		if ((rc = proto_put_str(out, it->path, strlen(it->path))) == 0 &&
+		    (rc = proto_put_u64(out, it->mode)) == 0 &&
+		    (rc = proto_put_u64(out, it->size)) == 0 &&
+		    (rc = proto_put_str(out, it->sha256, strlen(it->sha256))) ==
+		    0 && (rc = proto_put_str(out, it->type, strlen(it->type))) == 0)
+			rc = proto_frame(reply, PROTO_MEMBER, out->data, out->len);
+		if (rc == 0 && reply->len > (256u << 10)) {
+			rc = proto_send(sock, reply);
+			dynbuf_reset(reply);
+		}
+	}
+	scan_item_list_free(&items);
 	dynbuf_reset(out);
 	if (rc == 0 && (rc = proto_put_u64(out, bytes)) == 0 &&
 	    (rc = proto_put_str(out, (want & 1) ? digest : "",
@@ -596,6 +617,62 @@ take_finding(struct scan_child *c, const char *path, struct finding_list *out,
 	return rc < 0 ? AL_ENOMEM : 0;
 }
 
+/* Records what a MEMBER frame says was read, if it is well formed. */
+static int
+take_member(struct scan_child *c, const struct scan_req *r, char *why,
+    size_t n)
+{
+	struct proto_cursor cur = {(const unsigned char *)c->in.data, c->in.len,
+	    0};
+	struct scan_item it;
+	char *sha = NULL;
+	uint64_t mode = 0;
+	size_t plen = strlen(r->path), i;
+	int ok;
+
+	memset(&it, 0, sizeof(it));
+	ok = proto_get_str(&cur, &it.path) == 0 &&
+	    proto_get_u64(&cur, &mode) == 0 && proto_get_u64(&cur, &it.size) ==
+	    0 && proto_get_str(&cur, &sha) == 0 &&
+	    proto_get_str(&cur, &it.type) == 0 && proto_get_end(&cur) == 0 &&
+	    mode <= 0177777 && (sha[0] == '\0' || is_hex(sha, 64)) &&
+	    strlen(it.type) <= 255 && (strcmp(it.path, r->path) == 0 ||
+	    (strncmp(it.path, r->path, plen) == 0 &&
+	    strncmp(it.path + plen, "!/", 2) == 0));
+	for (i = 0; ok && it.type[i]; i++)
+		ok = it.type[i] > ' ' && it.type[i] < 0x7f;
+	if (ok && r->items != NULL) {
+		struct scan_item_list *l = r->items;
+
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 16;
+			struct scan_item *v = reallocarray(l->v, cap, sizeof(*v));
+
+			if (v == NULL) {
+				free(it.path);
+				free(it.type);
+				free(sha);
+				return AL_ENOMEM;
+			}
+			l->v = v;
+			l->cap = cap;
+		}
+		it.mode = (uint32_t)mode;
+		memcpy(it.sha256, sha, strlen(sha) + 1);
+		l->v[l->n++] = it;
+		free(sha);
+		return 0;
+	}
+	free(it.path);
+	free(it.type);
+	free(sha);
+	if (!ok) {
+		snprintf(why, n, "the scan child sent a malformed member record");
+		return AL_EINVAL;
+	}
+	return 0;
+}
+
 /* Queues files in the child: their fds and SCAN requests, one message. */
 static int
 child_request(struct scan_child *c, const struct scan_req *r, size_t k,
@@ -622,6 +699,7 @@ child_request(struct scan_child *c, const struct scan_req *r, size_t k,
 			rc = proto_put_str(&req, r[j].relpath, strlen(r[j].relpath));
 		if (rc == 0)
 			rc = proto_put_u64(&req, (uint64_t)(r[j].digest != NULL) |
+			    (uint64_t)(r[j].items != NULL) << 1 |
 			    (uint64_t)r[j].kind << 8);
 		if (rc == 0)
 			rc = proto_frame(&frames, PROTO_SCAN, req.data, req.len);
@@ -674,6 +752,10 @@ child_reply(struct scan_child *c, const struct scan_req *r, double deadline,
 			break;
 		case PROTO_FINDING:
 			if ((rc = take_finding(c, r->path, r->out, why, n)) < 0)
+				return rc;
+			break;
+		case PROTO_MEMBER:
+			if ((rc = take_member(c, r, why, n)) < 0)
 				return rc;
 			break;
 		case PROTO_ITEM_END:

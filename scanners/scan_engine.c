@@ -842,6 +842,10 @@ struct scan_worker {
 	uint64_t blob_pos;        /* where the base64/hex search goes on */
 	uint64_t xesc_pos;        /* where the \\xHH search goes on */
 	uint64_t decoded_total;   /* decoded text scanned again, this file */
+	struct scan_item_list *items; /* when collecting */
+	EVP_MD_CTX *imd;          /* hashes each item */
+	uint32_t item_mode;
+	const char *mime;         /* libmagic's type of this file, or NULL */
 };
 
 void
@@ -867,7 +871,75 @@ scan_worker_free(struct scan_worker *w)
 	free(w->dec);
 	scan_typer_free(w->typer);
 	scan_worker_free(w->child);
+	EVP_MD_CTX_free(w->imd);
 	free(w);
+}
+
+void
+scan_item_list_free(struct scan_item_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].type);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+int
+scan_worker_collect_items(struct scan_worker *w, struct scan_item_list *items)
+{
+	if (items != NULL && w->imd == NULL &&
+	    (w->imd = EVP_MD_CTX_new()) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	w->items = items;
+	return 0;
+}
+
+void
+scan_worker_item_mode(struct scan_worker *w, uint32_t mode)
+{
+	w->item_mode = mode;
+}
+
+/* Appends the item just read. */
+static int
+item_push(struct scan_worker *w, const char *path, uint64_t size, int whole,
+    int binary)
+{
+	struct scan_item_list *l = w->items;
+	struct scan_item *it;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct scan_item *v = reallocarray(l->v, cap, sizeof(*v));
+
+		if (v == NULL)
+			return AL_ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	it = &l->v[l->n];
+	memset(it, 0, sizeof(*it));
+	it->mode = w->item_mode;
+	it->size = size;
+	if (EVP_DigestFinal_ex(w->imd, md, &mdlen) == 1 && mdlen == 32 && whole)
+		for (i = 0; i < mdlen; i++)
+			snprintf(it->sha256 + 2 * i, 3, "%02x", md[i]);
+	it->path = strdup(path);
+	it->type = strdup(w->mime ? w->mime : binary ?
+	    "application/octet-stream" : "text/plain");
+	if (it->path == NULL || it->type == NULL) {
+		free(it->path);
+		free(it->type);
+		return AL_ENOMEM;
+	}
+	l->n++;
+	return 0;
 }
 
 int
@@ -1840,6 +1912,7 @@ check_type(struct scan_worker *w, const char *p, size_t n)
 	if (memchr(p, '\0', n < AL_BINARY_SNIFF ? n : AL_BINARY_SNIFF) == NULL)
 		return;
 	mime = scan_typer_mime(w->typer, p, n);
+	w->mime = mime;
 	if (!scan_type_is_executable(mime))
 		return;
 	snprintf(msg, sizeof(msg), "content is %s", mime);
@@ -1883,8 +1956,11 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	const struct scan_engine *e = w->e;
 	hs_stream_t *stream = NULL;
 	uint64_t total = 0;
-	int first = 1, binary = 0;
+	int first = 1, binary = 0, item = w->items != NULL && w->depth == 0;
 
+	w->mime = NULL;
+	if (item && EVP_DigestInit_ex(w->imd, EVP_sha256(), NULL) != 1)
+		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
 	file_begin(w, path, relpath, out);
 	if (w->nomem)
 		return al_err_set(AL_ENOMEM, "out of memory");
@@ -1911,6 +1987,9 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			break;
 		}
 		total += (uint64_t)n;
+		if (item && EVP_DigestUpdate(w->imd, w->buf + w->buf_len,
+		    (size_t)n) != 1)
+			abort(); /* libcrypto cannot hash: nothing is safe */
 		if (total > AL_MAX_FILE_BYTES) {
 			worker_unscannable(w, "larger than the %llu-byte limit",
 			    (unsigned long long)AL_MAX_FILE_BYTES);
@@ -1954,18 +2033,27 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			    1);
 		}
 	}
-	/* A binary file is still hashed whole, for the allow-list. */
-	while (binary && src->md != NULL) {
+	/* A binary file is still hashed whole, for the allow-list and the
+	 * item record. */
+	while (binary && (src->md != NULL || item)) {
 		ssize_t n = source_read(src, w->buf, KEEP + AL_SCAN_CHUNK);
 
 		if (n <= 0) {
 			w->eof = n == 0;
 			break;
 		}
+		total += (uint64_t)n;
+		if (item && EVP_DigestUpdate(w->imd, w->buf, (size_t)n) != 1)
+			abort();
+		if (total > AL_MAX_FILE_BYTES)
+			break;
 	}
 	*bytes += total;
 	if (w->nomem || finish_file(w) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");
+	if (item && item_push(w, path, total, w->eof, binary) < 0)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	w->item_mode = 0;
 	return 0;
 }
 

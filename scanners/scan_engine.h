@@ -43,6 +43,24 @@ struct finding_list {
 	size_t cap;
 };
 
+/* What was read: one entry per file or member scanned whole (provenance
+ * for the gate service). */
+struct scan_item {
+	char *path;               /* display path, as in findings */
+	uint32_t mode;            /* st_mode bits when the container says; 0 */
+	uint64_t size;            /* bytes read */
+	char sha256[65];          /* "" when it was not read to its end */
+	char *type;               /* MIME type (libmagic), or text/plain */
+};
+
+struct scan_item_list {
+	struct scan_item *v;
+	size_t n;
+	size_t cap;
+};
+
+void scan_item_list_free(struct scan_item_list *l);
+
 /* Built-in findings the engine and the walker report themselves. */
 #define AL_RULE_UNSCANNABLE "airlock.unscannable"
 #define AL_RULE_SYMLINK "airlock.symlink"
@@ -83,6 +101,12 @@ int scan_worker_new(struct scan_worker **out, const struct scan_engine *e);
  * files are then typed, and executables and disguised files reported. */
 int scan_worker_enable_types(struct scan_worker *w);
 void scan_worker_free(struct scan_worker *w);
+/* From now on, each file scanned is appended to items (NULL: stop), read to
+ * its end and hashed even when binary. */
+int scan_worker_collect_items(struct scan_worker *w,
+    struct scan_item_list *items);
+/* The mode recorded for the next item: an archive entry's, a git tree's. */
+void scan_worker_item_mode(struct scan_worker *w, uint32_t mode);
 
 /*
  * Scans one regular file's content read from fd (streamed) or from memory.

@@ -279,6 +279,8 @@ file_flush(struct pscan *ps)
 	if (ps->rc == 0 && !ps->binary) {
 		size_t first = ps->out->n;
 
+		/* (The item is what the diff adds, not the whole file.) */
+		scan_worker_item_mode(ps->w, nm);
 		ps->rc = scan_mem(ps->w, ps->text.data, ps->text.len, shown,
 		    relpath, ps->out);
 		remap_lines(ps, first);
@@ -415,6 +417,7 @@ on_binary(const git_diff_delta *d, const git_diff_binary *b, void *ctx)
 		return ps->rc ? -1 : 0;
 	}
 	if (b->new_file.type == GIT_DIFF_BINARY_LITERAL) {
+		scan_worker_item_mode(ps->w, d->new_file.mode);
 		ps->rc = scan_blob_mem(ps->w, (const char *)raw, rawlen, shown,
 		    delta_path(d), ps->out);
 		free(raw);

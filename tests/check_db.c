@@ -555,7 +555,7 @@ race(void *arg)
 		/* A scan takes a while; without a pause one connection
 		 * would hold the lock from one claim to the next. */
 		nanosleep(&pause, NULL);
-		rc = db_scan_finish(d, &j, "clean", NULL, NULL, 0, NULL, 2);
+		rc = db_scan_finish(d, &j, "clean", NULL, NULL, 0, NULL, 0, NULL, 2);
 		db_scan_job_clear(&j);
 		if (rc < 0)
 			break;
@@ -637,15 +637,15 @@ START_TEST(requeue_after_crash)
 	ck_assert_int_eq(db_scan_requeue(db, 31, &n), 0);
 	ck_assert_uint_eq(n, 0);
 	/* The old job cannot finish a requeued submission... */
-	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL, 0, NULL,
 	    32), AL_EINVAL);
 	/* ...it is claimed again, first in line, under a new scan. */
 	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 33, &j2), 0);
 	ck_assert_int_eq(j2.submission_id, s1);
 	ck_assert_int_gt(j2.scan_id, j.scan_id);
-	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL, 0, NULL,
 	    34), AL_EINVAL);
-	ck_assert_int_eq(db_scan_finish(db, &j2, "clean", NULL, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j2, "clean", NULL, NULL, 0, NULL, 0, NULL,
 	    35), 0);
 	/* The latest scan is the one that finished, not the interrupted. */
 	{
@@ -671,23 +671,38 @@ START_TEST(finish_records_findings)
 		    "fp1"},
 		{"todo-note", "info", "README", 1, 1, NULL, NULL},
 	};
+	struct db_item items[2] = {
+		{"x.tar!/src/a.py", 0100644, 12, "e3b0c44298fc1c149afbf4c8996fb924"
+		    "27ae41e4649b934ca495991b7852b855", "text/plain"},
+		{"x.tar!/big.bin", 0100755, 99, "", "application/octet-stream"},
+	};
 	struct db_finding *got;
+	struct db_item *gi;
 	struct db_scan_job j;
 	struct db_submission s;
 	int64_t who = principal("a", DB_ROLE_AGENT, 1);
 	int64_t id = submit(db, who, 1, 10);
-	size_t n;
+	size_t n, ni;
 
 	ck_assert_int_eq(db_findings_get(db, id, &got, &n), 0);
 	ck_assert_uint_eq(n, 0);
 	db_findings_free(got, n);
 	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 20, &j), 0);
 	/* A verdict the schema does not know rolls the whole finish back. */
-	ck_assert_int_eq(db_scan_finish(db, &j, "fine", "critical", f, 2, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, "fine", "critical", f, 2, NULL, 0, NULL,
 	    29), AL_EINVAL);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM findings"), 0);
 	ck_assert_int_eq(db_scan_finish(db, &j, "flagged", "critical", f, 2,
-	    NULL, 30), 0);
+	    items, 2, NULL, 30), 0);
+	ck_assert_int_eq(db_items_get(db, id, &gi, &ni), 0);
+	ck_assert_uint_eq(ni, 2);
+	ck_assert_str_eq(gi[0].path, "x.tar!/src/a.py");
+	ck_assert_int_eq(gi[0].mode, 0100644);
+	ck_assert_int_eq(gi[0].size, 12);
+	ck_assert_str_eq(gi[0].sha256, items[0].sha256);
+	ck_assert_str_eq(gi[1].sha256, "");   /* not read to its end */
+	ck_assert_str_eq(gi[1].type, "application/octet-stream");
+	db_items_free(gi, ni);
 	ck_assert_int_eq(db_submission_get(db, id, &s), 0);
 	ck_assert_str_eq(s.state, "held");
 	ck_assert_str_eq(s.verdict, "flagged");
@@ -708,7 +723,7 @@ START_TEST(finish_records_findings)
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans WHERE "
 	    "finished_at = 30 AND outcome = 'flagged' AND error IS NULL"), 1);
 	/* Finishing twice is refused. */
-	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL, 0, NULL,
 	    31), AL_EINVAL);
 	db_scan_job_clear(&j);
 }
@@ -723,7 +738,7 @@ START_TEST(unscannable_with_error)
 	int64_t id = submit(db, who, 1, 10);
 
 	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 20, &j), 0);
-	ck_assert_int_eq(db_scan_finish(db, &j, "unscannable", NULL, NULL, 0,
+	ck_assert_int_eq(db_scan_finish(db, &j, "unscannable", NULL, NULL, 0, NULL, 0,
 	    "child timed out", 30), 0);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans WHERE "
 	    "error = 'child timed out' AND outcome = 'unscannable'"), 1);
@@ -786,7 +801,7 @@ START_TEST(event_trail)
 	db_scan_job_clear(&j);
 	ck_assert_int_eq(db_scan_requeue(db, 14, &n), 0);
 	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 15, &j), 0);
-	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL, 0, NULL,
 	    16), 0);
 	db_scan_job_clear(&j);
 	ck_assert_int_eq(db_principal_revoke(db, "agent-1", 17, admin), 0);

@@ -14,6 +14,7 @@
 #include "rule.h"
 #include "scan_archive.h"
 #include "scan_child.h"
+#include "util.h"
 
 #define TOKEN "ghp_R2d5Zk9hV1pLbE1xT3BuUWRzYUJjRGVmR2hJ"
 
@@ -59,7 +60,7 @@ scan_text(struct scan_launcher *l, const char *name, const char *text,
 {
 	uint64_t bytes = 0;
 	int fd = memfd_with(text);
-	struct scan_req r = {fd, name, name, out, &bytes, NULL, kind};
+	struct scan_req r = {fd, name, name, out, &bytes, NULL, kind, NULL};
 
 	ck_assert_int_eq(scan_launcher_scan(l, &r), 0);
 	close(fd);
@@ -106,6 +107,34 @@ START_TEST(t_each_artifact_in_a_fresh_child)
 	finding_list_free(&a);
 	finding_list_free(&b);
 	finding_list_free(&c);
+}
+END_TEST
+
+START_TEST(t_items_reported_with_hashes)
+{
+	static const char text[] = "token = \"" TOKEN "\"\n";
+	struct scan_launcher *l;
+	struct finding_list fl = {0};
+	struct scan_item_list items = {0};
+	uint64_t bytes = 0;
+	char want[AL_SHA256_HEX];
+	int fd = memfd_with(text);
+	struct scan_req r = {fd, "a.py", "a.py", &fl, &bytes, NULL,
+	    SCAN_KIND_AUTO, &items};
+
+	al_sha256_hex(want, text, strlen(text));
+	ck_assert_int_eq(scan_launcher_start(&l, engine, 30), 0);
+	ck_assert_int_eq(scan_launcher_scan(l, &r), 0);
+	ck_assert_uint_eq(items.n, 1);
+	ck_assert_str_eq(items.v[0].path, "a.py");
+	ck_assert_uint_eq(items.v[0].size, strlen(text));
+	ck_assert_str_eq(items.v[0].sha256, want);
+	ck_assert_str_eq(items.v[0].type, "text/plain");
+	ck_assert_uint_eq(count_rule(&fl, "test-github-pat"), 1);
+	close(fd);
+	scan_launcher_stop(l);
+	scan_item_list_free(&items);
+	finding_list_free(&fl);
 }
 END_TEST
 
@@ -165,6 +194,7 @@ launch_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_each_artifact_in_a_fresh_child);
+	tcase_add_test(tc, t_items_reported_with_hashes);
 	tcase_add_test(tc, t_forbidden_syscall);
 	tcase_add_test(tc, t_hang_times_out);
 	tcase_add_test(tc, t_malformed_frame);
