@@ -120,6 +120,7 @@ e2e: $(BUILD)/airlock
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_scan.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_artifacts.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_client.sh
+	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_serve.sh
 
 rules-test: $(BUILD)/airlock
 	$(BUILD)/airlock rules test rules

@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -50,7 +51,17 @@ extern const size_t db_migrations_n;
 
 struct db {
 	sqlite3 *h;
+	int writing;              /* holds db_writer */
 };
+
+/*
+ * One writer at a time in this process. SQLite would serialise writers
+ * anyway, but by making the losers sleep and retry (up to 100 ms a try):
+ * under load most of the time went to those sleeps. Waiting on a mutex
+ * hands the lock over at once. (Other processes still meet SQLite's lock
+ * and its busy timeout.)
+ */
+static pthread_mutex_t db_writer = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const role_names[] = {
 	"agent", "reviewer", "ci", "auditor", "admin",
@@ -244,7 +255,17 @@ grow(void *vp, size_t *cap, size_t n, size_t size)
 static int
 tx_begin(struct db *db, int write)
 {
-	return exec(db, write ? "BEGIN IMMEDIATE" : "BEGIN");
+	int rc;
+
+	if (!write)
+		return exec(db, "BEGIN");
+	pthread_mutex_lock(&db_writer);
+	db->writing = 1;
+	if ((rc = exec(db, "BEGIN IMMEDIATE")) < 0) {
+		db->writing = 0;
+		pthread_mutex_unlock(&db_writer);
+	}
+	return rc;
 }
 
 /* Commits when rc is 0, else rolls back keeping rc and its message. */
@@ -255,6 +276,10 @@ tx_end(struct db *db, int rc)
 		rc = exec(db, "COMMIT");
 	if (rc < 0 && !sqlite3_get_autocommit(db->h))
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	if (db->writing) {
+		db->writing = 0;
+		pthread_mutex_unlock(&db_writer);
+	}
 	return rc;
 }
 
@@ -451,8 +476,9 @@ db_integrity_check(struct db *db)
 
 /* ---- events ------------------------------------------------------------- */
 
-int
-db_event_add(struct db *db, int64_t now, int64_t actor, const char *action,
+/* One event row, inside the caller's transaction. */
+static int
+event_insert(struct db *db, int64_t now, int64_t actor, const char *action,
     int64_t submission, const char *detail)
 {
 	sqlite3_stmt *st;
@@ -465,6 +491,18 @@ db_event_add(struct db *db, int64_t now, int64_t actor, const char *action,
 		rc = step_done(db, st);
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int
+db_event_add(struct db *db, int64_t now, int64_t actor, const char *action,
+    int64_t submission, const char *detail)
+{
+	int rc;
+
+	if ((rc = tx_begin(db, 1)) < 0)
+		return rc;
+	return tx_end(db, event_insert(db, now, actor, action, submission,
+	    detail));
 }
 
 /* db_event_add with a detail formatted by SQLite's printf (whose %z
@@ -487,7 +525,7 @@ event_addf(struct db *db, int64_t now, int64_t actor, const char *action,
 	va_end(ap);
 	if (detail == NULL)
 		return al_err_set(AL_ENOMEM, "out of memory");
-	rc = db_event_add(db, now, actor, action, submission, detail);
+	rc = event_insert(db, now, actor, action, submission, detail);
 	sqlite3_free(detail);
 	return rc;
 }

