@@ -187,7 +187,7 @@ store_upload_commit(struct store_upload *u, char sha256_out[65],
 	unsigned char md[32];
 	unsigned int mdlen = 0;
 	char sub[3], rel[3 + 65];
-	int sd = -1, rc = 0;
+	int sd = -1, rc = 0, made = 0;
 	size_t i;
 
 	if (EVP_DigestFinal_ex(u->md, md, &mdlen) != 1 || mdlen != 32) {
@@ -206,7 +206,9 @@ store_upload_commit(struct store_upload *u, char sha256_out[65],
 	}
 	memcpy(sub, sha256_out, 2);
 	sub[2] = '\0';
-	if (mkdirat(u->s->objects, sub, 0700) < 0 && errno != EEXIST) {
+	if (mkdirat(u->s->objects, sub, 0700) == 0)
+		made = 1;
+	else if (errno != EEXIST) {
 		rc = al_err_set(AL_EIO, "mkdir objects/%s: %s", sub,
 		    strerror(errno));
 		goto out;
@@ -222,7 +224,8 @@ store_upload_commit(struct store_upload *u, char sha256_out[65],
 	u->name[0] = '\0';
 	/* The new name must survive a crash too: fsync the directories. */
 	if ((sd = openat(u->s->objects, sub, O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0 || fsync(sd) < 0 || fsync(u->s->objects) < 0)
+	    O_CLOEXEC)) < 0 || fsync(sd) < 0 || (made &&
+	    fsync(u->s->objects) < 0))
 		rc = al_err_set(AL_EIO, "fsync objects/%s: %s", sub,
 		    strerror(errno));
 out:
