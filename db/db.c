@@ -1311,3 +1311,478 @@ db_findings_free(struct db_finding *v, size_t n)
 	}
 	free(v);
 }
+
+/* ---- review and release ------------------------------------------------- */
+
+/* The submission's facts that decisions need, read inside a transaction. */
+struct subfacts {
+	char state[16];
+	char sha256[65];
+	char verdict[16];
+	char worst[16];
+	int64_t submitter;
+	char launched_by[256];
+	int64_t scan_id;          /* latest finished scan, 0: none */
+	char ruleset[80];
+};
+
+static int
+subfacts_get(struct db *db, int64_t id, struct subfacts *f)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	rc = prep_bind(db, &st, "SELECT s.state, s.sha256, ifnull(s.verdict, ''), "
+	    "ifnull(s.worst, ''), s.submitter, ifnull(s.launched_by, ''), "
+	    "ifnull(c.id, 0), ifnull(c.ruleset_digest, '') FROM submissions s "
+	    "LEFT JOIN scans c ON c.id = (SELECT id FROM scans WHERE "
+	    "submission_id = s.id AND finished_at IS NOT NULL AND outcome IS NOT "
+	    "'interrupted' ORDER BY id DESC LIMIT 1) WHERE s.id = ?", "i", id);
+	if (rc == 0 && (rc = step(db, st)) == 1) {
+		snprintf(f->state, sizeof(f->state), "%s",
+		    (const char *)sqlite3_column_text(st, 0));
+		snprintf(f->sha256, sizeof(f->sha256), "%s",
+		    (const char *)sqlite3_column_text(st, 1));
+		snprintf(f->verdict, sizeof(f->verdict), "%s",
+		    (const char *)sqlite3_column_text(st, 2));
+		snprintf(f->worst, sizeof(f->worst), "%s",
+		    (const char *)sqlite3_column_text(st, 3));
+		f->submitter = sqlite3_column_int64(st, 4);
+		snprintf(f->launched_by, sizeof(f->launched_by), "%s",
+		    (const char *)sqlite3_column_text(st, 5));
+		f->scan_id = sqlite3_column_int64(st, 6);
+		snprintf(f->ruleset, sizeof(f->ruleset), "%s",
+		    (const char *)sqlite3_column_text(st, 7));
+		rc = 0;
+	} else if (rc == 0) {
+		rc = al_err_set(AL_ENOTFOUND, "no submission %lld", (long long)id);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int
+needed(const struct subfacts *f, const struct db_policy *pol)
+{
+	if (strcmp(f->verdict, "unscannable") == 0)
+		return pol->unscannable;
+	if (strcmp(f->verdict, "flagged") == 0)
+		return strcmp(f->worst, "high") == 0 ||
+		    strcmp(f->worst, "critical") == 0 ? pol->high : pol->flagged;
+	return pol->clean;
+}
+
+/* Counts the approvals that stand for the latest scan, and the override. */
+static int
+review_count(struct db *db, int64_t id, const struct subfacts *f,
+    const struct db_policy *pol, struct db_review *out)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0, ov = 0;
+	int rc;
+
+	/* An approval of an earlier scan stands while the latest found
+	 * nothing that one did not (by fingerprint). */
+	rc = prep_bind(db, &st, "SELECT count(DISTINCT a.reviewer) FROM "
+	    "approvals a WHERE a.submission_id = ?1 AND a.sha256 = ?3 AND "
+	    "(a.scan_id = ?2 OR NOT EXISTS (SELECT fingerprint FROM findings "
+	    "WHERE scan_id = ?2 EXCEPT SELECT fingerprint FROM findings WHERE "
+	    "scan_id = a.scan_id))", "iit", id, f->scan_id, f->sha256);
+	if (rc == 0 && (rc = step(db, st)) == 1) {
+		n = sqlite3_column_int64(st, 0);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	if (rc == 0) {
+		rc = prep_bind(db, &st, "SELECT count(*) FROM overrides WHERE "
+		    "submission_id = ? AND scan_id = ?", "ii", id, f->scan_id);
+		if (rc == 0 && (rc = step(db, st)) == 1) {
+			ov = sqlite3_column_int64(st, 0);
+			rc = 0;
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc < 0)
+		return rc;
+	out->approvals = (int)n;
+	out->needed = needed(f, pol);
+	out->override = ov > 0;
+	return 0;
+}
+
+static int
+policy_met(const struct subfacts *f, const struct db_review *r)
+{
+	return r->approvals >= r->needed && (strcmp(f->verdict,
+	    "unscannable") != 0 || r->override);
+}
+
+/* After a decision: approved when the policy is met; out filled. */
+static int
+settle(struct db *db, int64_t id, struct subfacts *f,
+    const struct db_policy *pol, int64_t now, int64_t actor,
+    struct db_review *out)
+{
+	sqlite3_stmt *st;
+	int rc = review_count(db, id, f, pol, out);
+
+	if (rc == 0 && strcmp(f->state, "held") == 0 && policy_met(f, out)) {
+		rc = prep_bind(db, &st, "UPDATE submissions SET state = "
+		    "'approved' WHERE id = ? AND state = 'held'", "i", id);
+		if (rc == 0)
+			rc = step_done(db, st);
+		sqlite3_finalize(st);
+		if (rc == 0)
+			rc = event_addf(db, now, actor, "approved", id, "approvals=%d "
+			    "needed=%d scan=%lld", out->approvals, out->needed,
+			    (long long)f->scan_id);
+		snprintf(f->state, sizeof(f->state), "approved");
+	}
+	if (rc == 0 && (out->state = strdup(f->state)) == NULL)
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+	return rc;
+}
+
+void
+db_review_clear(struct db_review *r)
+{
+	free(r->state);
+	memset(r, 0, sizeof(*r));
+}
+
+int
+db_approve(struct db *db, int64_t id, int64_t reviewer, const char *sha256,
+    const char *ruleset, const char *comment, const struct db_policy *pol,
+    int64_t now, struct db_review *out)
+{
+	struct subfacts f;
+	struct db_principal who;
+	sqlite3_stmt *st;
+	int64_t viewed = 0;
+	int rc, have_who = 0;
+
+	memset(out, 0, sizeof(*out));
+	memset(&who, 0, sizeof(who));
+	if ((rc = tx_begin(db, 1)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0) {
+		rc = prep_bind(db, &st, "SELECT name FROM principals WHERE id = ?",
+		    "i", reviewer);
+		if (rc == 0 && (rc = step(db, st)) == 1) {
+			int nomem = 0;
+
+			who.name = col_str(st, 0, &nomem);
+			have_who = 1;
+			rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+		} else if (rc == 0) {
+			rc = al_err_set(AL_ENOTFOUND, "no such reviewer");
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc == 0) {
+		rc = prep_bind(db, &st, "SELECT count(*) FROM events WHERE "
+		    "submission_id = ? AND actor = ? AND action = 'view'", "ii", id,
+		    reviewer);
+		if (rc == 0 && (rc = step(db, st)) == 1) {
+			viewed = sqlite3_column_int64(st, 0);
+			rc = 0;
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc < 0)
+		goto out;
+	if (strcmp(f.state, "held") != 0)
+		rc = al_err_set(AL_EDENIED, "submission %lld is %s, not held",
+		    (long long)id, f.state);
+	else if (strcmp(sha256, f.sha256) != 0)
+		rc = al_err_set(AL_EDENIED, "the approval names other bytes than "
+		    "the submission's (sha256 %.12s…)", f.sha256);
+	else if (f.scan_id == 0 || strcmp(ruleset, f.ruleset) != 0)
+		rc = al_err_set(AL_EDENIED, "the approval names another rule set "
+		    "than the latest scan's (%.19s…): look again", f.ruleset);
+	else if (reviewer == f.submitter)
+		rc = al_err_set(AL_EDENIED, "the submitter cannot approve its own "
+		    "submission");
+	else if (f.launched_by[0] != '\0' && have_who &&
+	    strcasecmp(who.name, f.launched_by) == 0)
+		rc = al_err_set(AL_EDENIED, "%s launched the agent that submitted "
+		    "this, and cannot approve it", f.launched_by);
+	else if (viewed == 0)
+		rc = al_err_set(AL_EDENIED, "fetch the content first (airlock diff "
+		    "%lld): an approval is for what was read", (long long)id);
+	if (rc < 0)
+		goto out;
+	rc = prep_bind(db, &st, "INSERT INTO approvals (submission_id, reviewer, "
+	    "at, comment, sha256, ruleset_digest, scan_id) VALUES (?, ?, ?, ?, "
+	    "?, ?, ?)", "iiittti", id, reviewer, now, comment, sha256, ruleset,
+	    f.scan_id);
+	if (rc == 0)
+		rc = step_done(db, st);
+	sqlite3_finalize(st);
+	if (rc == AL_EEXIST)
+		rc = al_err_set(AL_EEXIST, "already approved by this reviewer");
+	if (rc == 0)
+		rc = event_addf(db, now, reviewer, "approve", id, "sha256=%s "
+		    "ruleset=%s scan=%lld", sha256, ruleset, (long long)f.scan_id);
+	if (rc == 0)
+		rc = settle(db, id, &f, pol, now, reviewer, out);
+out:
+	free(who.name);
+	rc = tx_end(db, rc);
+	if (rc < 0)
+		db_review_clear(out);
+	return rc;
+}
+
+int
+db_reject(struct db *db, int64_t id, int64_t reviewer, const char *comment,
+    int64_t now)
+{
+	struct subfacts f;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = tx_begin(db, 1)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0 && strcmp(f.state, "held") != 0)
+		rc = al_err_set(AL_EDENIED, "submission %lld is %s, not held",
+		    (long long)id, f.state);
+	if (rc == 0 && reviewer == f.submitter)
+		rc = al_err_set(AL_EDENIED, "the submitter cannot decide on its own "
+		    "submission");
+	if (rc == 0) {
+		rc = prep_bind(db, &st, "INSERT INTO rejections (submission_id, "
+		    "reviewer, at, comment) VALUES (?, ?, ?, ?)", "iiit", id,
+		    reviewer, now, comment);
+		if (rc == 0)
+			rc = step_done(db, st);
+		sqlite3_finalize(st);
+	}
+	if (rc == 0) {
+		rc = prep_bind(db, &st, "UPDATE submissions SET state = 'rejected' "
+		    "WHERE id = ?", "i", id);
+		if (rc == 0)
+			rc = step_done(db, st);
+		sqlite3_finalize(st);
+	}
+	if (rc == 0)
+		rc = event_addf(db, now, reviewer, "reject", id, "sha256=%s "
+		    "comment=%s", f.sha256, comment);
+	return tx_end(db, rc);
+}
+
+int
+db_override(struct db *db, int64_t id, int64_t admin, const char *reason,
+    const struct db_policy *pol, int64_t now, struct db_review *out)
+{
+	struct subfacts f;
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = tx_begin(db, 1)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0 && strcmp(f.state, "held") != 0)
+		rc = al_err_set(AL_EDENIED, "submission %lld is %s, not held",
+		    (long long)id, f.state);
+	if (rc == 0 && strcmp(f.verdict, "unscannable") != 0)
+		rc = al_err_set(AL_EDENIED, "only an unscannable verdict is "
+		    "overridden; this one is %s", f.verdict);
+	if (rc == 0) {
+		rc = prep_bind(db, &st, "INSERT INTO overrides (submission_id, "
+		    "scan_id, admin, at, reason) VALUES (?, ?, ?, ?, ?)", "iiiit",
+		    id, f.scan_id, admin, now, reason);
+		if (rc == 0)
+			rc = step_done(db, st);
+		sqlite3_finalize(st);
+		if (rc == AL_EEXIST)
+			rc = al_err_set(AL_EEXIST, "this scan was overridden already");
+	}
+	if (rc == 0)
+		rc = event_addf(db, now, admin, "override", id, "scan=%lld reason=%s",
+		    (long long)f.scan_id, reason);
+	if (rc == 0)
+		rc = settle(db, id, &f, pol, now, admin, out);
+	rc = tx_end(db, rc);
+	if (rc < 0)
+		db_review_clear(out);
+	return rc;
+}
+
+int
+db_review_get(struct db *db, int64_t id, const struct db_policy *pol,
+    struct db_review *out)
+{
+	struct subfacts f;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = tx_begin(db, 0)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0)
+		rc = review_count(db, id, &f, pol, out);
+	if (rc == 0 && (out->state = strdup(f.state)) == NULL)
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+	rc = tx_end(db, rc);
+	if (rc < 0)
+		db_review_clear(out);
+	return rc;
+}
+
+int
+db_approvals_get(struct db *db, int64_t id, struct db_approval **out,
+    size_t *n_out)
+{
+	struct db_approval *v = NULL, *a;
+	struct subfacts f;
+	sqlite3_stmt *st = NULL;
+	size_t n = 0, cap = 0;
+	int rc, nomem = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	if ((rc = tx_begin(db, 0)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0)
+		rc = prep_bind(db, &st, "SELECT p.name, a.at, a.sha256, "
+		    "a.ruleset_digest, a.comment FROM approvals a JOIN principals p "
+		    "ON p.id = a.reviewer WHERE a.submission_id = ?1 AND a.sha256 = "
+		    "?3 AND (a.scan_id = ?2 OR NOT EXISTS (SELECT fingerprint FROM "
+		    "findings WHERE scan_id = ?2 EXCEPT SELECT fingerprint FROM "
+		    "findings WHERE scan_id = a.scan_id)) ORDER BY a.id", "iit", id,
+		    f.scan_id, f.sha256);
+	while (rc == 0 && (rc = step(db, st)) == 1) {
+		if ((rc = grow(&v, &cap, n, sizeof(*v))) < 0)
+			break;
+		a = &v[n++];
+		a->reviewer = col_str(st, 0, &nomem);
+		a->at = sqlite3_column_int64(st, 1);
+		a->sha256 = col_str(st, 2, &nomem);
+		a->ruleset_digest = col_str(st, 3, &nomem);
+		a->comment = col_str(st, 4, &nomem);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	}
+	sqlite3_finalize(st);
+	rc = tx_end(db, rc);
+	if (rc < 0) {
+		db_approvals_free(v, n);
+		return rc;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+void
+db_approvals_free(struct db_approval *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++) {
+		free(v[i].reviewer);
+		free(v[i].sha256);
+		free(v[i].ruleset_digest);
+		free(v[i].comment);
+	}
+	free(v);
+}
+
+int
+db_release(struct db *db, int64_t id, int64_t actor, const char *attestation,
+    int64_t now)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = tx_begin(db, 1)) < 0)
+		return rc;
+	rc = prep_bind(db, &st, "UPDATE submissions SET state = 'released' WHERE "
+	    "id = ? AND state = 'approved'", "i", id);
+	if (rc == 0 && (rc = step_done(db, st)) == 0 &&
+	    sqlite3_changes(db->h) != 1)
+		rc = al_err_set(AL_EDENIED, "submission %lld is not approved",
+		    (long long)id);
+	sqlite3_finalize(st);
+	if (rc == 0) {
+		rc = prep_bind(db, &st, "INSERT INTO releases (submission_id, actor, "
+		    "at, attestation) VALUES (?, ?, ?, ?)", "iiit", id, actor, now,
+		    attestation);
+		if (rc == 0)
+			rc = step_done(db, st);
+		sqlite3_finalize(st);
+	}
+	if (rc == 0)
+		rc = event_addf(db, now, actor, "release", id, "attested=yes");
+	return tx_end(db, rc);
+}
+
+int
+db_release_get(struct db *db, int64_t id, char **attestation_out,
+    int64_t *at_out)
+{
+	sqlite3_stmt *st;
+	int rc, nomem = 0;
+
+	*attestation_out = NULL;
+	rc = prep_bind(db, &st, "SELECT attestation, at FROM releases WHERE "
+	    "submission_id = ?", "i", id);
+	if (rc == 0 && (rc = step(db, st)) == 1) {
+		*attestation_out = col_str(st, 0, &nomem);
+		*at_out = sqlite3_column_int64(st, 1);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	} else if (rc == 0) {
+		rc = al_err_set(AL_ENOTFOUND, "submission %lld was not released",
+		    (long long)id);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+db_expire_held(struct db *db, int64_t cutoff, int64_t now, size_t *n_out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*n_out = 0;
+	if ((rc = tx_begin(db, 1)) < 0)
+		return rc;
+	rc = prep_bind(db, &st, "INSERT INTO events (at, actor, action, "
+	    "submission_id, detail) SELECT ?, NULL, 'expire', id, 'held since "
+	    "before the cutoff' FROM submissions WHERE state = 'held' AND "
+	    "received_at < ?", "ii", now, cutoff);
+	if (rc == 0)
+		rc = step_done(db, st);
+	sqlite3_finalize(st);
+	if (rc == 0) {
+		rc = prep_bind(db, &st, "UPDATE submissions SET state = 'expired' "
+		    "WHERE state = 'held' AND received_at < ?", "i", cutoff);
+		if (rc == 0 && (rc = step_done(db, st)) == 0)
+			*n_out = (size_t)sqlite3_changes(db->h);
+		sqlite3_finalize(st);
+	}
+	return tx_end(db, rc);
+}
+
+int
+db_viewed(struct db *db, int64_t id, int64_t actor, int *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = 0;
+	rc = prep_bind(db, &st, "SELECT count(*) FROM events WHERE submission_id "
+	    "= ? AND actor = ? AND action = 'view'", "ii", id, actor);
+	if (rc == 0 && (rc = step(db, st)) == 1) {
+		*out = sqlite3_column_int64(st, 0) > 0;
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}

@@ -209,6 +209,76 @@ int db_scan_latest(struct db *db, int64_t submission_id,
     struct db_scan_info *out);
 void db_scan_info_clear(struct db_scan_info *s);
 
+/* ---- review and release ------------------------------------------------- */
+
+/* Distinct approvers required, by verdict and worst severity. */
+struct db_policy {
+	int clean;                /* verdict clean */
+	int flagged;              /* flagged, worst at most medium */
+	int high;                 /* flagged, worst high or critical */
+	int unscannable;          /* and an admin's override of that scan */
+};
+
+/* Where a submission stands against the policy. */
+struct db_review {
+	char *state;
+	int approvals;            /* distinct reviewers that count now */
+	int needed;
+	int override;             /* unscannable: an admin overrode this scan */
+};
+void db_review_clear(struct db_review *r);
+
+/*
+ * Records an approval by reviewer (a principal) of submission id, for the
+ * bytes sha256 as scanned by ruleset, and moves the submission to
+ * "approved" once the policy is met; events "approve" (and "approved").
+ * Refused with AL_EDENIED and a message saying why: the submission is not
+ * held; the digest or the rule set is not the submission's latest scan's;
+ * the reviewer is the submitter, or the person who launched the submitting
+ * agent (by name); the reviewer never fetched the content. AL_EEXIST when
+ * this reviewer already approved this scan (it counts once). An approval of
+ * an earlier scan counts only while the latest scan found nothing that one
+ * did not.
+ */
+int db_approve(struct db *db, int64_t id, int64_t reviewer,
+    const char *sha256, const char *ruleset, const char *comment,
+    const struct db_policy *pol, int64_t now, struct db_review *out);
+/* Rejects a held submission (final for these bytes); event "reject". */
+int db_reject(struct db *db, int64_t id, int64_t reviewer,
+    const char *comment, int64_t now);
+/* An admin's override of an unscannable scan, with the reason (event
+ * "override"); the approvals are still needed. */
+int db_override(struct db *db, int64_t id, int64_t admin, const char *reason,
+    const struct db_policy *pol, int64_t now, struct db_review *out);
+/* Where the submission stands (state, counted approvals, needed). */
+int db_review_get(struct db *db, int64_t id, const struct db_policy *pol,
+    struct db_review *out);
+
+struct db_approval {
+	char *reviewer;
+	int64_t at;
+	char *sha256;
+	char *ruleset_digest;
+	char *comment;
+};
+/* The approvals that count now, oldest first. */
+int db_approvals_get(struct db *db, int64_t id, struct db_approval **out,
+    size_t *n_out);
+void db_approvals_free(struct db_approval *v, size_t n);
+
+/* Marks an approved submission released with its signed statement (event
+ * "release"); AL_EDENIED when it is not approved. */
+int db_release(struct db *db, int64_t id, int64_t actor,
+    const char *attestation, int64_t now);
+/* The statement of a released submission; AL_ENOTFOUND. */
+int db_release_get(struct db *db, int64_t id, char **attestation_out,
+    int64_t *at_out);
+/* Held submissions received before cutoff become "expired"; *n_out. */
+int db_expire_held(struct db *db, int64_t cutoff, int64_t now,
+    size_t *n_out);
+/* 1 if actor fetched the content of submission id (a "view" event). */
+int db_viewed(struct db *db, int64_t id, int64_t actor, int *out);
+
 /* ---- events ------------------------------------------------------------- */
 
 /* Appends one event (actor 0: the system; submission 0: none). */

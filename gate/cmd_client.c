@@ -11,6 +11,8 @@
  * not clean, 2 usage, transport or server errors and --wait timeouts.
  */
 #include <errno.h>
+#include <archive_entry.h>
+#include <archive.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -22,6 +24,8 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "scan_archive.h"
+#include "scan_walk.h"
 #include "err.h"
 #include "gate.h"
 #include "util.h"
@@ -1622,4 +1626,471 @@ cmd_token(int argc, char **argv)
 		return usage_error(token_usage, "token", "unknown subcommand",
 		    sub, 0);
 	return finish("token", ret);
+}
+
+/* ---- decisions and release ------------------------------------------------- */
+
+static const char approve_usage[] =
+    "usage: airlock approve [options] ID [-m TEXT]\n"
+    "\n"
+    "Approves a held submission: exactly its bytes (sha256) as scanned by\n"
+    "its latest rule set, both read from the gate and sent back with the\n"
+    "approval. Fetch the content first (airlock diff ID): the gate refuses\n"
+    "an approval from someone who never read it, from the submitter, and\n"
+    "from the person who launched the submitting agent. Once the policy's\n"
+    "number of distinct approvers is reached, the submission is approved.\n"
+    "\n"
+    "options:\n"
+    "  -m, --message TEXT   a comment recorded with the approval\n"
+    CLIENT_USAGE_OPTIONS;
+
+static const char reject_usage[] =
+    "usage: airlock reject [options] ID -m TEXT\n"
+    "\n"
+    "Rejects a held submission, for good: these bytes cannot be released.\n"
+    "\n"
+    "options:\n"
+    "  -m, --message TEXT   why (required)\n"
+    CLIENT_USAGE_OPTIONS;
+
+static const char override_usage[] =
+    "usage: airlock override [options] ID -m REASON\n"
+    "\n"
+    "An admin's override of an unscannable verdict, with the reason: the\n"
+    "policy's approvals are still needed after it.\n"
+    "\n"
+    "options:\n"
+    "  -m, --message TEXT   the reason (required)\n"
+    CLIENT_USAGE_OPTIONS;
+
+static const char release_usage[] =
+    "usage: airlock release [options] ID [-o FILE]\n"
+    "\n"
+    "Releases an approved submission: the gate reads the stored bytes again,\n"
+    "refuses if they no longer match the approved sha256, and signs a\n"
+    "release statement (in-toto Statement v1 in a DSSE envelope, Ed25519),\n"
+    "which is printed (or written to FILE) for `airlock verify` in CI.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE    write the attestation there, not to stdout\n"
+    CLIENT_USAGE_OPTIONS;
+
+static const char pull_usage[] =
+    "usage: airlock pull [options] ID [-o PATH]\n"
+    "\n"
+    "Fetches released bytes (checked against their sha256): a patch or\n"
+    "mailbox goes to stdout (airlock pull 42 | git am); a bundle is written\n"
+    "to PATH (default: its name), for git fetch; an archive is unpacked into\n"
+    "the directory PATH (required), safely: no absolute names, no '..', no\n"
+    "links leaving it, no special files; a file is written to PATH.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output PATH    where to write (see above)\n"
+    CLIENT_USAGE_OPTIONS;
+
+/* approve, reject, override: a POST with a small JSON body. */
+static int
+decide(int argc, char **argv, const char *cmd, const char *usage,
+    const char *action, int need_text, const char *text_key)
+{
+	static const struct option opts[] = {
+		{"message", required_argument, NULL, 'm'},
+		{"help", no_argument, NULL, 'h'},
+		CLIENT_LONG_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct client_conf conf = {0};
+	struct client_reply r = {0, NULL}, show = {0, NULL};
+	struct client *c = NULL;
+	const char *text = NULL, *id;
+	char path[96];
+	json_t *body = NULL;
+	int ch, ret = EXIT_ERROR;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "hm:", opts, NULL)) != -1) {
+		if (client_conf_option(&conf, ch, optarg))
+			continue;
+		if (ch == 'm') {
+			text = optarg;
+			continue;
+		}
+		if (ch == 'h') {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		}
+		return usage_error(usage, cmd, NULL, NULL, 0);
+	}
+	if (argc - optind != 1)
+		return usage_error(usage, cmd, argc == optind ? "no ID given" :
+		    "one ID at a time", NULL, 1);
+	id = argv[optind];
+	if (parse_id(id) < 0)
+		return usage_error(usage, cmd, "an ID is a positive number, not",
+		    id, 0);
+	if (need_text && (text == NULL || text[0] == '\0'))
+		return usage_error(usage, cmd, "-m TEXT is required: say why",
+		    NULL, 1);
+	if (client_new(&c, &conf) < 0) {
+		ret = fail(cmd);
+		goto out;
+	}
+	if (strcmp(action, "approve") == 0) {
+		/* What is approved: the bytes and the rules the gate reports
+		 * now; if they change before the approval lands, it is
+		 * refused. */
+		snprintf(path, sizeof(path), "/v1/submissions/%s", id);
+		if (client_get(c, path, &show) < 0) {
+			ret = fail(cmd);
+			goto out;
+		}
+		if ((ret = reply_check(cmd, c, &show, 200)) != EXIT_OK)
+			goto out;
+		body = json_pack("{s:s?, s:s?}", "sha256", jstr(show.json,
+		    "sha256"), "ruleset", jstr(json_object_get(show.json, "scan"),
+		    "ruleset"));
+		if (body != NULL && text != NULL)
+			json_object_set_new(body, "comment", json_string(text));
+		if (body != NULL && !json_is_string(json_object_get(body,
+		    "ruleset"))) {
+			fprintf(stderr, "airlock %s: submission %s has no finished "
+			    "scan yet\n", cmd, id);
+			ret = EXIT_REFUSED;
+			goto out;
+		}
+	} else {
+		body = json_pack("{s:s}", text_key, text);
+	}
+	snprintf(path, sizeof(path), "/v1/submissions/%s/%s", id, action);
+	if (body == NULL || client_post_json(c, path, body, &r) < 0) {
+		ret = fail(cmd);
+		goto out;
+	}
+	if ((ret = reply_check(cmd, c, &r, 200)) != EXIT_OK)
+		goto out;
+	if (conf.json) {
+		ret = client_print_json(stdout, r.json) < 0 ? fail(cmd) : EXIT_OK;
+		goto out;
+	}
+	printf("submission %s: ", id);
+	client_put_escaped(stdout, jstr(r.json, "state"));
+	printf(" (%lld of %lld approvals%s)\n", (long long)json_integer_value(
+	    json_object_get(r.json, "approvals")), (long long)json_integer_value(
+	    json_object_get(r.json, "needed")), json_is_true(json_object_get(
+	    r.json, "override")) ? ", overridden" : "");
+out:
+	json_decref(body);
+	client_reply_free(&r);
+	client_reply_free(&show);
+	client_free(c);
+	return finish(cmd, ret);
+}
+
+int
+cmd_approve(int argc, char **argv)
+{
+	return decide(argc, argv, "approve", approve_usage, "approve", 0,
+	    "comment");
+}
+
+int
+cmd_reject(int argc, char **argv)
+{
+	return decide(argc, argv, "reject", reject_usage, "reject", 1,
+	    "comment");
+}
+
+int
+cmd_override(int argc, char **argv)
+{
+	return decide(argc, argv, "override", override_usage, "override", 1,
+	    "reason");
+}
+
+/* Writes n bytes to path (mode 0644, refusing to follow a link). */
+static int
+write_file(const char *path, const char *p, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	    O_CLOEXEC, 0644);
+	ssize_t k;
+
+	if (fd < 0)
+		return al_err_set(AL_EIO, "%s: %s", path, strerror(errno));
+	while (n > 0) {
+		k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			close(fd);
+			return al_err_set(AL_EIO, "%s: %s", path, strerror(errno));
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	if (close(fd) < 0)
+		return al_err_set(AL_EIO, "%s: %s", path, strerror(errno));
+	return 0;
+}
+
+int
+cmd_release(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		CLIENT_LONG_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct client_conf conf = {0};
+	struct client_reply r = {0, NULL};
+	struct client *c = NULL;
+	const char *output = NULL;
+	char path[96], *text = NULL;
+	json_t *empty = NULL;
+	int ch, ret = EXIT_ERROR;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		if (client_conf_option(&conf, ch, optarg))
+			continue;
+		if (ch == 'o') {
+			output = optarg;
+			continue;
+		}
+		if (ch == 'h') {
+			fputs(release_usage, stdout);
+			return EXIT_OK;
+		}
+		return usage_error(release_usage, "release", NULL, NULL, 0);
+	}
+	if (argc - optind != 1 || parse_id(argv[optind]) < 0)
+		return usage_error(release_usage, "release", "one submission ID "
+		    "is needed", NULL, 1);
+	snprintf(path, sizeof(path), "/v1/submissions/%s/release",
+	    argv[optind]);
+	if ((empty = json_object()) == NULL || client_new(&c, &conf) < 0 ||
+	    client_post_json(c, path, empty, &r) < 0) {
+		ret = fail("release");
+		goto out;
+	}
+	if (r.status == 200 && json_object_get(r.json, "payload") != NULL) {
+		text = json_dumps(r.json, JSON_INDENT(2) | JSON_SORT_KEYS);
+		if (text == NULL) {
+			ret = fail("release");
+			goto out;
+		}
+		ret = output ? (write_file(output, text, strlen(text)) < 0 ?
+		    fail("release") : EXIT_OK) : (printf("%s\n", text) < 0 ?
+		    EXIT_ERROR : EXIT_OK);
+		if (ret == EXIT_OK && output != NULL)
+			fprintf(stderr, "airlock release: submission %s released; "
+			    "attestation in %s\n", argv[optind], output);
+	} else {
+		ret = reply_check("release", c, &r, 200);
+		if (ret == EXIT_OK)
+			ret = EXIT_ERROR;
+	}
+out:
+	free(text);
+	json_decref(empty);
+	client_reply_free(&r);
+	client_free(c);
+	return finish("release", ret);
+}
+
+/* Unpacks the archive in data into the directory dir, refusing what would
+ * land outside it or is not a plain file, directory or inner link. */
+static int
+unpack_safely(const char *data, size_t n, const char *dir)
+{
+	struct archive *a = archive_read_new();
+	struct archive *w = archive_write_disk_new();
+	struct archive_entry *e;
+	int r, rc = 0;
+
+	if (a == NULL || w == NULL) {
+		archive_read_free(a);
+		archive_write_free(w);
+		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	archive_write_disk_set_options(w, ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+	    ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS |
+	    ARCHIVE_EXTRACT_NO_OVERWRITE);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		rc = al_err_set(AL_EIO, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	if (archive_read_open_memory(a, data, n) != ARCHIVE_OK) {
+		rc = al_err_set(AL_EINVAL, "not an archive: %s",
+		    archive_error_string(a));
+		goto out;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
+	    r == ARCHIVE_WARN) {
+		mode_t t = archive_entry_filetype(e);
+		const char *name = archive_entry_pathname(e);
+		struct dynbuf full;
+
+		if (t != AE_IFREG && t != AE_IFDIR && t != AE_IFLNK) {
+			fprintf(stderr, "airlock pull: skipped %s: not a file, "
+			    "directory or link\n", name ? name : "?");
+			continue;
+		}
+		if (archive_entry_hardlink(e) != NULL) {
+			fprintf(stderr, "airlock pull: skipped a hard link\n");
+			continue;
+		}
+		if (name == NULL || scan_name_problem(name, 1) != NULL) {
+			rc = al_err_set(AL_EINVAL, "entry %s: %s; nothing more is "
+			    "unpacked", name ? name : "?", name ?
+			    scan_name_problem(name, 1) : "no name");
+			break;
+		}
+		/* setuid, setgid and sticky bits are dropped. */
+		archive_entry_set_perm(e, archive_entry_perm(e) & 0777);
+		dynbuf_init(&full, 8192);
+		if (dynbuf_addf(&full, "%s/%s", dir, name) < 0) {
+			dynbuf_free(&full);
+			rc = al_err_set(AL_ENOMEM, "out of memory");
+			break;
+		}
+		archive_entry_set_pathname(e, dynbuf_str(&full));
+		dynbuf_free(&full);
+		if (archive_write_header(w, e) < ARCHIVE_WARN ||
+		    archive_write_data_block(w, NULL, 0, 0) < ARCHIVE_WARN) {
+			rc = al_err_set(AL_EIO, "unpacking: %s",
+			    archive_error_string(w));
+			break;
+		}
+		if (t == AE_IFREG) {
+			const void *buf;
+			size_t len;
+			la_int64_t off;
+
+			while ((r = archive_read_data_block(a, &buf, &len, &off)) ==
+			    ARCHIVE_OK)
+				if (archive_write_data_block(w, buf, len, off) <
+				    ARCHIVE_WARN) {
+					r = ARCHIVE_FATAL;
+					break;
+				}
+			if (r != ARCHIVE_EOF) {
+				rc = al_err_set(AL_EIO, "unpacking: %s",
+				    archive_error_string(a));
+				break;
+			}
+		}
+		archive_write_finish_entry(w);
+	}
+	if (rc == 0 && r != ARCHIVE_EOF && r != ARCHIVE_OK)
+		rc = al_err_set(AL_EINVAL, "a damaged archive: %s",
+		    archive_error_string(a));
+out:
+	archive_read_free(a);
+	archive_write_free(w);
+	return rc;
+}
+
+int
+cmd_pull(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		CLIENT_LONG_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct client_conf conf = {0};
+	struct client_reply r = {0, NULL};
+	struct client *c = NULL;
+	struct dynbuf body;
+	const char *output = NULL, *sha, *name;
+	char path[96], got[AL_SHA256_HEX];
+	long status = 0;
+	int ch, ret = EXIT_ERROR;
+	enum scan_kind kind;
+
+	dynbuf_init(&body, (size_t)1 << 30);
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		if (client_conf_option(&conf, ch, optarg))
+			continue;
+		if (ch == 'o') {
+			output = optarg;
+			continue;
+		}
+		if (ch == 'h') {
+			fputs(pull_usage, stdout);
+			return EXIT_OK;
+		}
+		return usage_error(pull_usage, "pull", NULL, NULL, 0);
+	}
+	if (argc - optind != 1 || parse_id(argv[optind]) < 0)
+		return usage_error(pull_usage, "pull", "one submission ID is "
+		    "needed", NULL, 1);
+	snprintf(path, sizeof(path), "/v1/submissions/%s", argv[optind]);
+	if (client_new(&c, &conf) < 0 || client_get(c, path, &r) < 0) {
+		ret = fail("pull");
+		goto out;
+	}
+	if ((ret = reply_check("pull", c, &r, 200)) != EXIT_OK)
+		goto out;
+	ret = EXIT_ERROR;
+	sha = jstr(r.json, "sha256");
+	name = jstr(r.json, "name");
+	if (sha == NULL || name == NULL || jstr(r.json, "state") == NULL ||
+	    strcmp(jstr(r.json, "state"), "released") != 0) {
+		fprintf(stderr, "airlock pull: submission %s is not released\n",
+		    argv[optind]);
+		ret = EXIT_REFUSED;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/v1/submissions/%s/content",
+	    argv[optind]);
+	if (client_get_raw(c, path, &body, &status) < 0) {
+		ret = fail("pull");
+		goto out;
+	}
+	if (status != 200) {
+		fprintf(stderr, "airlock pull: the gate refused the content (HTTP "
+		    "%ld)\n", status);
+		ret = EXIT_REFUSED;
+		goto out;
+	}
+	/* The bytes are those released, or nothing is written. */
+	al_sha256_hex(got, body.data ? body.data : "", body.len);
+	if (strcmp(got, sha) != 0) {
+		fprintf(stderr, "airlock pull: the bytes received do not match the "
+		    "released sha256; nothing written\n");
+		goto out;
+	}
+	kind = scan_sniff_kind(body.data ? body.data : "", body.len < 65536 ?
+	    body.len : 65536, name, 1);
+	if (kind == SCAN_KIND_PATCH || kind == SCAN_KIND_MBOX) {
+		ret = output ? (write_file(output, body.data, body.len) < 0 ?
+		    fail("pull") : EXIT_OK) : (fwrite(body.data, 1, body.len,
+		    stdout) == body.len ? EXIT_OK : EXIT_ERROR);
+	} else if (kind == SCAN_KIND_ARCHIVE) {
+		if (output == NULL) {
+			ret = usage_error(pull_usage, "pull", "an archive needs -o "
+			    "DIR to unpack into", NULL, 0);
+			goto out;
+		}
+		ret = unpack_safely(body.data, body.len, output) < 0 ?
+		    fail("pull") : EXIT_OK;
+	} else {
+		const char *base = strrchr(name, '/');
+
+		ret = write_file(output ? output : base ? base + 1 : name,
+		    body.data ? body.data : "", body.len) < 0 ? fail("pull") :
+		    EXIT_OK;
+	}
+out:
+	dynbuf_free(&body);
+	client_reply_free(&r);
+	client_free(c);
+	return finish("pull", ret);
 }

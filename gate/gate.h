@@ -19,6 +19,13 @@ int cmd_submit(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_approve(int argc, char **argv);
+int cmd_reject(int argc, char **argv);
+int cmd_override(int argc, char **argv);
+int cmd_release(int argc, char **argv);
+int cmd_pull(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_key(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 
 /*

@@ -29,6 +29,13 @@ static const char main_usage[] =
     "  list                    list submissions\n"
     "  show ID                 one submission and its findings\n"
     "  diff ID                 its content with the findings marked inline\n"
+    "  approve ID [-m TEXT]    approve exactly these bytes\n"
+    "  reject ID -m TEXT       reject them, for good\n"
+    "  override ID -m REASON   an admin's override of unscannable\n"
+    "  release ID              re-hash, release, sign an attestation\n"
+    "  pull ID [-o PATH]       fetch released bytes\n"
+    "  verify ATT [ARTIFACT]   check an attestation offline (CI)\n"
+    "  key show                the gate's public key\n"
     "  token create|list|revoke  manage the gate's tokens\n"
     "  scan PATH...            scan files and directories offline\n"
     "  rules list|test|check   inspect and prove the rule set\n"
@@ -141,6 +148,20 @@ main(int argc, char **argv)
 				return cmd_show(2, sub);
 			if (strcmp(argv[2], "diff") == 0)
 				return cmd_diff(2, sub);
+			if (strcmp(argv[2], "approve") == 0)
+				return cmd_approve(2, sub);
+			if (strcmp(argv[2], "reject") == 0)
+				return cmd_reject(2, sub);
+			if (strcmp(argv[2], "override") == 0)
+				return cmd_override(2, sub);
+			if (strcmp(argv[2], "release") == 0)
+				return cmd_release(2, sub);
+			if (strcmp(argv[2], "pull") == 0)
+				return cmd_pull(2, sub);
+			if (strcmp(argv[2], "verify") == 0)
+				return cmd_verify(2, sub);
+			if (strcmp(argv[2], "key") == 0)
+				return cmd_key(2, sub);
 			if (strcmp(argv[2], "token") == 0)
 				return cmd_token(2, sub);
 			fprintf(stderr, "airlock: no help for '%s'\n", argv[2]);
@@ -169,6 +190,20 @@ main(int argc, char **argv)
 		return cmd_show(argc - 1, argv + 1);
 	if (strcmp(cmd, "diff") == 0)
 		return cmd_diff(argc - 1, argv + 1);
+	if (strcmp(cmd, "approve") == 0)
+		return cmd_approve(argc - 1, argv + 1);
+	if (strcmp(cmd, "reject") == 0)
+		return cmd_reject(argc - 1, argv + 1);
+	if (strcmp(cmd, "override") == 0)
+		return cmd_override(argc - 1, argv + 1);
+	if (strcmp(cmd, "release") == 0)
+		return cmd_release(argc - 1, argv + 1);
+	if (strcmp(cmd, "pull") == 0)
+		return cmd_pull(argc - 1, argv + 1);
+	if (strcmp(cmd, "verify") == 0)
+		return cmd_verify(argc - 1, argv + 1);
+	if (strcmp(cmd, "key") == 0)
+		return cmd_key(argc - 1, argv + 1);
 	if (strcmp(cmd, "token") == 0)
 		return cmd_token(argc - 1, argv + 1);
 	fprintf(stderr, "airlock: unknown command '%s'\n\n%s", cmd, main_usage);

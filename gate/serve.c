@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "al_limits.h"
+#include "attest.h"
 #include "auth.h"
 #include "db.h"
 #include "dynbuf.h"
@@ -122,6 +123,11 @@ struct srv {
 	atomic_ulong buckets[NBUCKETS + 1];
 	atomic_ulong scan_ms_sum;
 	atomic_ulong active;      /* scans in flight */
+	struct db_policy policy;
+	unsigned release_roles;   /* ROLE() mask */
+	int64_t hold_expiry;      /* ms; 0: never */
+	EVP_PKEY *key;            /* signs release statements */
+	char keyid[65];
 };
 
 /* What a listener's callbacks are given. */
@@ -165,7 +171,8 @@ srv_db(struct srv *s)
 
 enum route {
 	R_NONE, R_HEALTHZ, R_METRICS, R_SUBMIT, R_LIST, R_SHOW, R_CONTENT,
-	R_EVENTS, R_TOKEN_CREATE, R_TOKEN_LIST, R_TOKEN_REVOKE,
+	R_EVENTS, R_TOKEN_CREATE, R_TOKEN_LIST, R_TOKEN_REVOKE, R_APPROVE,
+	R_REJECT, R_OVERRIDE, R_RELEASE, R_ATTESTATION,
 };
 
 #define ROLE(r) (1u << (r))
@@ -182,8 +189,17 @@ static const struct {
 	{R_SUBMIT, ROLE(DB_ROLE_AGENT), 1},
 	{R_LIST, ANY_ROLE, 1},
 	{R_SHOW, ANY_ROLE, 1},
-	{R_CONTENT, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_AUDITOR) |
+	/* ci: released content only (checked in do_content). */
+	{R_CONTENT, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) |
+	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_APPROVE, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_REJECT, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_OVERRIDE, ROLE(DB_ROLE_ADMIN), 0},
+	/* Further narrowed by the policy's release roles. */
+	{R_RELEASE, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) |
 	    ROLE(DB_ROLE_ADMIN), 0},
+	{R_ATTESTATION, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) |
+	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_EVENTS, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_AUDITOR) |
 	    ROLE(DB_ROLE_ADMIN), 0},
 	{R_TOKEN_CREATE, ROLE(DB_ROLE_ADMIN), 0},
@@ -313,18 +329,33 @@ route_of(const char *method, const char *url, int64_t *id, char **arg)
 		*arg = strdup(url + 11);
 		return *arg ? R_TOKEN_REVOKE : R_NONE;
 	}
-	if (!get || strncmp(url, "/v1/submissions/", 16) != 0)
+	if ((!get && !post) || strncmp(url, "/v1/submissions/", 16) != 0)
 		return R_NONE;
 	p = strchr(url + 16, '/');
 	*id = parse_id(url + 16, p ? (size_t)(p - url - 16) : strlen(url + 16));
 	if (*id == 0)
 		return R_NONE;
+	if (get) {
+		if (p == NULL)
+			return R_SHOW;
+		if (strcmp(p, "/content") == 0)
+			return R_CONTENT;
+		if (strcmp(p, "/events") == 0)
+			return R_EVENTS;
+		if (strcmp(p, "/attestation") == 0)
+			return R_ATTESTATION;
+		return R_NONE;
+	}
 	if (p == NULL)
-		return R_SHOW;
-	if (strcmp(p, "/content") == 0)
-		return R_CONTENT;
-	if (strcmp(p, "/events") == 0)
-		return R_EVENTS;
+		return R_NONE;
+	if (strcmp(p, "/approve") == 0)
+		return R_APPROVE;
+	if (strcmp(p, "/reject") == 0)
+		return R_REJECT;
+	if (strcmp(p, "/override") == 0)
+		return R_OVERRIDE;
+	if (strcmp(p, "/release") == 0)
+		return R_RELEASE;
 	return R_NONE;
 }
 
@@ -416,6 +447,13 @@ submission_json(const struct db_submission *b)
 	return j;
 }
 
+static json_t *
+review_json(const struct db_review *r)
+{
+	return json_pack("{s:s, s:i, s:i, s:b}", "state", r->state, "approvals",
+	    r->approvals, "needed", r->needed, "override", r->override);
+}
+
 /* The submission, if this caller may see it (an agent: its own; on the
  * intake socket: the caller's own, whatever the role). */
 static int
@@ -432,6 +470,7 @@ do_show(struct req *q, struct MHD_Connection *c, struct db *db)
 	struct db_submission b;
 	struct db_finding *f = NULL;
 	struct db_scan_info si;
+	struct db_review rv;
 	struct db_item *it = NULL;
 	size_t nf = 0, i, nit = 0;
 	json_t *j, *arr;
@@ -455,6 +494,10 @@ do_show(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "started_at", json_time(si.started_at), "finished_at",
 		    json_time(si.finished_at)));
 		db_scan_info_clear(&si);
+	}
+	if (db_review_get(db, q->id, &q->s->policy, &rv) == 0) {
+		json_object_set_new(j, "review", review_json(&rv));
+		db_review_clear(&rv);
 	}
 	arr = json_array();
 	for (i = 0; i < nf; i++)
@@ -526,6 +569,11 @@ do_content(struct req *q, struct MHD_Connection *c, struct db *db)
 
 	if (db_submission_get(db, q->id, &b) < 0)
 		return fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such submission");
+	if (q->who.role == DB_ROLE_CI && strcmp(b.state, "released") != 0) {
+		db_submission_clear(&b);
+		return fail(q, c, MHD_HTTP_FORBIDDEN, REJ_FORBIDDEN, "only released "
+		    "bytes can be pulled");
+	}
 	if (store_blob_open(q->s->store, b.sha256, &fd) < 0 ||
 	    fstat(fd, &st) < 0 || (uint64_t)st.st_size != (uint64_t)b.size ||
 	    db_event_add(db, gate_now_ms(), q->who.id, "view", q->id,
@@ -736,6 +784,333 @@ do_metrics(struct req *q, struct MHD_Connection *c, struct db *db)
 	    t.data ? t.data : "", t.len);
 	dynbuf_free(&t);
 	return ok;
+}
+
+/* ---- review and release ------------------------------------------------ */
+
+/* approve, reject, override: a JSON body, a decision, the standing. */
+static enum MHD_Result
+do_decide(struct req *q, struct MHD_Connection *c, struct db *db)
+{
+	json_error_t jerr;
+	json_t *in = json_loadb(q->body.data ? q->body.data : "", q->body.len,
+	    JSON_REJECT_DUPLICATES, &jerr);
+	const char *sha = NULL, *rules = NULL, *text = NULL;
+	struct db_review r;
+	int rc, bad;
+
+	memset(&r, 0, sizeof(r));
+	if (q->route == R_APPROVE)
+		bad = in == NULL || json_unpack_ex(in, &jerr, JSON_STRICT,
+		    "{s:s, s:s, s?s}", "sha256", &sha, "ruleset", &rules,
+		    "comment", &text) < 0;
+	else
+		bad = in == NULL || json_unpack_ex(in, &jerr, JSON_STRICT,
+		    q->route == R_REJECT ? "{s:s}" : "{s:s}", q->route == R_REJECT ?
+		    "comment" : "reason", &text) < 0 || text[0] == '\0';
+	if (!bad && text != NULL && strlen(text) > 4096)
+		bad = 1;
+	if (bad) {
+		json_decref(in);
+		return fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST,
+		    q->route == R_APPROVE ? "expected {\"sha256\", \"ruleset\", "
+		    "\"comment\"?}: the bytes and the rule set you looked at" :
+		    q->route == R_REJECT ? "expected {\"comment\"}: a rejection "
+		    "says why" : "expected {\"reason\"}: an override says why");
+	}
+	if (q->route == R_APPROVE)
+		rc = db_approve(db, q->id, q->who.id, sha, rules, text,
+		    &q->s->policy, gate_now_ms(), &r);
+	else if (q->route == R_REJECT)
+		rc = db_reject(db, q->id, q->who.id, text, gate_now_ms());
+	else
+		rc = db_override(db, q->id, q->who.id, text, &q->s->policy,
+		    gate_now_ms(), &r);
+	json_decref(in);
+	if (rc == 0 && q->route == R_REJECT)
+		rc = db_review_get(db, q->id, &q->s->policy, &r);
+	if (rc < 0) {
+		unsigned st = rc == AL_ENOTFOUND ? MHD_HTTP_NOT_FOUND :
+		    rc == AL_EDENIED ? MHD_HTTP_FORBIDDEN : rc == AL_EEXIST ?
+		    MHD_HTTP_CONFLICT : MHD_HTTP_INTERNAL_SERVER_ERROR;
+
+		db_review_clear(&r);
+		/* The refusal says why (the gate's own words). */
+		return fail(q, c, st, st == MHD_HTTP_FORBIDDEN ? REJ_FORBIDDEN :
+		    REJ_MAX, st == MHD_HTTP_INTERNAL_SERVER_ERROR ?
+		    "database error" : al_err_msg());
+	}
+	{
+		json_t *j = review_json(&r);
+
+		db_review_clear(&r);
+		return respond_json(c, MHD_HTTP_OK, j);
+	}
+}
+
+/* SHA-256 of the stored bytes, read again now. */
+static int
+rehash(struct srv *s, const char *sha, char out[65])
+{
+	unsigned char buf[65536], md[32];
+	unsigned int mdlen = 0, i;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	ssize_t n;
+	int fd = -1, rc;
+
+	out[0] = '\0';
+	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(ctx);
+		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
+	}
+	if ((rc = store_blob_open(s->store, sha, &fd)) < 0) {
+		EVP_MD_CTX_free(ctx);
+		return rc;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		EVP_DigestUpdate(ctx, buf, (size_t)n);
+	close(fd);
+	if (n < 0 || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1) {
+		EVP_MD_CTX_free(ctx);
+		return al_err_set(AL_EIO, "reading the stored bytes failed");
+	}
+	EVP_MD_CTX_free(ctx);
+	for (i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
+/* The in-toto statement of a release. */
+static json_t *
+statement(struct srv *s, struct db *db, const struct req *q,
+    const struct db_submission *b, int64_t now)
+{
+	static const char *const sevs[] = {"info", "low", "medium", "high",
+	    "critical"};
+	struct db_scan_info si;
+	struct db_finding *f = NULL;
+	struct db_approval *a = NULL;
+	size_t nf = 0, na = 0, i, k;
+	json_t *asserted = json_object(), *counts = json_object(), *appr;
+	json_t *st;
+
+	memset(&si, 0, sizeof(si));
+	if (db_scan_latest(db, b->id, &si) < 0 ||
+	    db_findings_get(db, b->id, &f, &nf) < 0 ||
+	    db_approvals_get(db, b->id, &a, &na) < 0) {
+		json_decref(asserted);
+		json_decref(counts);
+		db_scan_info_clear(&si);
+		db_findings_free(f, nf);
+		return NULL;
+	}
+	for (i = 0; i < b->nlabels; i++)
+		json_object_set_new(asserted, b->labels[i].key,
+		    json_string(b->labels[i].value));
+	for (k = 0; k < sizeof(sevs) / sizeof(sevs[0]); k++) {
+		json_int_t n = 0;
+
+		for (i = 0; i < nf; i++)
+			n += strcmp(f[i].severity, sevs[k]) == 0;
+		json_object_set_new(counts, sevs[k], json_integer(n));
+	}
+	appr = json_array();
+	for (i = 0; i < na; i++)
+		json_array_append_new(appr, json_pack("{s:s, s:o, s:s, s:s}",
+		    "reviewer", a[i].reviewer, "at", json_time(a[i].at), "sha256",
+		    a[i].sha256, "ruleset", a[i].ruleset_digest));
+	st = json_pack("{s:s, s:[{s:s, s:{s:s}}], s:s, s:{s:o, s:o, s:{s:o}, "
+	    "s:o, s:o, s:{s:s, s:s, s:s, s:o}, s:o, s:o, s:o, s:s}}",
+	    "_type", ATTEST_STATEMENT_TYPE,
+	    "subject", "name", b->name, "digest", "sha256", b->sha256,
+	    "predicateType", ATTEST_PREDICATE_TYPE,
+	    "predicate",
+	    "submitter", json_str_or_null(b->submitter_name),
+	    "launched_by", json_str_or_null(b->launched_by),
+	    "agent_asserted", "labels", asserted,
+	    "received_at", json_time(b->received_at),
+	    "kind", json_string(b->kind),
+	    "scan", "ruleset", si.ruleset_digest ? si.ruleset_digest : "",
+	    "engine", si.engine_version ? si.engine_version : "",
+	    "verdict", b->verdict ? b->verdict : "", "findings", counts,
+	    "approvals", appr,
+	    "released_at", json_time(now),
+	    "released_by", json_string(q->who.name),
+	    "gate_key", s->keyid);
+	db_scan_info_clear(&si);
+	db_findings_free(f, nf);
+	db_approvals_free(a, na);
+	return st;
+}
+
+static enum MHD_Result
+do_release(struct req *q, struct MHD_Connection *c, struct db *db)
+{
+	struct srv *s = q->s;
+	struct db_submission b;
+	char again[65], *env = NULL;
+	int64_t now = gate_now_ms();
+	json_t *st;
+	enum MHD_Result ok;
+	int rc;
+
+	if (!(s->release_roles & ROLE(q->who.role)))
+		return fail(q, c, MHD_HTTP_FORBIDDEN, REJ_FORBIDDEN, "the policy "
+		    "does not let this role release");
+	if (db_submission_get(db, q->id, &b) < 0)
+		return fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such submission");
+	if (strcmp(b.state, "approved") != 0) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "submission %" PRId64 " is %s: only "
+		    "approved submissions are released", b.id, b.state);
+		db_submission_clear(&b);
+		return fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, msg);
+	}
+	/* Exactly the approved bytes, read again now. */
+	if (rehash(s, b.sha256, again) < 0 || strcmp(again, b.sha256) != 0) {
+		(void)db_event_add(db, now, q->who.id, "release.refused", b.id,
+		    "the stored bytes no longer match their sha256");
+		db_submission_clear(&b);
+		return fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, "the stored bytes do "
+		    "not match the approved sha256: nothing was released");
+	}
+	st = statement(s, db, q, &b, now);
+	rc = st == NULL ? AL_ENOMEM : attest_sign(s->key, st, &env);
+	json_decref(st);
+	if (rc == 0)
+		rc = db_release(db, b.id, q->who.id, env, now);
+	db_submission_clear(&b);
+	if (rc < 0) {
+		free(env);
+		return fail(q, c, rc == AL_EDENIED ? MHD_HTTP_CONFLICT :
+		    MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX, rc == AL_EDENIED ?
+		    "the submission is no longer approved" : "cannot release");
+	}
+	ok = respond(c, MHD_HTTP_OK, "application/json", env, strlen(env));
+	free(env);
+	return ok;
+}
+
+static enum MHD_Result
+do_attestation(struct req *q, struct MHD_Connection *c, struct db *db)
+{
+	char *env = NULL;
+	int64_t at = 0;
+	enum MHD_Result ok;
+
+	if (db_release_get(db, q->id, &env, &at) < 0)
+		return fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "not released");
+	ok = respond(c, MHD_HTTP_OK, "application/json", env, strlen(env));
+	free(env);
+	return ok;
+}
+
+/*
+ * The review policy: DATA/policy, lines "key = value", # comments.
+ *   approvals.clean = 1        approvals.flagged = 1 (worst at most medium)
+ *   approvals.high = 2         approvals.unscannable = 2 (and an override)
+ *   hold_expiry = 7d | never   release_roles = ci, reviewer, admin
+ */
+static int
+policy_load(struct srv *s)
+{
+	struct dynbuf p;
+	char line[512];
+	FILE *f;
+	int lineno = 0, rc = 0;
+
+	s->policy.clean = 1;
+	s->policy.flagged = 1;
+	s->policy.high = 2;
+	s->policy.unscannable = 2;
+	s->hold_expiry = 7LL * 86400000;
+	s->release_roles = ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_REVIEWER) |
+	    ROLE(DB_ROLE_ADMIN);
+	dynbuf_init(&p, 8192);
+	if (dynbuf_addf(&p, "%s/policy", s->datadir) < 0)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	if ((f = fopen(dynbuf_str(&p), "re")) == NULL) {
+		dynbuf_free(&p);
+		return 0;             /* the defaults */
+	}
+	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+		char *k = line, *v, *e;
+		int *slot = NULL;
+
+		lineno++;
+		line[strcspn(line, "#\n")] = '\0';
+		while (*k == ' ' || *k == '\t')
+			k++;
+		if (*k == '\0')
+			continue;
+		if ((v = strchr(k, '=')) == NULL) {
+			rc = al_err_set(AL_EINVAL, "%s:%d: expected key = value",
+			    dynbuf_str(&p), lineno);
+			break;
+		}
+		for (e = v; e > k && (e[-1] == ' ' || e[-1] == '\t'); e--)
+			;
+		*e = '\0';
+		for (v++; *v == ' ' || *v == '\t'; v++)
+			;
+		for (e = v + strlen(v); e > v && (e[-1] == ' ' ||
+		    e[-1] == '\t'); e--)
+			;
+		*e = '\0';
+		if (strcmp(k, "approvals.clean") == 0)
+			slot = &s->policy.clean;
+		else if (strcmp(k, "approvals.flagged") == 0)
+			slot = &s->policy.flagged;
+		else if (strcmp(k, "approvals.high") == 0)
+			slot = &s->policy.high;
+		else if (strcmp(k, "approvals.unscannable") == 0)
+			slot = &s->policy.unscannable;
+		if (slot != NULL) {
+			size_t n;
+
+			if (al_parse_size(v, &n) != 0 || n < 1 || n > 16)
+				rc = al_err_set(AL_EINVAL, "%s:%d: %s takes 1 to 16",
+				    dynbuf_str(&p), lineno, k);
+			else
+				*slot = (int)n;
+		} else if (strcmp(k, "hold_expiry") == 0) {
+			if (strcmp(v, "never") == 0)
+				s->hold_expiry = 0;
+			else if (gate_parse_duration(v, &s->hold_expiry) < 0)
+				rc = al_err_set(AL_EINVAL, "%s:%d: hold_expiry: %s",
+				    dynbuf_str(&p), lineno, al_err_msg());
+		} else if (strcmp(k, "release_roles") == 0) {
+			char *tok = v, *comma;
+
+			s->release_roles = 0;
+			for (; rc == 0 && tok != NULL; tok = comma ? comma + 1 :
+			    NULL) {
+				int r;
+
+				if ((comma = strchr(tok, ',')) != NULL)
+					*comma = '\0';
+				while (*tok == ' ')
+					tok++;
+				for (e = tok + strlen(tok); e > tok && e[-1] == ' '; e--)
+					;
+				*e = '\0';
+				r = db_role_parse(tok);
+				if (r < 0 || r == DB_ROLE_AGENT || r == DB_ROLE_AUDITOR)
+					rc = al_err_set(AL_EINVAL, "%s:%d: release_roles "
+					    "are among ci, reviewer, admin", dynbuf_str(&p),
+					    lineno);
+				else
+					s->release_roles |= ROLE(r);
+			}
+		} else {
+			rc = al_err_set(AL_EINVAL, "%s:%d: unknown key %s",
+			    dynbuf_str(&p), lineno, k);
+		}
+	}
+	fclose(f);
+	dynbuf_free(&p);
+	return rc;
 }
 
 /* ---- intake ------------------------------------------------------------- */
@@ -973,7 +1348,9 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 				q->up = NULL;
 				q->too_large = 1;
 			}
-		} else if (q->route == R_TOKEN_CREATE) {
+		} else if (q->route == R_TOKEN_CREATE || q->route == R_APPROVE ||
+		    q->route == R_REJECT || q->route == R_OVERRIDE ||
+		    q->route == R_RELEASE) {
 			if (dynbuf_add(&q->body, upload_data, *upload_size) < 0)
 				q->too_large = 1;
 		} else {
@@ -1010,6 +1387,17 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 		return do_token_revoke(q, c, db);
 	case R_METRICS:
 		return do_metrics(q, c, db);
+	case R_APPROVE:
+	case R_REJECT:
+	case R_OVERRIDE:
+		if (q->too_large)
+			return fail(q, c, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE,
+			    "the request body is too large");
+		return do_decide(q, c, db);
+	case R_RELEASE:
+		return do_release(q, c, db);
+	case R_ATTESTATION:
+		return do_attestation(q, c, db);
 	default:
 		return fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such endpoint");
 	}
@@ -1197,6 +1585,13 @@ scan_thread(void *arg)
 		    gate_now_ms(), &job);
 		if (rc == AL_ENOTFOUND) {
 			struct timespec ts;
+			size_t expired = 0;
+
+			/* Idle: held submissions past the policy's expiry. */
+			if (s->hold_expiry > 0 && db_expire_held(db, gate_now_ms() - s->hold_expiry,
+			    gate_now_ms(), &expired) == 0 && expired > 0)
+				fprintf(stderr, "airlock serve: %zu held submission%s "
+				    "expired\n", expired, expired == 1 ? "" : "s");
 
 			clock_gettime(CLOCK_REALTIME, &ts);
 			ts.tv_sec += 1;
@@ -1452,6 +1847,12 @@ cmd_serve(int argc, char **argv)
 			fprintf(stderr, "airlock serve: %s\n", al_err_msg());
 			goto out;
 		}
+	/* The secrets come after the launchers were forked. */
+	if (policy_load(&s) < 0 || attest_key_load(s.datadir, &s.key) < 0 ||
+	    attest_keyid(s.key, s.keyid) < 0) {
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+		goto out;
+	}
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.wake, NULL);
 	pthread_mutex_init(&s.dbs_lock, NULL);
@@ -1541,6 +1942,7 @@ out:
 	store_close(s.store);
 	scan_engine_free(s.engine);
 	rule_set_free(s.rs);
+	EVP_PKEY_free(s.key);
 	free(s.launchers);
 	free(s.scanners);
 	free(slots);
