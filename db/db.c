@@ -1786,3 +1786,55 @@ db_viewed(struct db *db, int64_t id, int64_t actor, int *out)
 	sqlite3_finalize(st);
 	return rc;
 }
+
+int
+db_review_settle(struct db *db, int64_t id, const struct db_policy *pol,
+    int64_t now, struct db_review *out)
+{
+	struct subfacts f;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = tx_begin(db, 1)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0)
+		rc = settle(db, id, &f, pol, now, 0, out);
+	rc = tx_end(db, rc);
+	if (rc < 0)
+		db_review_clear(out);
+	return rc;
+}
+
+int
+db_rescan_stale(struct db *db, const char *ruleset, int64_t now,
+    size_t *n_out)
+{
+	static const char stale[] = "state IN ('held', 'approved') AND "
+	    "(SELECT ruleset_digest FROM scans WHERE submission_id = "
+	    "submissions.id AND finished_at IS NOT NULL AND outcome IS NOT "
+	    "'interrupted' ORDER BY id DESC LIMIT 1) IS NOT ?";
+	sqlite3_stmt *st;
+	char sql[512];
+	int rc;
+
+	*n_out = 0;
+	if ((rc = tx_begin(db, 1)) < 0)
+		return rc;
+	snprintf(sql, sizeof(sql), "INSERT INTO events (at, actor, action, "
+	    "submission_id, detail) SELECT ?, NULL, 'rescan', id, 'the rule "
+	    "set changed' FROM submissions WHERE %s", stale);
+	rc = prep_bind(db, &st, sql, "it", now, ruleset);
+	if (rc == 0)
+		rc = step_done(db, st);
+	sqlite3_finalize(st);
+	if (rc == 0) {
+		snprintf(sql, sizeof(sql), "UPDATE submissions SET state = "
+		    "'received' WHERE %s", stale);
+		rc = prep_bind(db, &st, sql, "t", ruleset);
+		if (rc == 0 && (rc = step_done(db, st)) == 0)
+			*n_out = (size_t)sqlite3_changes(db->h);
+		sqlite3_finalize(st);
+	}
+	return tx_end(db, rc);
+}

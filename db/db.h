@@ -250,6 +250,18 @@ int db_reject(struct db *db, int64_t id, int64_t reviewer,
  * "override"); the approvals are still needed. */
 int db_override(struct db *db, int64_t id, int64_t admin, const char *reason,
     const struct db_policy *pol, int64_t now, struct db_review *out);
+/* After a scan: a held submission whose standing approvals meet the
+ * policy (a rescan that found nothing new) is approved again. */
+int db_review_settle(struct db *db, int64_t id, const struct db_policy *pol,
+    int64_t now, struct db_review *out);
+/*
+ * The rule set changed: held and approved submissions whose latest scan
+ * used another rule set go back to "received" to be scanned again (event
+ * "rescan"); approvals stay, and count again only if the new scan finds
+ * nothing they did not see. *n_out: how many.
+ */
+int db_rescan_stale(struct db *db, const char *ruleset, int64_t now,
+    size_t *n_out);
 /* Where the submission stands (state, counted approvals, needed). */
 int db_review_get(struct db *db, int64_t id, const struct db_policy *pol,
     struct db_review *out);

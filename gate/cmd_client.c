@@ -2094,3 +2094,56 @@ out:
 	client_free(c);
 	return finish("pull", ret);
 }
+
+static const char reload_usage[] =
+    "usage: airlock rules reload [options]\n"
+    "\n"
+    "Tells the running gate to reload its rules (as SIGHUP does): it\n"
+    "restarts with the rule directory as it is on disk, and held or approved\n"
+    "submissions that other rules scanned are scanned again; an approval\n"
+    "then counts only if the new scan found nothing it did not see. Needs an\n"
+    "admin token.\n"
+    "\n"
+    "options:\n" CLIENT_USAGE_OPTIONS;
+
+int
+cmd_rules_reload(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"help", no_argument, NULL, 'h'},
+		CLIENT_LONG_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct client_conf conf = {0};
+	struct client_reply r = {0, NULL};
+	struct client *c = NULL;
+	json_t *empty = NULL;
+	int ch, ret = EXIT_ERROR;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (client_conf_option(&conf, ch, optarg))
+			continue;
+		if (ch == 'h') {
+			fputs(reload_usage, stdout);
+			return EXIT_OK;
+		}
+		return usage_error(reload_usage, "rules reload", NULL, NULL, 0);
+	}
+	if (optind != argc)
+		return usage_error(reload_usage, "rules reload", "unexpected "
+		    "argument", argv[optind], 1);
+	if ((empty = json_object()) == NULL || client_new(&c, &conf) < 0 ||
+	    client_post_json(c, "/v1/rules/reload", empty, &r) < 0) {
+		ret = fail("rules reload");
+		goto out;
+	}
+	if ((ret = reply_check("rules reload", c, &r, 202)) == EXIT_OK)
+		fprintf(stderr, "airlock rules reload: the gate is restarting with "
+		    "the rules on disk\n");
+out:
+	json_decref(empty);
+	client_reply_free(&r);
+	client_free(c);
+	return finish("rules reload", ret);
+}

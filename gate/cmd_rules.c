@@ -21,6 +21,8 @@ static const char rules_usage[] =
     "       airlock rules test [DIR]    check, then prove every rule against "
     "its\n"
     "                                   own match and ignore examples\n"
+    "       airlock rules reload        tell the running gate to reload its\n"
+    "                                   rules (an admin token; see --help)\n"
     "\n"
     "DIR defaults to $AIRLOCK_RULES or the rules shipped with airlock.\n"
     "exit status: 0 all good, 1 a rule failed, 2 the rules could not be "
@@ -134,6 +136,8 @@ cmd_rules(int argc, char **argv)
 		return argc < 2 ? EXIT_ERROR : EXIT_OK;
 	}
 	verb = argv[1];
+	if (strcmp(verb, "reload") == 0)
+		return cmd_rules_reload(argc - 1, argv + 1);
 	if (strcmp(verb, "list") && strcmp(verb, "test") && strcmp(verb, "check")) {
 		fprintf(stderr, "airlock rules: unknown command '%s'\n\n%s", verb,
 		    rules_usage);

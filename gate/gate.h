@@ -26,6 +26,8 @@ int cmd_release(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_key(int argc, char **argv);
+/* `airlock rules reload`: tells the running gate to reload its rules. */
+int cmd_rules_reload(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 
 /*

@@ -68,7 +68,8 @@ static const char serve_usage[] =
     "\n"
     "Runs the gate: the review/API listener on loopback TCP and the intake\n"
     "unix socket for agent sandboxes; scans submissions in sandboxed\n"
-    "children as they arrive. Stops cleanly on SIGTERM or SIGINT.\n"
+    "children as they arrive. Stops cleanly on SIGTERM or SIGINT; SIGHUP\n"
+    "(or airlock rules reload) reloads the rules and rescans what is held.\n"
     "\n"
     "options:\n"
     "  --data DIR            data directory made by `airlock init`\n"
@@ -137,12 +138,8 @@ struct srv_listener {
 };
 
 static volatile sig_atomic_t got_signal;
+static char **serve_argv;         /* to start again on SIGHUP */
 
-static void
-on_signal(int sig)
-{
-	got_signal = sig;
-}
 
 /* This thread's database connection, opened on first use. */
 static struct db *
@@ -172,7 +169,7 @@ srv_db(struct srv *s)
 enum route {
 	R_NONE, R_HEALTHZ, R_METRICS, R_SUBMIT, R_LIST, R_SHOW, R_CONTENT,
 	R_EVENTS, R_TOKEN_CREATE, R_TOKEN_LIST, R_TOKEN_REVOKE, R_APPROVE,
-	R_REJECT, R_OVERRIDE, R_RELEASE, R_ATTESTATION,
+	R_REJECT, R_OVERRIDE, R_RELEASE, R_ATTESTATION, R_RELOAD,
 };
 
 #define ROLE(r) (1u << (r))
@@ -195,6 +192,7 @@ static const struct {
 	{R_APPROVE, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_REJECT, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_OVERRIDE, ROLE(DB_ROLE_ADMIN), 0},
+	{R_RELOAD, ROLE(DB_ROLE_ADMIN), 0},
 	/* Further narrowed by the policy's release roles. */
 	{R_RELEASE, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) |
 	    ROLE(DB_ROLE_ADMIN), 0},
@@ -323,6 +321,8 @@ route_of(const char *method, const char *url, int64_t *id, char **arg)
 		return post ? R_SUBMIT : get ? R_LIST : R_NONE;
 	if (strcmp(url, "/v1/tokens") == 0)
 		return post ? R_TOKEN_CREATE : get ? R_TOKEN_LIST : R_NONE;
+	if (post && strcmp(url, "/v1/rules/reload") == 0)
+		return R_RELOAD;
 	if (strncmp(url, "/v1/tokens/", 11) == 0 &&
 	    strcmp(method, "DELETE") == 0 && url[11] != '\0' &&
 	    strchr(url + 11, '/') == NULL) {
@@ -1398,6 +1398,13 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 		return do_release(q, c, db);
 	case R_ATTESTATION:
 		return do_attestation(q, c, db);
+	case R_RELOAD:
+		/* The main thread restarts the gate with the rules on disk. */
+		(void)db_event_add(db, gate_now_ms(), q->who.id, "rules.reload", 0,
+		    NULL);
+		kill(getpid(), SIGHUP);
+		return respond_json(c, MHD_HTTP_ACCEPTED, json_pack("{s:b}",
+		    "reloading", 1));
 	default:
 		return fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such endpoint");
 	}
@@ -1544,6 +1551,14 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 	}
 	rc = db_scan_finish(db, job, verdict, worst, df, fl.n, di, items.n,
 	    NULL, gate_now_ms());
+	if (rc == 0) {
+		/* A rescan that found nothing new: the approvals stand. */
+		struct db_review rv;
+
+		if (db_review_settle(db, job->submission_id, &s->policy,
+		    gate_now_ms(), &rv) == 0)
+			db_review_clear(&rv);
+	}
 	free(df);
 	free(di);
 	finding_list_free(&fl);
@@ -1631,6 +1646,30 @@ open_connections(struct MHD_Daemon *d)
 	    MHD_DAEMON_INFO_CURRENT_CONNECTIONS)) == NULL)
 		return 0;
 	return i->num_connections;
+}
+
+/* A reload must not stop the gate over a typo: the new rules are loaded
+ * and compiled first, and kept out if they fail. */
+static int
+rules_loadable(const char *dir, const char *cache)
+{
+	struct rule_set *rs = NULL;
+	struct scan_engine *e = NULL;
+	struct dynbuf diags;
+	size_t nerr = 0;
+	int ok;
+
+	dynbuf_init(&diags, 1 << 20);
+	ok = rule_set_load(&rs, dir, 0, &diags, &nerr) == 0 &&
+	    scan_engine_new(&e, rs, cache) == 0;
+	if (!ok)
+		fprintf(stderr, "%sairlock serve: the rules were NOT reloaded, the "
+		    "gate goes on with the old ones: %s\n", dynbuf_str(&diags),
+		    al_err_msg());
+	scan_engine_free(e);
+	rule_set_free(rs);
+	dynbuf_free(&diags);
+	return ok;
 }
 
 static int
@@ -1740,14 +1779,17 @@ cmd_serve(int argc, char **argv)
 	struct srv_listener lapi, lintake;
 	struct scan_slot *slots = NULL;
 	struct dynbuf diags, p;
-	struct sigaction sa;
+	sigset_t sigs;
+	int sig = 0;
 	char *rules_dir = NULL, *cache = NULL;
 	size_t nerr = 0, i, timeout = 0, nstarted = 0, requeued = 0;
+	size_t rescans = 0;
 	int c, ret = EXIT_ERROR, sfd = -1;
 	struct db *db;
 
 	memset(&s, 0, sizeof(s));
 	s.max_body = SERVE_DEFAULT_BODY;
+	serve_argv = argv - 1;    /* "airlock" "serve" ... (argv of main) */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -1858,7 +1900,8 @@ cmd_serve(int argc, char **argv)
 	pthread_mutex_init(&s.dbs_lock, NULL);
 	pthread_key_create(&s.dbkey, NULL);
 	if (store_open(&s.store, s.datadir, 0) < 0 || (db = srv_db(&s)) ==
-	    NULL || db_scan_requeue(db, gate_now_ms(), &requeued) < 0) {
+	    NULL || db_scan_requeue(db, gate_now_ms(), &requeued) < 0 ||
+	    db_rescan_stale(db, s.rs->digest, gate_now_ms(), &rescans) < 0) {
 		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
 		goto out;
 	}
@@ -1866,10 +1909,13 @@ cmd_serve(int argc, char **argv)
 		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
 		goto out;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	/* The main thread alone takes SIGTERM, SIGINT and SIGHUP, with
+	 * sigwait; every thread started from here on has them blocked. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	lapi.s = lintake.s = &s;
 	lapi.intake = 0;
 	lintake.intake = 1;
@@ -1891,12 +1937,19 @@ cmd_serve(int argc, char **argv)
 		nstarted++;
 	}
 	fprintf(stderr, "airlock serve: listening on http://%s:%u, intake on "
-	    "%s; %zu scanners; rules %.19s (%zu); %zu scan%s resumed\n",
-	    s.host, s.port, s.sock_path, s.nscan, s.rs->digest, s.rs->nrules,
-	    requeued, requeued == 1 ? "" : "s");
-	while (!got_signal)
-		pause();
-	fprintf(stderr, "airlock serve: stopping (signal %d)\n",
+	    "%s; %zu scanners; rules %.19s (%zu); %zu scan%s resumed; %zu "
+	    "rescan%s for new rules\n", s.host, s.port, s.sock_path, s.nscan,
+	    s.rs->digest, s.rs->nrules, requeued, requeued == 1 ? "" : "s",
+	    rescans, rescans == 1 ? "" : "s");
+	for (;;) {
+		if (sigwait(&sigs, &sig) != 0)
+			continue;
+		if (sig != SIGHUP || rules_loadable(rules_dir, cache))
+			break;
+	}
+	got_signal = sig;
+	fprintf(stderr, "airlock serve: %s (signal %d)\n", got_signal ==
+	    SIGHUP ? "reloading the rules: restarting" : "stopping",
 	    (int)got_signal);
 	ret = EXIT_OK;
 stop:
@@ -1953,5 +2006,14 @@ out:
 	free(s.sock_path);
 	dynbuf_free(&diags);
 	dynbuf_free(&p);
+	/* SIGHUP: the rules are reloaded by starting afresh (the launchers
+	 * must be forked single-threaded, with the new engine); held and
+	 * approved submissions scanned by other rules are scanned again. */
+	if (ret == EXIT_OK && got_signal == SIGHUP) {
+		execv("/proc/self/exe", serve_argv);
+		fprintf(stderr, "airlock serve: cannot restart: %s\n",
+		    strerror(errno));
+		return EXIT_ERROR;
+	}
 	return ret;
 }
