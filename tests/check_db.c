@@ -833,6 +833,200 @@ START_TEST(event_trail)
 }
 END_TEST
 
+/* ---- review --------------------------------------------------------------- */
+
+static const struct db_policy pol = {1, 1, 2, 2};
+
+/* A submission scanned (held) with these findings' fingerprints at worst
+ * severity worst; returns its id. */
+static int64_t
+held_with(int64_t who, int blob, const char *verdict, const char *worst,
+    const char *const *fps, size_t nfp, int64_t now)
+{
+	struct db_finding f[4];
+	struct db_scan_job j;
+	int64_t id = submit(db, who, blob, now);
+	size_t i;
+
+	for (i = 0; i < nfp; i++) {
+		f[i].rule = "r";
+		f[i].severity = (char *)(uintptr_t)worst;
+		f[i].path = "x";
+		f[i].line = 1;
+		f[i].column = 1;
+		f[i].excerpt = NULL;
+		f[i].fingerprint = (char *)(uintptr_t)fps[i];
+	}
+	ck_assert_int_eq(db_scan_claim(db, "rs1", "v", now + 1, &j), 0);
+	ck_assert_int_eq(j.submission_id, id);
+	ck_assert_int_eq(db_scan_finish(db, &j, verdict, nfp ? worst : NULL, f,
+	    nfp, NULL, 0, NULL, now + 2), 0);
+	db_scan_job_clear(&j);
+	return id;
+}
+
+static int
+approve(int64_t id, int64_t who, const char *sha, const char *rs,
+    struct db_review *r)
+{
+	return db_approve(db, id, who, sha, rs, NULL, &pol, 100, r);
+}
+
+START_TEST(approvals_checked_and_counted)
+{
+	static const char *const fp[] = {"f1"};
+	int64_t agent = principal("agent-1", DB_ROLE_AGENT, 1);
+	int64_t bob = principal("bob", DB_ROLE_REVIEWER, 2);
+	int64_t carol = principal("carol", DB_ROLE_REVIEWER, 3);
+	int64_t alice = principal("alice", DB_ROLE_REVIEWER, 4);
+	struct db_review r;
+	char sha[65], other[65];
+	int64_t id;
+
+	ck_assert_int_eq(raw_exec("UPDATE principals SET on_behalf_of = 'Alice' "
+	    "WHERE name = 'agent-1'", NULL, 0), SQLITE_OK);
+	id = held_with(agent, 7, "flagged", "critical", fp, 1, 10);
+	ck_assert_int_eq(raw_exec("UPDATE submissions SET launched_by = 'Alice'",
+	    NULL, 0), SQLITE_OK);
+	hex(sha, 7);
+	hex(other, 8);
+	/* Not viewed yet. */
+	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), AL_EDENIED);
+	ck_assert_int_eq(db_event_add(db, 50, bob, "view", id, NULL), 0);
+	ck_assert_int_eq(db_event_add(db, 50, alice, "view", id, NULL), 0);
+	ck_assert_int_eq(db_event_add(db, 50, agent, "view", id, NULL), 0);
+	/* Other bytes, other rules, the submitter, the person behind it. */
+	ck_assert_int_eq(approve(id, bob, other, "rs1", &r), AL_EDENIED);
+	ck_assert_int_eq(approve(id, bob, sha, "rs0", &r), AL_EDENIED);
+	ck_assert_int_eq(approve(id, agent, sha, "rs1", &r), AL_EDENIED);
+	ck_assert_int_eq(approve(id, alice, sha, "rs1", &r), AL_EDENIED);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM approvals"), 0);
+	/* Critical: two distinct reviewers; the same one twice counts once. */
+	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), 0);
+	ck_assert_str_eq(r.state, "held");
+	ck_assert_int_eq(r.approvals, 1);
+	ck_assert_int_eq(r.needed, 2);
+	db_review_clear(&r);
+	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), AL_EEXIST);
+	ck_assert_int_eq(db_event_add(db, 60, carol, "view", id, NULL), 0);
+	ck_assert_int_eq(approve(id, carol, sha, "rs1", &r), 0);
+	ck_assert_str_eq(r.state, "approved");
+	ck_assert_int_eq(r.approvals, 2);
+	db_review_clear(&r);
+	/* Approved: no more approvals; release once. */
+	ck_assert_int_eq(db_event_add(db, 60, alice, "view", id, NULL), 0);
+	ck_assert_int_eq(approve(id, alice, sha, "rs1", &r), AL_EDENIED);
+	ck_assert_int_eq(db_release(db, id, carol, "{}", 200), 0);
+	ck_assert_int_eq(db_release(db, id, carol, "{}", 201), AL_EDENIED);
+	/* Decisions are append-only. */
+	ck_assert_int_ne(raw_exec("DELETE FROM approvals", NULL, 0), SQLITE_OK);
+	ck_assert_int_ne(raw_exec("UPDATE releases SET attestation = 'x'", NULL,
+	    0), SQLITE_OK);
+}
+END_TEST
+
+START_TEST(rescan_keeps_approvals_only_without_news)
+{
+	static const char *const one[] = {"f1"};
+	static const char *const two[] = {"f1", "f2"};
+	int64_t agent = principal("agent-1", DB_ROLE_AGENT, 1);
+	int64_t bob = principal("bob", DB_ROLE_REVIEWER, 2);
+	struct db_review r;
+	struct db_scan_job j;
+	struct db_finding f[2];
+	char sha[65];
+	size_t n, i;
+	int64_t id = held_with(agent, 9, "flagged", "medium", one, 1, 10);
+
+	hex(sha, 9);
+	ck_assert_int_eq(db_event_add(db, 50, bob, "view", id, NULL), 0);
+	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), 0);
+	ck_assert_str_eq(r.state, "approved");
+	db_review_clear(&r);
+	/* New rules: back in the queue; the same findings again: approved. */
+	ck_assert_int_eq(db_rescan_stale(db, "rs2", 300, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(db_rescan_stale(db, "rs2", 301, &n), 0);
+	ck_assert_uint_eq(n, 0);   /* nothing approved or held is stale */
+	for (i = 0; i < 2; i++) {
+		memset(&f[i], 0, sizeof(f[i]));
+		f[i].rule = "r";
+		f[i].severity = "medium";
+		f[i].path = "x";
+		f[i].fingerprint = (char *)(uintptr_t)two[i];
+	}
+	ck_assert_int_eq(db_scan_claim(db, "rs2", "v", 302, &j), 0);
+	ck_assert_int_eq(db_scan_finish(db, &j, "flagged", "medium", f, 1, NULL,
+	    0, NULL, 303), 0);
+	db_scan_job_clear(&j);
+	ck_assert_int_eq(db_review_settle(db, id, &pol, 304, &r), 0);
+	ck_assert_str_eq(r.state, "approved");
+	db_review_clear(&r);
+	/* Newer rules again, and this time the scan finds more: held, and the
+	 * old approval no longer counts. */
+	ck_assert_int_eq(db_rescan_stale(db, "rs3", 400, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(db_scan_claim(db, "rs3", "v", 401, &j), 0);
+	ck_assert_int_eq(db_scan_finish(db, &j, "flagged", "medium", f, 2, NULL,
+	    0, NULL, 402), 0);
+	db_scan_job_clear(&j);
+	ck_assert_int_eq(db_review_settle(db, id, &pol, 403, &r), 0);
+	ck_assert_str_eq(r.state, "held");
+	ck_assert_int_eq(r.approvals, 0);
+	db_review_clear(&r);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM events WHERE action = "
+	    "'rescan'"), 2);
+}
+END_TEST
+
+START_TEST(unscannable_needs_override_and_reject_is_final)
+{
+	int64_t agent = principal("agent-1", DB_ROLE_AGENT, 1);
+	int64_t bob = principal("bob", DB_ROLE_REVIEWER, 2);
+	int64_t carol = principal("carol", DB_ROLE_REVIEWER, 3);
+	int64_t root = principal("root", DB_ROLE_ADMIN, 4);
+	struct db_review r;
+	char sha[65];
+	int64_t id = held_with(agent, 11, "unscannable", "high", NULL, 0, 10);
+	int64_t id2;
+
+	hex(sha, 11);
+	ck_assert_int_eq(db_event_add(db, 50, bob, "view", id, NULL), 0);
+	ck_assert_int_eq(db_event_add(db, 50, carol, "view", id, NULL), 0);
+	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), 0);
+	db_review_clear(&r);
+	ck_assert_int_eq(approve(id, carol, sha, "rs1", &r), 0);
+	ck_assert_str_eq(r.state, "held");     /* two, but no override */
+	db_review_clear(&r);
+	ck_assert_int_eq(db_override(db, id, root, "read by hand", &pol, 60, &r),
+	    0);
+	ck_assert_str_eq(r.state, "approved");
+	ck_assert(r.override);
+	db_review_clear(&r);
+	/* Rejected bytes stay rejected. */
+	id2 = held_with(agent, 12, "clean", NULL, NULL, 0, 70);
+	hex(sha, 12);
+	ck_assert_int_eq(db_reject(db, id2, bob, "no", 80), 0);
+	ck_assert_int_eq(db_event_add(db, 81, bob, "view", id2, NULL), 0);
+	ck_assert_int_eq(approve(id2, bob, sha, "rs1", &r), AL_EDENIED);
+	ck_assert_int_eq(db_release(db, id2, bob, "{}", 90), AL_EDENIED);
+	ck_assert_int_eq(db_reject(db, id2, bob, "again", 91), AL_EDENIED);
+	/* Held too long: expired, and then not approvable. */
+	{
+		int64_t id3 = held_with(agent, 13, "clean", NULL, NULL, 0, 95);
+		size_t n = 0;
+
+		hex(sha, 13);
+		ck_assert_int_eq(db_expire_held(db, 90, 1001, &n), 0);
+		ck_assert_uint_eq(n, 0);          /* received at 95: not yet */
+		ck_assert_int_eq(db_expire_held(db, 1000, 1001, &n), 0);
+		ck_assert_uint_eq(n, 1);
+		ck_assert_int_eq(db_event_add(db, 1002, bob, "view", id3, NULL), 0);
+		ck_assert_int_eq(approve(id3, bob, sha, "rs1", &r), AL_EDENIED);
+	}
+}
+END_TEST
+
 static Suite *
 db_suite(void)
 {
@@ -871,6 +1065,13 @@ db_suite(void)
 	tcase_add_test(tc, requeue_after_crash);
 	tcase_add_test(tc, finish_records_findings);
 	tcase_add_test(tc, unscannable_with_error);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("review");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, approvals_checked_and_counted);
+	tcase_add_test(tc, rescan_keeps_approvals_only_without_news);
+	tcase_add_test(tc, unscannable_needs_override_and_reject_is_final);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("events");
 	tcase_add_checked_fixture(tc, setup, teardown);
