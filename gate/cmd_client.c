@@ -1053,37 +1053,60 @@ show_print(FILE *out, const json_t *sub)
 	}
 }
 
-int
-cmd_show(int argc, char **argv)
+/*
+ * The shared start of the commands on one submission (show, diff): the
+ * connection options and one ID. Returns NULL with *ret set when the
+ * command is over (help, a usage error).
+ */
+static const char *
+id_args(int argc, char **argv, const char *cmd, const char *usage,
+    struct client_conf *conf, int *ret)
 {
 	static const struct option opts[] = {
 		{"help", no_argument, NULL, 'h'},
 		CLIENT_LONG_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	struct client_conf conf = {0};
-	struct client_reply r = {0, NULL};
-	struct client *c = NULL;
-	char path[64];
-	int ch, ret = EXIT_ERROR;
+	int ch;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (client_conf_option(&conf, ch, optarg))
+		if (client_conf_option(conf, ch, optarg))
 			continue;
 		if (ch == 'h') {
-			fputs(show_usage, stdout);
-			return EXIT_OK;
+			fputs(usage, stdout);
+			*ret = EXIT_OK;
+			return NULL;
 		}
-		return usage_error(show_usage, "show", NULL, NULL, 0);
+		*ret = usage_error(usage, cmd, NULL, NULL, 0);
+		return NULL;
 	}
-	if (argc - optind != 1)
-		return usage_error(show_usage, "show", argc == optind ?
-		    "no ID given" : "one ID at a time", NULL, 1);
-	if (parse_id(argv[optind]) < 0)
-		return usage_error(show_usage, "show", "an ID is a positive "
-		    "number, not", argv[optind], 0);
-	snprintf(path, sizeof(path), "/v1/submissions/%s", argv[optind]);
+	if (argc - optind != 1) {
+		*ret = usage_error(usage, cmd, argc == optind ? "no ID given" :
+		    "one ID at a time", NULL, 1);
+		return NULL;
+	}
+	if (parse_id(argv[optind]) < 0) {
+		*ret = usage_error(usage, cmd, "an ID is a positive number, not",
+		    argv[optind], 0);
+		return NULL;
+	}
+	return argv[optind];
+}
+
+int
+cmd_show(int argc, char **argv)
+{
+	struct client_conf conf = {0};
+	struct client_reply r = {0, NULL};
+	struct client *c = NULL;
+	const char *id;
+	char path[64];
+	int ret = EXIT_ERROR;
+
+	if ((id = id_args(argc, argv, "show", show_usage, &conf, &ret)) == NULL)
+		return ret;
+	snprintf(path, sizeof(path), "/v1/submissions/%s", id);
 	if (client_new(&c, &conf) < 0 || client_get(c, path, &r) < 0) {
 		ret = fail("show");
 		goto out;
@@ -1270,41 +1293,22 @@ diff_text(FILE *out, const char *name, const char *p, size_t len,
 int
 cmd_diff(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"help", no_argument, NULL, 'h'},
-		CLIENT_LONG_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
 	struct client_conf conf = {0};
 	struct client_reply r = {0, NULL};
 	struct client *c = NULL;
 	struct diff_mark *m = NULL;
 	struct dynbuf body;
 	const json_t *fs;
-	const char *name, *kind;
+	const char *name, *kind, *id;
 	char path[96];
 	long status = 0;
 	size_t n = 0, i, left = 0;
-	int ch, ret = EXIT_ERROR, text, series = 0;
+	int ret = EXIT_ERROR, text, series = 0;
 
+	if ((id = id_args(argc, argv, "diff", diff_usage, &conf, &ret)) == NULL)
+		return ret;
 	dynbuf_init(&body, DIFF_MAX_CONTENT);
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (client_conf_option(&conf, ch, optarg))
-			continue;
-		if (ch == 'h') {
-			fputs(diff_usage, stdout);
-			return EXIT_OK;
-		}
-		return usage_error(diff_usage, "diff", NULL, NULL, 0);
-	}
-	if (argc - optind != 1)
-		return usage_error(diff_usage, "diff", argc == optind ?
-		    "no ID given" : "one ID at a time", NULL, 1);
-	if (parse_id(argv[optind]) < 0)
-		return usage_error(diff_usage, "diff", "an ID is a positive "
-		    "number, not", argv[optind], 0);
-	snprintf(path, sizeof(path), "/v1/submissions/%s", argv[optind]);
+	snprintf(path, sizeof(path), "/v1/submissions/%s", id);
 	if (client_new(&c, &conf) < 0 || client_get(c, path, &r) < 0) {
 		ret = fail("diff");
 		goto out;
@@ -1312,7 +1316,7 @@ cmd_diff(int argc, char **argv)
 	if ((ret = reply_check("diff", c, &r, 200)) != EXIT_OK)
 		goto out;
 	snprintf(path, sizeof(path), "/v1/submissions/%s/content",
-	    argv[optind]);
+	    id);
 	if (client_get_raw(c, path, &body, &status) < 0) {
 		ret = fail("diff");
 		goto out;
