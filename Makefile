@@ -121,6 +121,7 @@ e2e: $(BUILD)/airlock
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_artifacts.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_client.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_serve.sh
+	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_review.sh
 
 rules-test: $(BUILD)/airlock
 	$(BUILD)/airlock rules test rules

@@ -1838,3 +1838,33 @@ db_rescan_stale(struct db *db, const char *ruleset, int64_t now,
 	}
 	return tx_end(db, rc);
 }
+
+int
+db_override_get(struct db *db, int64_t id, char **admin_out,
+    char **reason_out, int64_t *at_out)
+{
+	sqlite3_stmt *st;
+	int rc, nomem = 0;
+
+	*admin_out = *reason_out = NULL;
+	rc = prep_bind(db, &st, "SELECT p.name, o.reason, o.at FROM overrides o "
+	    "JOIN principals p ON p.id = o.admin WHERE o.submission_id = ? AND "
+	    "o.scan_id = (SELECT id FROM scans WHERE submission_id = o.submission_id "
+	    "AND finished_at IS NOT NULL AND outcome IS NOT 'interrupted' ORDER BY "
+	    "id DESC LIMIT 1)", "i", id);
+	if (rc == 0 && (rc = step(db, st)) == 1) {
+		*admin_out = col_str(st, 0, &nomem);
+		*reason_out = col_str(st, 1, &nomem);
+		*at_out = sqlite3_column_int64(st, 2);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	} else if (rc == 0) {
+		rc = al_err_set(AL_ENOTFOUND, "no override");
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		free(*admin_out);
+		free(*reason_out);
+		*admin_out = *reason_out = NULL;
+	}
+	return rc;
+}

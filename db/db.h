@@ -278,6 +278,9 @@ int db_approvals_get(struct db *db, int64_t id, struct db_approval **out,
     size_t *n_out);
 void db_approvals_free(struct db_approval *v, size_t n);
 
+/* The admin override of the latest scan, if any; AL_ENOTFOUND. */
+int db_override_get(struct db *db, int64_t id, char **admin_out,
+    char **reason_out, int64_t *at_out);
 /* Marks an approved submission released with its signed statement (event
  * "release"); AL_EDENIED when it is not approved. */
 int db_release(struct db *db, int64_t id, int64_t actor,

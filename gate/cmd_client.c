@@ -1947,6 +1947,16 @@ unpack_safely(const char *data, size_t n, const char *dir)
 			fprintf(stderr, "airlock pull: skipped a hard link\n");
 			continue;
 		}
+		/* libarchive's secure flags stop writes through links, not
+		 * links that point out: those are refused here. */
+		if (t == AE_IFLNK && (archive_entry_symlink(e) == NULL ||
+		    name == NULL || scan_link_escapes(name,
+		    archive_entry_symlink(e)))) {
+			rc = al_err_set(AL_EINVAL, "entry %s: a symbolic link out of "
+			    "the directory; nothing more is unpacked", name ? name :
+			    "?");
+			break;
+		}
 		if (name == NULL || scan_name_problem(name, 1) != NULL) {
 			rc = al_err_set(AL_EINVAL, "entry %s: %s; nothing more is "
 			    "unpacked", name ? name : "?", name ?

@@ -937,6 +937,19 @@ statement(struct srv *s, struct db *db, const struct req *q,
 	    "released_at", json_time(now),
 	    "released_by", json_string(q->who.name),
 	    "gate_key", s->keyid);
+	{
+		/* An unscannable verdict released on an admin's word says so. */
+		char *admin = NULL, *reason = NULL;
+		int64_t oat = 0;
+
+		if (st != NULL && db_override_get(db, b->id, &admin, &reason,
+		    &oat) == 0)
+			json_object_set_new(json_object_get(st, "predicate"),
+			    "override", json_pack("{s:s, s:s, s:o}", "admin", admin,
+			    "reason", reason, "at", json_time(oat)));
+		free(admin);
+		free(reason);
+	}
 	db_scan_info_clear(&si);
 	db_findings_free(f, nf);
 	db_approvals_free(a, na);

