@@ -976,8 +976,9 @@ launcher_main(const struct scan_engine *e, int ctl)
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
 		_exit(0);
-	/* Answering a submitter comes before scanning: the scans yield. */
-	(void)setpriority(PRIO_PROCESS, 0, 5);
+	/* Answering a submitter comes before scanning: the scans take the
+	 * CPU intake leaves (the queue is durable; a scan can wait). */
+	(void)setpriority(PRIO_PROCESS, 0, 19);
 	/* Only the control socket stays open: nothing of the gate's. */
 	if (ctl > 3)
 		(void)close_range(3, (unsigned)ctl - 1, 0);
