@@ -17,19 +17,60 @@
 void
 al_sha256_hex(char out[AL_SHA256_HEX], const void *p, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char md[32];
 	unsigned int mdlen = 0;
-	size_t i;
 
 	if (EVP_Digest(p, n, md, &mdlen, EVP_sha256(), NULL) != 1 ||
 	    mdlen != sizeof(md))
 		abort(); /* libcrypto cannot hash: nothing is safe to continue */
-	for (i = 0; i < sizeof(md); i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
+	al_hex(out, md, sizeof(md));
+}
+
+void
+al_hex(char *out, const unsigned char *p, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hex[p[i] >> 4];
+		out[2 * i + 1] = hex[p[i] & 15];
 	}
-	out[64] = '\0';
+	out[2 * n] = '\0';
+}
+
+int
+al_sha256_fd(int fd, char out[AL_SHA256_HEX])
+{
+	unsigned char buf[65536], md[32];
+	unsigned int mdlen = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	ssize_t n;
+
+	out[0] = '\0';
+	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(ctx);
+		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
+	}
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1)
+			abort();
+	}
+	if (n < 0 || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
+		int e = errno;
+
+		EVP_MD_CTX_free(ctx);
+		return al_err_set(AL_EIO, "reading to hash: %s", n < 0 ?
+		    strerror(e) : "libcrypto failed");
+	}
+	EVP_MD_CTX_free(ctx);
+	al_hex(out, md, sizeof(md));
+	return 0;
 }
 
 double

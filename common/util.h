@@ -13,6 +13,10 @@
 #define AL_SHA256_HEX 65 /* 64 hex digits and a NUL */
 
 void al_sha256_hex(char out[AL_SHA256_HEX], const void *p, size_t n);
+/* The SHA-256 (hex) of what fd reads from where it is to its end. */
+int al_sha256_fd(int fd, char out[AL_SHA256_HEX]);
+/* n bytes as 2n lowercase hex digits and a NUL. */
+void al_hex(char *out, const unsigned char *p, size_t n);
 
 /* Shannon entropy of the bytes, in bits per byte (0 for an empty span). */
 double al_entropy(const unsigned char *p, size_t n);

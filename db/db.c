@@ -1250,7 +1250,7 @@ db_items_get(struct db *db, int64_t submission_id, struct db_item **out,
 {
 	struct db_item *v = NULL, *it;
 	sqlite3_stmt *st;
-	size_t n = 0, cap = 0, i;
+	size_t n = 0, cap = 0;
 	int rc, nomem = 0;
 
 	*out = NULL;
@@ -1280,7 +1280,6 @@ db_items_get(struct db *db, int64_t submission_id, struct db_item **out,
 	}
 	*out = v;
 	*n_out = n;
-	(void)i;
 	return 0;
 }
 

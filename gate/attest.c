@@ -10,6 +10,7 @@
 #include "attest.h"
 #include "dynbuf.h"
 #include "err.h"
+#include "util.h"
 
 int
 attest_key_load(const char *datadir, EVP_PKEY **out)
@@ -67,22 +68,15 @@ attest_pub_load(const char *path, EVP_PKEY **out)
 int
 attest_keyid(EVP_PKEY *k, char out[65])
 {
-	static const char hx[] = "0123456789abcdef";
-	unsigned char *der = NULL, md[32];
-	unsigned int mdlen = 0, i;
+	unsigned char *der = NULL;
 	int len = i2d_PUBKEY(k, &der);
 
-	if (len <= 0 || EVP_Digest(der, (size_t)len, md, &mdlen, EVP_sha256(),
-	    NULL) != 1 || mdlen != 32) {
+	if (len <= 0) {
 		OPENSSL_free(der);
 		return al_err_set(AL_EENGINE, "cannot encode the public key");
 	}
+	al_sha256_hex(out, der, (size_t)len);
 	OPENSSL_free(der);
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = hx[md[i] >> 4];
-		out[2 * i + 1] = hx[md[i] & 15];
-	}
-	out[64] = '\0';
 	return 0;
 }
 

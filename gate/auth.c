@@ -17,6 +17,7 @@
 #include "auth.h"
 #include "dynbuf.h"
 #include "err.h"
+#include "util.h"
 
 static const char b64url[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -60,19 +61,7 @@ gate_token_wellformed(const char *s, size_t n)
 void
 gate_token_hash(const char *token, size_t n, char out[65])
 {
-	static const char hx[] = "0123456789abcdef";
-	unsigned char md[32];
-	unsigned int len = 0;
-	size_t i;
-
-	if (EVP_Digest(token, n, md, &len, EVP_sha256(), NULL) != 1 ||
-	    len != 32)
-		abort(); /* no hashing, no authentication: stop */
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = hx[md[i] >> 4];
-		out[2 * i + 1] = hx[md[i] & 15];
-	}
-	out[64] = '\0';
+	al_sha256_hex(out, token, n);
 }
 
 int

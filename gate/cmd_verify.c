@@ -51,31 +51,13 @@ static const char key_usage[] =
 static int
 file_sha256(const char *path, char out[AL_SHA256_HEX])
 {
-	unsigned char buf[65536], md[32];
-	unsigned int mdlen = 0, i;
-	EVP_MD_CTX *ctx;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
 
 	if (fd < 0)
 		return al_err_set(AL_EIO, "%s: %s", path, strerror(errno));
-	if ((ctx = EVP_MD_CTX_new()) == NULL ||
-	    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(ctx);
-		close(fd);
-		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		EVP_DigestUpdate(ctx, buf, (size_t)n);
+	rc = al_sha256_fd(fd, out);
 	close(fd);
-	if (n < 0 || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1) {
-		EVP_MD_CTX_free(ctx);
-		return al_err_set(AL_EIO, "%s: read error", path);
-	}
-	EVP_MD_CTX_free(ctx);
-	for (i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-	return 0;
+	return rc;
 }
 
 static char *

@@ -805,9 +805,9 @@ do_decide(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "{s:s, s:s, s?s}", "sha256", &sha, "ruleset", &rules,
 		    "comment", &text) < 0;
 	else
-		bad = in == NULL || json_unpack_ex(in, &jerr, JSON_STRICT,
-		    q->route == R_REJECT ? "{s:s}" : "{s:s}", q->route == R_REJECT ?
-		    "comment" : "reason", &text) < 0 || text[0] == '\0';
+		bad = in == NULL || json_unpack_ex(in, &jerr, JSON_STRICT, "{s:s}",
+		    q->route == R_REJECT ? "comment" : "reason", &text) < 0 ||
+		    text[0] == '\0';
 	if (!bad && text != NULL && strlen(text) > 4096)
 		bad = 1;
 	if (bad) {
@@ -852,32 +852,14 @@ do_decide(struct req *q, struct MHD_Connection *c, struct db *db)
 static int
 rehash(struct srv *s, const char *sha, char out[65])
 {
-	unsigned char buf[65536], md[32];
-	unsigned int mdlen = 0, i;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	ssize_t n;
 	int fd = -1, rc;
 
 	out[0] = '\0';
-	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(ctx);
-		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
-	}
-	if ((rc = store_blob_open(s->store, sha, &fd)) < 0) {
-		EVP_MD_CTX_free(ctx);
+	if ((rc = store_blob_open(s->store, sha, &fd)) < 0)
 		return rc;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		EVP_DigestUpdate(ctx, buf, (size_t)n);
+	rc = al_sha256_fd(fd, out);
 	close(fd);
-	if (n < 0 || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1) {
-		EVP_MD_CTX_free(ctx);
-		return al_err_set(AL_EIO, "reading the stored bytes failed");
-	}
-	EVP_MD_CTX_free(ctx);
-	for (i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-	return 0;
+	return rc;
 }
 
 /* The in-toto statement of a release. */

@@ -14,6 +14,7 @@
 #include "dynbuf.h"
 #include "err.h"
 #include "store.h"
+#include "util.h"
 
 struct gate_store {
 	char *dir;                /* the data directory */
@@ -109,7 +110,6 @@ store_upload_begin(struct gate_store *s, uint64_t max,
 {
 	struct store_upload *u = calloc(1, sizeof(*u));
 	unsigned char rnd[12];
-	size_t i;
 
 	*out = NULL;
 	if (u == NULL || (u->md = EVP_MD_CTX_new()) == NULL) {
@@ -127,8 +127,7 @@ store_upload_begin(struct gate_store *s, uint64_t max,
 	if (getentropy(rnd, sizeof(rnd)) < 0)
 		abort();
 	memcpy(u->name, "upload-", 7);
-	for (i = 0; i < sizeof(rnd); i++)
-		snprintf(u->name + 7 + 2 * i, 3, "%02x", rnd[i]);
+	al_hex(u->name + 7, rnd, sizeof(rnd));
 	u->fd = openat(s->tmp, u->name, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0400);
 	if (u->fd < 0) {
@@ -183,22 +182,16 @@ int
 store_upload_commit(struct store_upload *u, char sha256_out[65],
     uint64_t *size_out)
 {
-	static const char hx[] = "0123456789abcdef";
 	unsigned char md[32];
 	unsigned int mdlen = 0;
 	char sub[3], rel[3 + 65];
 	int sd = -1, rc = 0, made = 0;
-	size_t i;
 
 	if (EVP_DigestFinal_ex(u->md, md, &mdlen) != 1 || mdlen != 32) {
 		store_upload_abort(u);
 		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
 	}
-	for (i = 0; i < 32; i++) {
-		sha256_out[2 * i] = hx[md[i] >> 4];
-		sha256_out[2 * i + 1] = hx[md[i] & 15];
-	}
-	sha256_out[64] = '\0';
+	al_hex(sha256_out, md, sizeof(md));
 	*size_out = u->size;
 	if (fsync(u->fd) < 0) {
 		rc = al_err_set(AL_EIO, "fsync: %s", strerror(errno));

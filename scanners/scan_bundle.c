@@ -89,14 +89,7 @@ bnote(struct bundle *b, const char *rule, const char *where,
 static void
 hexid(char out[2 * OID + 1], const unsigned char *oid)
 {
-	static const char hx[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < OID; i++) {
-		out[2 * i] = hx[oid[i] >> 4];
-		out[2 * i + 1] = hx[oid[i] & 15];
-	}
-	out[2 * OID] = '\0';
+	al_hex(out, oid, OID);
 }
 
 static int
@@ -177,45 +170,6 @@ map_get(struct bundle *b, const unsigned char *oid)
 
 /* ---- pack --------------------------------------------------------------- */
 
-/* Inflates the zlib stream at p (at most avail bytes) to exactly want
- * bytes; *used gets the compressed length. */
-static int
-inflate_exact(const unsigned char *p, size_t avail, size_t want,
-    unsigned char **out, size_t *used)
-{
-	z_stream z;
-	unsigned char *buf = malloc(want ? want : 1);
-	unsigned char spare;
-	int r;
-
-	if (buf == NULL)
-		return AL_ENOMEM;
-	memset(&z, 0, sizeof(z));
-	if (inflateInit(&z) != Z_OK) {
-		free(buf);
-		return AL_ENOMEM;
-	}
-	z.next_in = (Bytef *)(uintptr_t)p;
-	z.avail_in = (uInt)(avail > UINT32_MAX ? UINT32_MAX : avail);
-	z.next_out = want ? buf : &spare;
-	z.avail_out = want ? (uInt)want : 1;
-	r = inflate(&z, Z_FINISH);
-	if (r == Z_BUF_ERROR && want && z.avail_out == 0) {
-		z.next_out = &spare;
-		z.avail_out = 1;
-		r = inflate(&z, Z_FINISH);
-	}
-	if (r != Z_STREAM_END || z.total_out != want) {
-		inflateEnd(&z);
-		free(buf);
-		return AL_EINVAL;
-	}
-	*used = z.total_in;
-	inflateEnd(&z);
-	*out = buf;
-	return 0;
-}
-
 /* Reads every object's header and inflated bytes. */
 static int
 read_pack(struct bundle *b, const unsigned char *p, size_t n)
@@ -253,7 +207,7 @@ read_pack(struct bundle *b, const unsigned char *p, size_t n)
 		struct obj *o = &b->o[i];
 		uint64_t size;
 		unsigned c, shift = 4;
-		size_t used = 0;
+		size_t used = 0, got = 0;
 		int r;
 
 		o->off = off;
@@ -318,9 +272,15 @@ read_pack(struct bundle *b, const unsigned char *p, size_t n)
 			    "inflate to more than %llu MiB", (unsigned long long)
 			    (AL_BUNDLE_MAX_INFLATED >> 20));
 		b->inflated += size;
-		r = inflate_exact(p + off, n - off, (size_t)size, &o->data, &used);
+		r = scan_inflate(p + off, n - off, (size_t)size, &o->data, &got,
+		    &used);
 		if (r == AL_ENOMEM)
-			return b->rc = al_err_set(AL_ENOMEM, "out of memory");
+			return b->rc = r;
+		if (r == 0 && got != size) {
+			free(o->data);
+			o->data = NULL;
+			r = AL_EINVAL;
+		}
 		if (r < 0)
 			return bnote(b, AL_RULE_UNSCANNABLE, NULL, "object %zu does "
 			    "not inflate to its stated %llu bytes", i,

@@ -318,6 +318,28 @@ child_serve(struct scan_worker *w, int sock, const char *fault)
 	}
 }
 
+/*
+ * Everything a scan needs from the file system, done before the sandbox
+ * closes: the worker and libmagic, libgit2, iconv's modules, libcrypto's
+ * providers (a first digest). Archive readers convert entry times, and
+ * glibc would look at /etc/localtime each time: a fixed zone needs no file
+ * (the times matter to nobody here). Exits on failure.
+ */
+static struct scan_worker *
+child_prepare(const struct scan_engine *e)
+{
+	struct scan_worker *w = NULL;
+	char warm[AL_SHA256_HEX];
+
+	if (scan_worker_new(&w, e) < 0 || scan_worker_enable_types(w) < 0 ||
+	    scan_git_init() < 0 || scan_archive_warm() < 0)
+		_exit(3);
+	al_sha256_hex(warm, "", 0);
+	(void)setenv("TZ", "UTC0", 1);
+	tzset();
+	return w;
+}
+
 static void
 child_main(const struct scan_engine *e, int sock)
 {
@@ -326,19 +348,8 @@ child_main(const struct scan_engine *e, int sock)
 	struct scan_worker *w = NULL;
 	struct sbx_limits lim;
 	struct dynbuf hello;
-	char warm[AL_SHA256_HEX];
 
-	/* Everything that touches the file system happens now: the worker's
-	 * memory, libcrypto's providers (first digest). */
-	if (scan_worker_new(&w, e) < 0 || scan_worker_enable_types(w) < 0 ||
-	    scan_git_init() < 0 || scan_archive_warm() < 0)
-		_exit(3);
-	al_sha256_hex(warm, "", 0);
-	/* Archive readers convert entry times, and glibc would look at
-	 * /etc/localtime each time: a fixed zone needs no file (the times
-	 * matter to nobody here). */
-	(void)setenv("TZ", "UTC0", 1);
-	tzset();
+	w = child_prepare(e);
 	dynbuf_init(&hello, 4096);
 	if (proto_put_str(&hello, AL_ENGINE_VERSION,
 	    strlen(AL_ENGINE_VERSION)) < 0 ||
@@ -967,7 +978,6 @@ launcher_main(const struct scan_engine *e, int ctl)
 	const char *fault = test_fault();
 	struct scan_worker *w = NULL;
 	struct dynbuf in, out, reply;
-	char warm[AL_SHA256_HEX];
 
 	/* Its own process group, with its children: the gate can end a
 	 * scan in flight when it stops (scan_launcher_abort). It dies with
@@ -983,12 +993,7 @@ launcher_main(const struct scan_engine *e, int ctl)
 	if (ctl > 3)
 		(void)close_range(3, (unsigned)ctl - 1, 0);
 	(void)close_range((unsigned)ctl + 1, ~0U, 0);
-	if (scan_worker_new(&w, e) < 0 || scan_worker_enable_types(w) < 0 ||
-	    scan_git_init() < 0 || scan_archive_warm() < 0)
-		_exit(3);
-	al_sha256_hex(warm, "", 0);
-	(void)setenv("TZ", "UTC0", 1);
-	tzset();
+	w = child_prepare(e);
 	dynbuf_init(&in, PROTO_MAX_PAYLOAD);
 	dynbuf_init(&out, PROTO_MAX_PAYLOAD);
 	dynbuf_init(&reply, (AL_MAX_FINDINGS_PER_FILE + 8) *

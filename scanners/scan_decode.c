@@ -147,7 +147,7 @@ scan_is_text(const unsigned char *p, size_t n)
 
 int
 scan_inflate(const void *p, size_t n, size_t max, unsigned char **out,
-    size_t *out_len)
+    size_t *out_len, size_t *used)
 {
 	z_stream z;
 	unsigned char *buf;
@@ -180,6 +180,8 @@ scan_inflate(const void *p, size_t n, size_t max, unsigned char **out,
 		return al_err_set(AL_EINVAL, "corrupt zlib stream");
 	}
 	*out_len = z.total_out;
+	if (used != NULL)
+		*used = z.total_in;
 	inflateEnd(&z);
 	*out = buf;
 	return 0;

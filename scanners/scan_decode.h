@@ -33,10 +33,11 @@ ssize_t scan_decode_xesc(const char *p, size_t n, unsigned char *out);
 int scan_is_text(const unsigned char *p, size_t n);
 
 /* Inflates a zlib stream of at most max bytes (the size the format
- * states) into a new buffer. AL_EINVAL when the stream is corrupt or
- * inflates to more than max; AL_ENOMEM. */
+ * states) into a new buffer; *used (when set) gets the compressed bytes the
+ * stream took. AL_EINVAL when the stream is corrupt or inflates to more
+ * than max; AL_ENOMEM. */
 int scan_inflate(const void *p, size_t n, size_t max, unsigned char **out,
-    size_t *out_len);
+    size_t *out_len, size_t *used);
 
 struct dynbuf;
 /* The bytes a git delta (pack or binary patch) inserts, each run followed

@@ -912,7 +912,7 @@ item_push(struct scan_worker *w, const char *path, uint64_t size, int whole,
 	struct scan_item_list *l = w->items;
 	struct scan_item *it;
 	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
+	unsigned int mdlen = 0;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
@@ -928,8 +928,7 @@ item_push(struct scan_worker *w, const char *path, uint64_t size, int whole,
 	it->mode = w->item_mode;
 	it->size = size;
 	if (EVP_DigestFinal_ex(w->imd, md, &mdlen) == 1 && mdlen == 32 && whole)
-		for (i = 0; i < mdlen; i++)
-			snprintf(it->sha256 + 2 * i, 3, "%02x", md[i]);
+		al_hex(it->sha256, md, mdlen);
 	it->path = strdup(path);
 	it->type = strdup(w->mime ? w->mime : binary ?
 	    "application/octet-stream" : "text/plain");
@@ -2080,7 +2079,7 @@ scan_fd(struct scan_worker *w, int fd, const char *path, const char *relpath,
 {
 	struct source src = {fd, NULL, 0, 0, NULL, NULL, NULL};
 	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
+	unsigned int mdlen = 0;
 	int rc;
 
 	if (digest != NULL) {
@@ -2095,8 +2094,7 @@ scan_fd(struct scan_worker *w, int fd, const char *path, const char *relpath,
 	/* Only a file read to its end has a digest. */
 	if (digest != NULL && rc == 0 && w->eof &&
 	    EVP_DigestFinal_ex(src.md, md, &mdlen) == 1 && mdlen == 32)
-		for (i = 0; i < mdlen; i++)
-			snprintf(digest + 2 * i, 3, "%02x", md[i]);
+		al_hex(digest, md, mdlen);
 	EVP_MD_CTX_free(src.md);
 	return rc;
 }

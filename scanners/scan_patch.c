@@ -407,7 +407,7 @@ on_binary(const git_diff_delta *d, const git_diff_binary *b, void *ctx)
 		return ps->rc ? -1 : 0;
 	}
 	r = scan_inflate(b->new_file.data, b->new_file.datalen,
-	    b->new_file.inflatedlen, &raw, &rawlen);
+	    b->new_file.inflatedlen, &raw, &rawlen, NULL);
 	if (r < 0 || rawlen != b->new_file.inflatedlen) {
 		free(raw);
 		if (r == AL_ENOMEM)
