@@ -24,7 +24,7 @@ CFLAGS_ALL = $(WARN) $(OPT) $(HARDEN) $(SAN) -pthread $(CFLAGS)
 LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(SAN) -pthread $(LDFLAGS)
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
-COMMON_SRC = common/err.c common/dynbuf.c common/util.c
+COMMON_SRC = common/err.c common/dynbuf.c common/util.c common/vocab.c
 SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c scanners/rule_factor.c \
 	scanners/scan_engine.c scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
 	scanners/sbx.c scanners/scan_child.c scanners/scan_archive.c \
@@ -39,7 +39,7 @@ LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC) $(DB_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
-TESTS = check_util check_rule check_engine check_report check_proto check_sbx check_launch check_attest \
+TESTS = check_util check_common check_rule check_engine check_report check_proto check_sbx check_launch check_attest \
 	check_db
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
 FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest

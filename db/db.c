@@ -69,13 +69,6 @@ static const char *const role_names[] = {
 _Static_assert(sizeof(role_names) / sizeof(role_names[0]) == DB_ROLE_MAX,
     "a name for every role (and in the schema's CHECK)");
 
-/* Every state a submission can be in; the schema's CHECK holds the same. */
-static const char *state_names[] = {
-	"received", "scanning", "held", "approved", "rejected", "released",
-	"expired",
-};
-#define NSTATES (sizeof(state_names) / sizeof(state_names[0]))
-
 /*
  * Sets the message from the connection's last error. A uniqueness
  * violation is AL_EEXIST and any other constraint (CHECK, NOT NULL, foreign
@@ -219,6 +212,24 @@ col_int(sqlite3_stmt *st, int i, int64_t def)
 	if (sqlite3_column_type(st, i) == SQLITE_NULL)
 		return def;
 	return sqlite3_column_int64(st, i);
+}
+
+/*
+ * A column holding one of vocab.h's names, as its enum: none when NULL, and
+ * *bad set for a name the enum does not know (the schema's CHECKs keep
+ * those out; a row that has one anyway is not believed).
+ */
+static int
+col_enum(sqlite3_stmt *st, int i, int (*parse)(const char *), int none,
+    int *bad)
+{
+	int v;
+
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return none;
+	if ((v = parse((const char *)sqlite3_column_text(st, i))) < 0)
+		*bad = 1;
+	return v;
 }
 
 static void
@@ -796,7 +807,8 @@ db_submission_create(struct db *db, const struct db_submission *in,
 		rc = prep_bind(db, &st, "INSERT INTO submissions (sha256, size, "
 		    "kind, name, submitter, launched_by, peer_uid, peer_pid, "
 		    "via, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		    "tittitmmti", in->sha256, in->size, in->kind, in->name,
+		    "tittitmmti", in->sha256, in->size, al_kind_name(in->kind),
+		    in->name,
 		    in->submitter, in->launched_by, in->peer_uid, in->peer_pid,
 		    in->via, now);
 	if (rc == 0 && (rc = step_done(db, st)) == 0)
@@ -828,13 +840,13 @@ db_submission_create(struct db *db, const struct db_submission *in,
 static int
 submission_row(sqlite3_stmt *st, struct db_submission *s)
 {
-	int nomem = 0;
+	int nomem = 0, bad = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->id = sqlite3_column_int64(st, 0);
 	col_hex(st, 1, s->sha256);
 	s->size = sqlite3_column_int64(st, 2);
-	s->kind = col_str(st, 3, &nomem);
+	s->kind = (enum al_kind)col_enum(st, 3, al_kind_parse, -1, &bad);
 	s->name = col_str(st, 4, &nomem);
 	s->submitter = sqlite3_column_int64(st, 5);
 	s->submitter_name = col_str(st, 6, &nomem);
@@ -843,12 +855,22 @@ submission_row(sqlite3_stmt *st, struct db_submission *s)
 	s->peer_pid = col_int(st, 9, -1);
 	s->via = col_str(st, 10, &nomem);
 	s->received_at = sqlite3_column_int64(st, 11);
-	s->state = col_str(st, 12, &nomem);
-	s->verdict = col_str(st, 13, &nomem);
-	s->worst = col_str(st, 14, &nomem);
+	s->state = (enum al_state)col_enum(st, 12, al_state_parse, -1, &bad);
+	s->verdict = (enum al_verdict)col_enum(st, 13, al_verdict_parse,
+	    AL_VERDICT_NONE, &bad);
+	s->worst = (enum al_severity)col_enum(st, 14, al_severity_parse,
+	    AL_SEV_NONE, &bad);
 	if (nomem) {
 		db_submission_clear(s);
 		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	if (bad || (int)s->kind < 0 || (int)s->state < 0) {
+		int64_t id = s->id;
+
+		db_submission_clear(s);
+		return al_err_set(AL_EIO, "submission %lld: a kind, state, "
+		    "verdict or severity the schema does not know",
+		    (long long)id);
 	}
 	return 0;
 }
@@ -900,7 +922,7 @@ db_submission_get(struct db *db, int64_t id, struct db_submission *out)
 }
 
 int
-db_submission_list(struct db *db, const char *state, int64_t submitter,
+db_submission_list(struct db *db, int state, int64_t submitter,
     size_t limit, struct db_submission **out, size_t *n_out)
 {
 	struct db_submission *v = NULL;
@@ -915,7 +937,8 @@ db_submission_list(struct db *db, const char *state, int64_t submitter,
 		return rc;
 	rc = prep_bind(db, &st, SUBMISSION_SELECT "WHERE (?1 IS NULL OR "
 	    "s.state = ?1) AND (?2 = 0 OR s.submitter = ?2) "
-	    "ORDER BY s.id DESC LIMIT ?3", "tii", state, submitter, lim);
+	    "ORDER BY s.id DESC LIMIT ?3", "tii", state < 0 ? NULL :
+	    al_state_name((enum al_state)state), submitter, lim);
 	if (rc == 0)
 		rc = prep(db, &ls, LABELS_SELECT);
 	while (rc == 0 && (rc = step(db, st)) == 1) {
@@ -942,14 +965,10 @@ db_submission_clear(struct db_submission *s)
 
 	if (s == NULL)
 		return;
-	free(s->kind);
 	free(s->name);
 	free(s->submitter_name);
 	free(s->launched_by);
 	free(s->via);
-	free(s->state);
-	free(s->verdict);
-	free(s->worst);
 	for (i = 0; i < s->nlabels; i++) {
 		free(s->labels[i].key);
 		free(s->labels[i].value);
@@ -969,38 +988,22 @@ db_submission_list_free(struct db_submission *v, size_t n)
 }
 
 int
-db_submission_counts(struct db *db, const char ***states, int64_t **counts,
-    size_t *n_out)
+db_submission_counts(struct db *db, int64_t counts[AL_STATE_MAX])
 {
 	sqlite3_stmt *st;
-	int64_t *c;
-	const char *s;
-	size_t i;
-	int rc;
+	int rc, k;
 
-	*states = NULL;
-	*counts = NULL;
-	*n_out = 0;
-	if ((c = calloc(NSTATES, sizeof(*c))) == NULL)
-		return al_err_set(AL_ENOMEM, "out of memory");
+	memset(counts, 0, AL_STATE_MAX * sizeof(counts[0]));
 	rc = prep(db, &st, "SELECT state, count(*) FROM submissions "
 	    "GROUP BY state");
 	while (rc == 0 && (rc = step(db, st)) == 1) {
-		s = (const char *)sqlite3_column_text(st, 0);
-		for (i = 0; s != NULL && i < NSTATES; i++)
-			if (strcmp(s, state_names[i]) == 0)
-				c[i] = sqlite3_column_int64(st, 1);
+		k = al_state_parse((const char *)sqlite3_column_text(st, 0));
+		if (k >= 0)
+			counts[k] = sqlite3_column_int64(st, 1);
 		rc = 0;
 	}
 	sqlite3_finalize(st);
-	if (rc < 0) {
-		free(c);
-		return rc;
-	}
-	*states = state_names;
-	*counts = c;
-	*n_out = NSTATES;
-	return 0;
+	return rc;
 }
 
 /* ---- scans -------------------------------------------------------------- */
@@ -1010,7 +1013,7 @@ db_scan_claim(struct db *db, const char *ruleset_digest,
     const char *engine_version, int64_t now, struct db_scan_job *out)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, nomem = 0;
+	int rc, nomem = 0, bad = 0;
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = tx_begin(db, 1)) < 0)
@@ -1024,9 +1027,12 @@ db_scan_claim(struct db *db, const char *ruleset_digest,
 	else if (rc == 1) {
 		out->submission_id = sqlite3_column_int64(st, 0);
 		col_hex(st, 1, out->sha256);
-		out->kind = col_str(st, 2, &nomem);
+		out->kind = (enum al_kind)col_enum(st, 2, al_kind_parse, -1, &bad);
 		out->name = col_str(st, 3, &nomem);
 		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+		if (rc == 0 && (bad || (int)out->kind < 0))
+			rc = al_err_set(AL_EIO, "submission %lld: a kind the "
+			    "schema does not know", (long long)out->submission_id);
 	}
 	sqlite3_finalize(st);
 	st = NULL;
@@ -1059,7 +1065,6 @@ db_scan_job_clear(struct db_scan_job *j)
 {
 	if (j == NULL)
 		return;
-	free(j->kind);
 	free(j->name);
 	memset(j, 0, sizeof(*j));
 }
@@ -1102,16 +1107,25 @@ db_scan_requeue(struct db *db, int64_t now, size_t *n_out)
 
 int
 db_scan_finish(struct db *db, const struct db_scan_job *job,
-    const char *verdict, const char *worst, const struct db_finding *f,
-    size_t nf, const struct db_item *items, size_t ni, const char *error,
-    int64_t now)
+    enum al_verdict verdict, enum al_severity worst,
+    const struct db_finding *f, size_t nf, const struct db_item *items,
+    size_t ni, const char *error, int64_t now)
 {
+	const char *vname = al_verdict_name(verdict);
 	sqlite3_stmt *st = NULL;
 	size_t i;
 	int rc;
 
 	if (nf > 0 && f == NULL)
 		return al_err_set(AL_EINVAL, "findings missing");
+	if (vname == NULL || (worst != AL_SEV_NONE &&
+	    al_severity_name(worst) == NULL))
+		return al_err_set(AL_EINVAL, "a verdict or severity the schema "
+		    "does not know");
+	for (i = 0; i < nf; i++)
+		if (al_severity_name(f[i].severity) == NULL)
+			return al_err_set(AL_EINVAL, "a finding's severity the "
+			    "schema does not know");
 	if ((rc = tx_begin(db, 1)) < 0)
 		return rc;
 	/* Only the open scan of a submission still scanning: a job that was
@@ -1119,7 +1133,7 @@ db_scan_finish(struct db *db, const struct db_scan_job *job,
 	rc = prep_bind(db, &st, "UPDATE scans SET finished_at = ?, outcome = ?, "
 	    "error = ? WHERE id = ? AND submission_id = ? AND finished_at IS "
 	    "NULL AND (SELECT state FROM submissions WHERE id = ?5) = "
-	    "'scanning'", "ittii", now, verdict, error, job->scan_id,
+	    "'scanning'", "ittii", now, vname, error, job->scan_id,
 	    job->submission_id);
 	if (rc == 0 && (rc = step_done(db, st)) == 0 &&
 	    sqlite3_changes(db->h) != 1)
@@ -1130,8 +1144,8 @@ db_scan_finish(struct db *db, const struct db_scan_job *job,
 	st = NULL;
 	if (rc == 0)
 		rc = prep_bind(db, &st, "UPDATE submissions SET state = 'held', "
-		    "verdict = ?, worst = ? WHERE id = ?", "tti", verdict,
-		    worst, job->submission_id);
+		    "verdict = ?, worst = ? WHERE id = ?", "tti", vname,
+		    al_severity_name(worst), job->submission_id);
 	if (rc == 0)
 		rc = step_done(db, st);
 	sqlite3_finalize(st);
@@ -1142,7 +1156,8 @@ db_scan_finish(struct db *db, const struct db_scan_job *job,
 		    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
 	for (i = 0; rc == 0 && i < nf; i++)
 		if ((rc = bind(db, st, "itttiitt", job->scan_id, f[i].rule,
-		    f[i].severity, f[i].path, f[i].line, f[i].column,
+		    al_severity_name(f[i].severity), f[i].path, f[i].line,
+		    f[i].column,
 		    f[i].excerpt, f[i].fingerprint)) == 0)
 			rc = step_done(db, st);
 	sqlite3_finalize(st);
@@ -1160,7 +1175,7 @@ db_scan_finish(struct db *db, const struct db_scan_job *job,
 	if (rc == 0)
 		rc = event_addf(db, now, 0, "scan.finish", job->submission_id,
 		    "scan=%lld verdict=%s findings=%lld", (long long)job->scan_id,
-		    verdict, (long long)nf);
+		    vname, (long long)nf);
 	return tx_end(db, rc);
 }
 
@@ -1171,7 +1186,7 @@ db_findings_get(struct db *db, int64_t submission_id,
 	struct db_finding *v = NULL, *f;
 	sqlite3_stmt *st;
 	size_t n = 0, cap = 0;
-	int rc, nomem = 0;
+	int rc, nomem = 0, bad = 0;
 
 	*out = NULL;
 	*n_out = 0;
@@ -1186,13 +1201,17 @@ db_findings_get(struct db *db, int64_t submission_id,
 			break;
 		f = &v[n++];
 		f->rule = col_str(st, 0, &nomem);
-		f->severity = col_str(st, 1, &nomem);
+		f->severity = (enum al_severity)col_enum(st, 1,
+		    al_severity_parse, AL_SEV_NONE, &bad);
 		f->path = col_str(st, 2, &nomem);
 		f->line = sqlite3_column_int64(st, 3);
 		f->column = sqlite3_column_int64(st, 4);
 		f->excerpt = col_str(st, 5, &nomem);
 		f->fingerprint = col_str(st, 6, &nomem);
 		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+		if (rc == 0 && (bad || f->severity == AL_SEV_NONE))
+			rc = al_err_set(AL_EIO, "a finding with a severity the "
+			    "schema does not know");
 	}
 	sqlite3_finalize(st);
 	if (rc < 0) {
@@ -1209,9 +1228,10 @@ db_scan_latest(struct db *db, int64_t submission_id,
     struct db_scan_info *out)
 {
 	sqlite3_stmt *st;
-	int rc, nomem = 0;
+	int rc, nomem = 0, bad = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->outcome = AL_VERDICT_NONE;
 	rc = prep_bind(db, &st, "SELECT id, ruleset_digest, engine_version, "
 	    "started_at, finished_at, outcome FROM scans WHERE submission_id = ? "
 	    "AND outcome IS NOT 'interrupted' ORDER BY id DESC LIMIT 1", "i",
@@ -1222,9 +1242,11 @@ db_scan_latest(struct db *db, int64_t submission_id,
 		out->engine_version = col_str(st, 2, &nomem);
 		out->started_at = sqlite3_column_int64(st, 3);
 		out->finished_at = sqlite3_column_int64(st, 4);
-		out->outcome = sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL :
-		    col_str(st, 5, &nomem);
-		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+		out->outcome = (enum al_verdict)col_enum(st, 5, al_verdict_parse,
+		    AL_VERDICT_NONE, &bad);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : bad ?
+		    al_err_set(AL_EIO, "a scan outcome the schema does not "
+		    "know") : 0;
 	} else if (rc == 0) {
 		rc = al_err_set(AL_ENOTFOUND, "submission %lld was not scanned",
 		    (long long)submission_id);
@@ -1240,8 +1262,8 @@ db_scan_info_clear(struct db_scan_info *s)
 {
 	free(s->ruleset_digest);
 	free(s->engine_version);
-	free(s->outcome);
 	memset(s, 0, sizeof(*s));
+	s->outcome = AL_VERDICT_NONE;
 }
 
 int
@@ -1303,7 +1325,6 @@ db_findings_free(struct db_finding *v, size_t n)
 
 	for (i = 0; v != NULL && i < n; i++) {
 		free(v[i].rule);
-		free(v[i].severity);
 		free(v[i].path);
 		free(v[i].excerpt);
 		free(v[i].fingerprint);
@@ -1315,10 +1336,10 @@ db_findings_free(struct db_finding *v, size_t n)
 
 /* The submission's facts that decisions need, read inside a transaction. */
 struct subfacts {
-	char state[16];
+	enum al_state state;
 	char sha256[65];
-	char verdict[16];
-	char worst[16];
+	enum al_verdict verdict;
+	enum al_severity worst;
 	int64_t submitter;
 	char launched_by[256];
 	int64_t scan_id;          /* latest finished scan, 0: none */
@@ -1329,31 +1350,33 @@ static int
 subfacts_get(struct db *db, int64_t id, struct subfacts *f)
 {
 	sqlite3_stmt *st;
-	int rc;
+	int rc, bad = 0;
 
 	memset(f, 0, sizeof(*f));
-	rc = prep_bind(db, &st, "SELECT s.state, s.sha256, ifnull(s.verdict, ''), "
-	    "ifnull(s.worst, ''), s.submitter, ifnull(s.launched_by, ''), "
+	rc = prep_bind(db, &st, "SELECT s.state, s.sha256, s.verdict, "
+	    "s.worst, s.submitter, ifnull(s.launched_by, ''), "
 	    "ifnull(c.id, 0), ifnull(c.ruleset_digest, '') FROM submissions s "
 	    "LEFT JOIN scans c ON c.id = (SELECT id FROM scans WHERE "
 	    "submission_id = s.id AND finished_at IS NOT NULL AND outcome IS NOT "
 	    "'interrupted' ORDER BY id DESC LIMIT 1) WHERE s.id = ?", "i", id);
 	if (rc == 0 && (rc = step(db, st)) == 1) {
-		snprintf(f->state, sizeof(f->state), "%s",
-		    (const char *)sqlite3_column_text(st, 0));
+		f->state = (enum al_state)col_enum(st, 0, al_state_parse, -1,
+		    &bad);
 		snprintf(f->sha256, sizeof(f->sha256), "%s",
 		    (const char *)sqlite3_column_text(st, 1));
-		snprintf(f->verdict, sizeof(f->verdict), "%s",
-		    (const char *)sqlite3_column_text(st, 2));
-		snprintf(f->worst, sizeof(f->worst), "%s",
-		    (const char *)sqlite3_column_text(st, 3));
+		f->verdict = (enum al_verdict)col_enum(st, 2, al_verdict_parse,
+		    AL_VERDICT_NONE, &bad);
+		f->worst = (enum al_severity)col_enum(st, 3, al_severity_parse,
+		    AL_SEV_NONE, &bad);
 		f->submitter = sqlite3_column_int64(st, 4);
 		snprintf(f->launched_by, sizeof(f->launched_by), "%s",
 		    (const char *)sqlite3_column_text(st, 5));
 		f->scan_id = sqlite3_column_int64(st, 6);
 		snprintf(f->ruleset, sizeof(f->ruleset), "%s",
 		    (const char *)sqlite3_column_text(st, 7));
-		rc = 0;
+		rc = bad || (int)f->state < 0 ? al_err_set(AL_EIO, "submission "
+		    "%lld: a state, verdict or severity the schema does not know",
+		    (long long)id) : 0;
 	} else if (rc == 0) {
 		rc = al_err_set(AL_ENOTFOUND, "no submission %lld", (long long)id);
 	}
@@ -1364,11 +1387,10 @@ subfacts_get(struct db *db, int64_t id, struct subfacts *f)
 static int
 needed(const struct subfacts *f, const struct db_policy *pol)
 {
-	if (strcmp(f->verdict, "unscannable") == 0)
+	if (f->verdict == AL_VERDICT_UNSCANNABLE)
 		return pol->unscannable;
-	if (strcmp(f->verdict, "flagged") == 0)
-		return strcmp(f->worst, "high") == 0 ||
-		    strcmp(f->worst, "critical") == 0 ? pol->high : pol->flagged;
+	if (f->verdict == AL_VERDICT_FLAGGED)
+		return f->worst >= AL_SEV_HIGH ? pol->high : pol->flagged;
 	return pol->clean;
 }
 
@@ -1413,8 +1435,8 @@ review_count(struct db *db, int64_t id, const struct subfacts *f,
 static int
 policy_met(const struct subfacts *f, const struct db_review *r)
 {
-	return r->approvals >= r->needed && (strcmp(f->verdict,
-	    "unscannable") != 0 || r->override);
+	return r->approvals >= r->needed &&
+	    (f->verdict != AL_VERDICT_UNSCANNABLE || r->override);
 }
 
 /* After a decision: approved when the policy is met; out filled. */
@@ -1426,7 +1448,7 @@ settle(struct db *db, int64_t id, struct subfacts *f,
 	sqlite3_stmt *st;
 	int rc = review_count(db, id, f, pol, out);
 
-	if (rc == 0 && strcmp(f->state, "held") == 0 && policy_met(f, out)) {
+	if (rc == 0 && f->state == AL_STATE_HELD && policy_met(f, out)) {
 		rc = prep_bind(db, &st, "UPDATE submissions SET state = "
 		    "'approved' WHERE id = ? AND state = 'held'", "i", id);
 		if (rc == 0)
@@ -1436,17 +1458,16 @@ settle(struct db *db, int64_t id, struct subfacts *f,
 			rc = event_addf(db, now, actor, "approved", id, "approvals=%d "
 			    "needed=%d scan=%lld", out->approvals, out->needed,
 			    (long long)f->scan_id);
-		snprintf(f->state, sizeof(f->state), "approved");
+		f->state = AL_STATE_APPROVED;
 	}
-	if (rc == 0 && (out->state = strdup(f->state)) == NULL)
-		rc = al_err_set(AL_ENOMEM, "out of memory");
+	if (rc == 0)
+		out->state = f->state;
 	return rc;
 }
 
 void
 db_review_clear(struct db_review *r)
 {
-	free(r->state);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1492,9 +1513,9 @@ db_approve(struct db *db, int64_t id, int64_t reviewer, const char *sha256,
 	}
 	if (rc < 0)
 		goto out;
-	if (strcmp(f.state, "held") != 0)
+	if (f.state != AL_STATE_HELD)
 		rc = al_err_set(AL_EDENIED, "submission %lld is %s, not held",
-		    (long long)id, f.state);
+		    (long long)id, al_state_name(f.state));
 	else if (strcmp(sha256, f.sha256) != 0)
 		rc = al_err_set(AL_EDENIED, "the approval names other bytes than "
 		    "the submission's (sha256 %.12s…)", f.sha256);
@@ -1546,9 +1567,9 @@ db_reject(struct db *db, int64_t id, int64_t reviewer, const char *comment,
 	if ((rc = tx_begin(db, 1)) < 0)
 		return rc;
 	rc = subfacts_get(db, id, &f);
-	if (rc == 0 && strcmp(f.state, "held") != 0)
+	if (rc == 0 && f.state != AL_STATE_HELD)
 		rc = al_err_set(AL_EDENIED, "submission %lld is %s, not held",
-		    (long long)id, f.state);
+		    (long long)id, al_state_name(f.state));
 	if (rc == 0 && reviewer == f.submitter)
 		rc = al_err_set(AL_EDENIED, "the submitter cannot decide on its own "
 		    "submission");
@@ -1585,12 +1606,13 @@ db_override(struct db *db, int64_t id, int64_t admin, const char *reason,
 	if ((rc = tx_begin(db, 1)) < 0)
 		return rc;
 	rc = subfacts_get(db, id, &f);
-	if (rc == 0 && strcmp(f.state, "held") != 0)
+	if (rc == 0 && f.state != AL_STATE_HELD)
 		rc = al_err_set(AL_EDENIED, "submission %lld is %s, not held",
-		    (long long)id, f.state);
-	if (rc == 0 && strcmp(f.verdict, "unscannable") != 0)
+		    (long long)id, al_state_name(f.state));
+	if (rc == 0 && f.verdict != AL_VERDICT_UNSCANNABLE)
 		rc = al_err_set(AL_EDENIED, "only an unscannable verdict is "
-		    "overridden; this one is %s", f.verdict);
+		    "overridden; this one is %s", f.verdict == AL_VERDICT_NONE ?
+		    "" : al_verdict_name(f.verdict));
 	if (rc == 0) {
 		rc = prep_bind(db, &st, "INSERT INTO overrides (submission_id, "
 		    "scan_id, admin, at, reason) VALUES (?, ?, ?, ?, ?)", "iiiit",
@@ -1625,8 +1647,8 @@ db_review_get(struct db *db, int64_t id, const struct db_policy *pol,
 	rc = subfacts_get(db, id, &f);
 	if (rc == 0)
 		rc = review_count(db, id, &f, pol, out);
-	if (rc == 0 && (out->state = strdup(f.state)) == NULL)
-		rc = al_err_set(AL_ENOMEM, "out of memory");
+	if (rc == 0)
+		out->state = f.state;
 	rc = tx_end(db, rc);
 	if (rc < 0)
 		db_review_clear(out);

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vocab.h"
+
 struct db;
 
 /* The schema version this build writes (the highest migration). */
@@ -95,7 +97,7 @@ struct db_submission {
 	int64_t id;
 	char sha256[65];          /* hex of the stored bytes */
 	int64_t size;
-	char *kind;               /* as asked: auto, file, archive, ... */
+	enum al_kind kind;        /* as asked: AL_KIND_AUTO .. AL_KIND_BUNDLE */
 	char *name;               /* the name the agent gave */
 	int64_t submitter;        /* principal id */
 	char *submitter_name;     /* filled by get/list */
@@ -104,10 +106,9 @@ struct db_submission {
 	int64_t peer_pid;         /* likewise; -1 */
 	char *via;                /* "socket" or "tcp" */
 	int64_t received_at;
-	char *state;              /* received, scanning, held, approved,
-	                           * rejected, released, expired */
-	char *verdict;            /* clean, flagged, unscannable, or NULL */
-	char *worst;              /* highest finding severity, or NULL */
+	enum al_state state;
+	enum al_verdict verdict;  /* AL_VERDICT_NONE until scanned */
+	enum al_severity worst;   /* highest finding severity; AL_SEV_NONE */
 	struct db_label *labels;
 	size_t nlabels;
 };
@@ -120,21 +121,20 @@ struct db_submission {
 int db_submission_create(struct db *db, const struct db_submission *in,
     int64_t now, int64_t *id_out);
 int db_submission_get(struct db *db, int64_t id, struct db_submission *out);
-/* Newest first; state NULL: any; submitter 0: anyone's; at most limit. */
-int db_submission_list(struct db *db, const char *state, int64_t submitter,
+/* Newest first; state -1: any (else an enum al_state); submitter 0:
+ * anyone's; at most limit. */
+int db_submission_list(struct db *db, int state, int64_t submitter,
     size_t limit, struct db_submission **out, size_t *n_out);
 void db_submission_clear(struct db_submission *s);
 void db_submission_list_free(struct db_submission *v, size_t n);
-/* Submissions per state, for metrics: n_out pairs in states/counts, every
- * state listed (states borrowed from static storage; free(*counts)). */
-int db_submission_counts(struct db *db, const char ***states,
-    int64_t **counts, size_t *n_out);
+/* Submissions per state, for metrics: counts[s] for every enum al_state. */
+int db_submission_counts(struct db *db, int64_t counts[AL_STATE_MAX]);
 
 /* ---- scans -------------------------------------------------------------- */
 
 struct db_finding {
 	char *rule;
-	char *severity;           /* info .. critical */
+	enum al_severity severity;
 	char *path;
 	int64_t line;
 	int64_t column;
@@ -146,7 +146,7 @@ struct db_scan_job {
 	int64_t submission_id;
 	int64_t scan_id;
 	char sha256[65];
-	char *kind;
+	enum al_kind kind;
 	char *name;
 };
 
@@ -176,14 +176,15 @@ struct db_item {
 
 /*
  * Ends a scan: its findings and items, the scans row (finished_at, outcome
- * = verdict, error), the submission "held" with verdict and worst severity,
- * the event "scan.finish"; one transaction. AL_EINVAL when the scan is no
- * longer running (its submission was requeued).
+ * = verdict, error), the submission "held" with verdict and worst severity
+ * (AL_SEV_NONE: no finding), the event "scan.finish"; one transaction.
+ * AL_EINVAL when the scan is no longer running (its submission was
+ * requeued) or a verdict or severity is not one of the enum's.
  */
 int db_scan_finish(struct db *db, const struct db_scan_job *job,
-    const char *verdict, const char *worst, const struct db_finding *f,
-    size_t nf, const struct db_item *items, size_t ni, const char *error,
-    int64_t now);
+    enum al_verdict verdict, enum al_severity worst,
+    const struct db_finding *f, size_t nf, const struct db_item *items,
+    size_t ni, const char *error, int64_t now);
 /* The items of the submission's latest finished scan, in order. */
 int db_items_get(struct db *db, int64_t submission_id,
     struct db_item **out, size_t *n_out);
@@ -201,7 +202,7 @@ struct db_scan_info {
 	char *engine_version;
 	int64_t started_at;
 	int64_t finished_at;      /* 0: still running */
-	char *outcome;            /* the verdict, or NULL while running */
+	enum al_verdict outcome;  /* AL_VERDICT_NONE while running */
 };
 
 /* AL_ENOTFOUND when it was never scanned. */
@@ -221,7 +222,7 @@ struct db_policy {
 
 /* Where a submission stands against the policy. */
 struct db_review {
-	char *state;
+	enum al_state state;
 	int approvals;            /* distinct reviewers that count now */
 	int needed;
 	int override;             /* unscannable: an admin overrode this scan */

@@ -24,11 +24,12 @@
 #include <unistd.h>
 
 #include "client.h"
-#include "scan_archive.h"
-#include "scan_walk.h"
 #include "err.h"
 #include "gate.h"
+#include "scan_archive.h"
+#include "scan_walk.h"
 #include "util.h"
+#include "vocab.h"
 
 #define EXIT_REFUSED EXIT_FINDINGS
 
@@ -479,19 +480,6 @@ label_check(const char *kv)
 	return 0;
 }
 
-static int
-kind_check(const char *k)
-{
-	static const char *const kinds[] = {"auto", "file", "archive", "patch",
-	    "mbox", "bundle"};
-	size_t i;
-
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strcmp(k, kinds[i]) == 0)
-			return 0;
-	return -1;
-}
-
 /* The last path component, trailing slashes ignored, into b. */
 static int
 base_name(struct dynbuf *b, const char *path)
@@ -548,10 +536,12 @@ submit_open(const char *path, const char **kind, struct dynbuf *name,
 	if (stat(path, &st) < 0)
 		return al_err_set(AL_EIO, "%s: %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
-		if (strcmp(*kind, "auto") != 0 && strcmp(*kind, "archive") != 0)
+		int k = al_kind_parse(*kind);
+
+		if (k != AL_KIND_AUTO && k != AL_KIND_ARCHIVE)
 			return al_err_set(AL_EINVAL, "%s is a directory: it is sent "
 			    "as a tar, --kind %s does not fit", path, *kind);
-		*kind = "archive";
+		*kind = al_kind_name(AL_KIND_ARCHIVE);
 		if (name->len == 0 && (rc = dir_tar_name(name, path)) < 0)
 			return rc;
 		return client_tar_dir(path, fd_out, size_out);
@@ -628,7 +618,7 @@ submit_wait(struct client *c, json_int_t id, size_t timeout,
 	double deadline = now_seconds() + (double)timeout, left;
 	unsigned delay = 100;
 	const char *state;
-	int ret;
+	int ret, st;
 
 	snprintf(path, sizeof(path), "/v1/submissions/%lld", (long long)id);
 	for (;;) {
@@ -638,8 +628,8 @@ submit_wait(struct client *c, json_int_t id, size_t timeout,
 		if ((ret = reply_check("submit", c, out, 200)) != EXIT_OK)
 			return ret;
 		state = jstr(out->json, "state");
-		if (state == NULL || (strcmp(state, "received") != 0 &&
-		    strcmp(state, "scanning") != 0))
+		st = al_state_parse(state);
+		if (st != AL_STATE_RECEIVED && st != AL_STATE_SCANNING)
 			return EXIT_OK;
 		left = deadline - now_seconds();
 		if (left <= 0) {
@@ -664,7 +654,8 @@ verdict_status(const json_t *sub)
 
 	if (verdict == NULL)
 		return EXIT_ERROR;
-	return strcmp(verdict, "clean") == 0 ? EXIT_OK : EXIT_FINDINGS;
+	return al_verdict_parse(verdict) == AL_VERDICT_CLEAN ? EXIT_OK :
+	    EXIT_FINDINGS;
 }
 
 /* Prints the verdict and findings of a scanned submission; exit status. */
@@ -710,7 +701,7 @@ submit_parse(int argc, char **argv, struct submit_opts *o,
 			continue;
 		switch (c) {
 		case 'k':
-			if (kind_check(optarg) < 0)
+			if (!al_kind_submittable(al_kind_parse(optarg)))
 				return usage_error(submit_usage, "submit",
 				    "unknown kind", optarg, 0);
 			o->kind = optarg;
@@ -850,19 +841,6 @@ sub_field(const json_t *sub, const char *key)
 }
 
 static int
-state_check(const char *s)
-{
-	static const char *const states[] = {"received", "scanning", "held",
-	    "approved", "rejected", "released", "expired"};
-	size_t i;
-
-	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
-		if (strcmp(s, states[i]) == 0)
-			return 0;
-	return -1;
-}
-
-static int
 list_print(const json_t *subs)
 {
 	static const char *const head[] = {"ID", "STATE", "VERDICT", "WORST",
@@ -913,7 +891,7 @@ cmd_list(int argc, char **argv)
 			continue;
 		switch (ch) {
 		case 's':
-			if (state_check(optarg) < 0)
+			if (al_state_parse(optarg) < 0)
 				return usage_error(list_usage, "list",
 				    "unknown state", optarg, 0);
 			state = optarg;
@@ -1353,10 +1331,10 @@ cmd_diff(int argc, char **argv)
 			series = 1;
 	}
 	text = body.len == 0 || memchr(body.data, '\0', body.len) == NULL;
-	if (text && (kind == NULL || strcmp(kind, "bundle") != 0) &&
+	if (text && al_kind_parse(kind) != AL_KIND_BUNDLE &&
 	    (strstr(body.data ? body.data : "", "\n+++ ") != NULL ||
 	    strstr(body.data ? body.data : "", "diff --git ") != NULL) &&
-	    (kind == NULL || strcmp(kind, "file") != 0))
+	    al_kind_parse(kind) != AL_KIND_FILE)
 		diff_patch(stdout, name, body.data, body.len, m, n, series);
 	else if (text)
 		diff_text(stdout, name, body.data ? body.data : "", body.len, m, n);
@@ -2025,7 +2003,7 @@ cmd_pull(int argc, char **argv)
 	char path[96], got[AL_SHA256_HEX];
 	long status = 0;
 	int ch, ret = EXIT_ERROR;
-	enum scan_kind kind;
+	enum al_kind kind;
 
 	dynbuf_init(&body, (size_t)1 << 30);
 	optind = 1;
@@ -2055,8 +2033,8 @@ cmd_pull(int argc, char **argv)
 	ret = EXIT_ERROR;
 	sha = jstr(r.json, "sha256");
 	name = jstr(r.json, "name");
-	if (sha == NULL || name == NULL || jstr(r.json, "state") == NULL ||
-	    strcmp(jstr(r.json, "state"), "released") != 0) {
+	if (sha == NULL || name == NULL ||
+	    al_state_parse(jstr(r.json, "state")) != AL_STATE_RELEASED) {
 		fprintf(stderr, "airlock pull: submission %s is not released\n",
 		    argv[optind]);
 		ret = EXIT_REFUSED;
@@ -2083,11 +2061,11 @@ cmd_pull(int argc, char **argv)
 	}
 	kind = scan_sniff_kind(body.data ? body.data : "", body.len < 65536 ?
 	    body.len : 65536, name, 1);
-	if (kind == SCAN_KIND_PATCH || kind == SCAN_KIND_MBOX) {
+	if (kind == AL_KIND_PATCH || kind == AL_KIND_MBOX) {
 		ret = output ? (write_file(output, body.data, body.len) < 0 ?
 		    fail("pull") : EXIT_OK) : (fwrite(body.data, 1, body.len,
 		    stdout) == body.len ? EXIT_OK : EXIT_ERROR);
-	} else if (kind == SCAN_KIND_ARCHIVE) {
+	} else if (kind == AL_KIND_ARCHIVE) {
 		if (output == NULL) {
 			ret = usage_error(pull_usage, "pull", "an archive needs -o "
 			    "DIR to unpack into", NULL, 0);

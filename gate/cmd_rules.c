@@ -54,7 +54,7 @@ rules_list(const struct rule_set *rs)
 		const struct rule *r = rs->rules[i];
 
 		printf("%-40s %-8s %-18s %s\n", r->id,
-		    rule_severity_name(r->severity), r->category, r->title);
+		    al_severity_name(r->severity), r->category, r->title);
 	}
 	printf("\n%zu rules, digest %s\n", rs->nrules, rs->digest);
 	return EXIT_OK;

@@ -74,7 +74,7 @@ struct scan_job {
 	uint64_t *bytes;                /* per entry */
 	struct scan_engine *engine;
 	const struct allowlist *allow;  /* NULL: none */
-	enum scan_kind kind;            /* for PATHs that are files */
+	enum al_kind kind;            /* for PATHs that are files */
 	struct scan_child **children;   /* one per thread; NULL: no sandbox */
 	atomic_size_t next_child;
 	atomic_size_t allowed;          /* findings the allow-list removed */
@@ -153,7 +153,7 @@ scan_entries(struct scan_job *job, struct scan_worker *w,
 		reqs[nreq] = (struct scan_req){fd, e->path, e->relpath,
 		    &job->results[i], &job->bytes[i],
 		    job->allow ? digests[nreq] : NULL,
-		    e->top ? job->kind : SCAN_KIND_MEMBER, NULL};
+		    e->top ? job->kind : AL_KIND_MEMBER, NULL};
 		idx[nreq++] = i;
 	}
 	if (rc == 0 && nreq > 0) {
@@ -250,15 +250,15 @@ load_allowlist(const char *file, char **roots, int nroots,
 static int
 parse_fail_on(const char *s, int *out)
 {
-	enum rule_severity sev;
+	int sev;
 
 	if (strcmp(s, "never") == 0) {
-		*out = SEV_CRITICAL + 1;
+		*out = AL_SEV_MAX;
 		return 0;
 	}
-	if (rule_severity_parse(s, &sev) != 0)
+	if ((sev = al_severity_parse(s)) < 0)
 		return -1;
-	*out = (int)sev;
+	*out = sev;
 	return 0;
 }
 
@@ -317,8 +317,8 @@ cmd_scan(int argc, char **argv)
 	struct dynbuf diags;
 	char *rules_dir = NULL, *cache = NULL, *doc = NULL;
 	size_t nerr = 0, threads = 0, timeout = 0, i;
-	int c, fail_on = SEV_MEDIUM, no_cache = 0, ret = EXIT_ERROR, worst = -1;
-	int no_sandbox = 0, kind = SCAN_KIND_AUTO;
+	int c, fail_on = AL_SEV_MEDIUM, no_cache = 0, ret = EXIT_ERROR, worst = -1;
+	int no_sandbox = 0, kind = AL_KIND_AUTO;
 	double t0 = now_seconds();
 
 	memset(&job, 0, sizeof(job));
@@ -372,7 +372,7 @@ cmd_scan(int argc, char **argv)
 			no_sandbox = 1;
 			break;
 		case 'K':
-			if ((kind = scan_kind_parse(optarg)) < 0) {
+			if ((kind = al_kind_parse(optarg)) < 0) {
 				fprintf(stderr, "airlock scan: unknown kind '%s' (auto, "
 				    "file, archive, patch, mbox, bundle, directory)\n",
 				    optarg);
@@ -409,15 +409,15 @@ cmd_scan(int argc, char **argv)
 			    strerror(errno));
 			goto out;
 		}
-		if (kind == SCAN_KIND_DIRECTORY && !S_ISDIR(st.st_mode)) {
+		if (kind == AL_KIND_DIRECTORY && !S_ISDIR(st.st_mode)) {
 			fprintf(stderr, "airlock scan: %s: --kind directory, but it "
 			    "is not a directory\n", argv[i]);
 			goto out;
 		}
-		if (kind != SCAN_KIND_AUTO && kind != SCAN_KIND_DIRECTORY &&
+		if (kind != AL_KIND_AUTO && kind != AL_KIND_DIRECTORY &&
 		    !S_ISREG(st.st_mode)) {
 			fprintf(stderr, "airlock scan: %s: --kind %s needs a regular "
-			    "file\n", argv[i], scan_kind_name((enum scan_kind)kind));
+			    "file\n", argv[i], al_kind_name((enum al_kind)kind));
 			goto out;
 		}
 	}
@@ -425,7 +425,7 @@ cmd_scan(int argc, char **argv)
 	    load_allowlist(allow_file, argv + optind, argc - optind, &allow) < 0)
 		goto out;
 	job.allow = allow;
-	job.kind = (enum scan_kind)kind;
+	job.kind = (enum al_kind)kind;
 	rules_dir = gate_rules_dir(rules_opt);
 	if (rule_set_load(&rs, rules_dir, 0, &diags, &nerr) < 0) {
 		fprintf(stderr, "%sairlock scan: %s\n", dynbuf_str(&diags),

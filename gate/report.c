@@ -64,7 +64,7 @@ report_json(const struct scan_report *r)
 		json_object_set_new(o, "title", jstr(f->rule->title));
 		json_object_set_new(o, "category", json_string(f->rule->category));
 		json_object_set_new(o, "severity",
-		    json_string(rule_severity_name(f->severity)));
+		    json_string(al_severity_name(f->severity)));
 		json_object_set_new(o, "path", jstr(f->path));
 		json_object_set_new(o, "line", json_integer((json_int_t)f->line));
 		json_object_set_new(o, "column",
@@ -82,13 +82,13 @@ report_json(const struct scan_report *r)
 }
 
 const char *
-report_sarif_level(enum rule_severity s)
+report_sarif_level(enum al_severity s)
 {
 	switch (s) {
-	case SEV_CRITICAL:
-	case SEV_HIGH:
+	case AL_SEV_CRITICAL:
+	case AL_SEV_HIGH:
 		return "error";
-	case SEV_MEDIUM:
+	case AL_SEV_MEDIUM:
 		return "warning";
 	default:
 		return "note";
@@ -97,11 +97,11 @@ report_sarif_level(enum rule_severity s)
 
 /* GitHub code scanning reads this 0-10 score to rank security results. */
 static const char *
-security_severity(enum rule_severity s)
+security_severity(enum al_severity s)
 {
 	static const char *const v[] = {"1.0", "3.0", "5.5", "8.0", "9.5"};
 
-	return (unsigned)s <= SEV_CRITICAL ? v[s] : "5.0";
+	return (unsigned)s <= AL_SEV_CRITICAL ? v[s] : "5.0";
 }
 
 static json_t *
@@ -116,7 +116,7 @@ sarif_rule(const struct rule *ru)
 	    "help", "text", jstr(ru->description),
 	    "defaultConfiguration", "level", report_sarif_level(ru->severity),
 	    "properties", "category", ru->category,
-	    "severity", rule_severity_name(ru->severity),
+	    "severity", al_severity_name(ru->severity),
 	    "security-severity", security_severity(ru->severity),
 	    "tags", "security", ru->category);
 }
@@ -211,7 +211,7 @@ report_sarif(const struct scan_report *r)
 		    "partialFingerprints", "airlockFingerprint/v1",
 		    f->fingerprint,
 		    "properties", "severity",
-		    rule_severity_name(f->severity),
+		    al_severity_name(f->severity),
 		    "category", f->rule->category);
 		json_array_append_new(results, res);
 	}
@@ -230,16 +230,16 @@ report_sarif(const struct scan_report *r)
 /* ---- text ---------------------------------------------------------------- */
 
 static const char *
-sev_color(enum rule_severity s)
+sev_color(enum al_severity s)
 {
 	switch (s) {
-	case SEV_CRITICAL:
+	case AL_SEV_CRITICAL:
 		return "\033[1;97;41m";
-	case SEV_HIGH:
+	case AL_SEV_HIGH:
 		return "\033[1;31m";
-	case SEV_MEDIUM:
+	case AL_SEV_MEDIUM:
 		return "\033[33m";
-	case SEV_LOW:
+	case AL_SEV_LOW:
 		return "\033[36m";
 	default:
 		return "\033[2m";
@@ -275,7 +275,7 @@ report_text(FILE *out, const struct scan_report *r, int color)
 {
 	const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
 	const char *dim = color ? "\033[2m" : "";
-	size_t counts[SEV_CRITICAL + 1] = {0};
+	size_t counts[AL_SEV_CRITICAL + 1] = {0};
 	const char *prev = NULL;
 	char size[32];
 	size_t i;
@@ -298,7 +298,7 @@ report_text(FILE *out, const struct scan_report *r, int color)
 		else
 			fprintf(out, "  %-11s ", "file");
 		fprintf(out, "%s%-8s%s  %s  ", color ? sev_color(f->severity) : "",
-		    rule_severity_name(f->severity), reset, ru->id);
+		    al_severity_name(f->severity), reset, ru->id);
 		put_escaped(out, ru->title);
 		fputc('\n', out);
 		if (f->excerpt[0] != '\0') {
@@ -310,11 +310,11 @@ report_text(FILE *out, const struct scan_report *r, int color)
 	human_size(size, sizeof(size), r->bytes);
 	fprintf(out, "%s%zu finding%s", r->findings->n ? "\n" : "",
 	    r->findings->n, r->findings->n == 1 ? "" : "s");
-	for (s = SEV_CRITICAL; s >= SEV_INFO; s--) {
+	for (s = AL_SEV_CRITICAL; s >= AL_SEV_INFO; s--) {
 		if (counts[s] == 0)
 			continue;
 		fprintf(out, "%s%zu %s", first ? " (" : ", ", counts[s],
-		    rule_severity_name((enum rule_severity)s));
+		    al_severity_name((enum al_severity)s));
 		first = 0;
 	}
 	fprintf(out, "%s in %llu file%s, %s, %.2f s; rules %.19s (%zu)",

@@ -29,6 +29,6 @@ char *report_sarif(const struct scan_report *r);
 int report_text(FILE *out, const struct scan_report *r, int color);
 
 /* SARIF level for a severity: error, warning or note. */
-const char *report_sarif_level(enum rule_severity s);
+const char *report_sarif_level(enum al_severity s);
 
 #endif

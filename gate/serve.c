@@ -120,7 +120,7 @@ struct srv {
 	struct db *dbs[256];      /* to close at the end */
 	size_t ndbs;
 	atomic_ulong rejects[REJ_MAX];
-	atomic_ulong verdicts[3];
+	atomic_ulong verdicts[AL_VERDICT_MAX];
 	atomic_ulong buckets[NBUCKETS + 1];
 	atomic_ulong scan_ms_sum;
 	atomic_ulong active;      /* scans in flight */
@@ -432,10 +432,11 @@ submission_json(const struct db_submission *b)
 		json_object_set_new(asserted, b->labels[i].key,
 		    json_string(b->labels[i].value));
 	j = json_pack("{s:I, s:s, s:o, s:o, s:s, s:I, s:s, s:s, s:o, s:o}",
-	    "id", (json_int_t)b->id, "state", b->state,
-	    "verdict", json_str_or_null(b->verdict),
-	    "worst", json_str_or_null(b->worst), "sha256", b->sha256,
-	    "size", (json_int_t)b->size, "kind", b->kind, "name", b->name,
+	    "id", (json_int_t)b->id, "state", al_state_name(b->state),
+	    "verdict", json_str_or_null(al_verdict_name(b->verdict)),
+	    "worst", json_str_or_null(al_severity_name(b->worst)),
+	    "sha256", b->sha256, "size", (json_int_t)b->size,
+	    "kind", al_kind_name(b->kind), "name", b->name,
 	    "witnessed", json_pack("{s:o, s:o, s:s, s:o, s:o, s:o}",
 	    "submitter", json_str_or_null(b->submitter_name),
 	    "launched_by", json_str_or_null(b->launched_by), "via", b->via,
@@ -450,7 +451,8 @@ submission_json(const struct db_submission *b)
 static json_t *
 review_json(const struct db_review *r)
 {
-	return json_pack("{s:s, s:i, s:i, s:b}", "state", r->state, "approvals",
+	return json_pack("{s:s, s:i, s:i, s:b}", "state",
+	    al_state_name(r->state), "approvals",
 	    r->approvals, "needed", r->needed, "override", r->override);
 }
 
@@ -502,7 +504,8 @@ do_show(struct req *q, struct MHD_Connection *c, struct db *db)
 	arr = json_array();
 	for (i = 0; i < nf; i++)
 		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:I, "
-		    "s:s, s:s}", "rule", f[i].rule, "severity", f[i].severity,
+		    "s:s, s:s}", "rule", f[i].rule, "severity",
+		    al_severity_name(f[i].severity),
 		    "path", f[i].path, "line", (json_int_t)f[i].line, "column",
 		    (json_int_t)f[i].column, "excerpt", f[i].excerpt,
 		    "fingerprint", f[i].fingerprint));
@@ -526,8 +529,6 @@ do_show(struct req *q, struct MHD_Connection *c, struct db *db)
 static enum MHD_Result
 do_list(struct req *q, struct MHD_Connection *c, struct db *db)
 {
-	static const char *const states[] = {"received", "scanning", "held",
-	    "approved", "rejected", "released", "expired"};
 	const char *state = MHD_lookup_connection_value(c,
 	    MHD_GET_ARGUMENT_KIND, "state");
 	const char *lim = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
@@ -535,18 +536,16 @@ do_list(struct req *q, struct MHD_Connection *c, struct db *db)
 	struct db_submission *v = NULL;
 	size_t n = 0, i, limit = 100;
 	json_t *arr;
-	int ok = state == NULL;
+	int want = state == NULL ? -1 : al_state_parse(state);
 
-	for (i = 0; !ok && i < sizeof(states) / sizeof(states[0]); i++)
-		ok = strcmp(state, states[i]) == 0;
-	if (!ok)
+	if (state != NULL && want < 0)
 		return fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST,
 		    "unknown state");
 	if (lim != NULL && ((limit = (size_t)parse_id(lim, strlen(lim))) == 0 ||
 	    limit > 1000))
 		return fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST,
 		    "limit is 1 to 1000");
-	if (db_submission_list(db, state, (q->intake ||
+	if (db_submission_list(db, want, (q->intake ||
 	    q->who.role == DB_ROLE_AGENT) ? q->who.id : 0, limit, &v, &n) < 0)
 		return fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
@@ -569,7 +568,7 @@ do_content(struct req *q, struct MHD_Connection *c, struct db *db)
 
 	if (db_submission_get(db, q->id, &b) < 0)
 		return fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such submission");
-	if (q->who.role == DB_ROLE_CI && strcmp(b.state, "released") != 0) {
+	if (q->who.role == DB_ROLE_CI && b.state != AL_STATE_RELEASED) {
 		db_submission_clear(&b);
 		return fail(q, c, MHD_HTTP_FORBIDDEN, REJ_FORBIDDEN, "only released "
 		    "bytes can be pulled");
@@ -730,34 +729,30 @@ do_token_revoke(struct req *q, struct MHD_Connection *c, struct db *db)
 static enum MHD_Result
 do_metrics(struct req *q, struct MHD_Connection *c, struct db *db)
 {
-	static const char *const vnames[3] = {"clean", "flagged", "unscannable"};
-	const char **states = NULL;
-	int64_t *counts = NULL, queue = 0;
-	size_t n = 0, i;
+	int64_t counts[AL_STATE_MAX];
+	size_t i;
 	struct dynbuf t;
 	enum MHD_Result ok;
 	unsigned long cum = 0;
 
-	if (db_submission_counts(db, &states, &counts, &n) < 0)
+	if (db_submission_counts(db, counts) < 0)
 		return fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
 	dynbuf_init(&t, 1 << 20);
 	(void)dynbuf_adds(&t, "# HELP airlock_submissions Submissions by "
 	    "state.\n# TYPE airlock_submissions gauge\n");
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < AL_STATE_MAX; i++)
 		(void)dynbuf_addf(&t, "airlock_submissions{state=\"%s\"} %" PRId64
-		    "\n", states[i], counts[i]);
-		if (strcmp(states[i], "received") == 0)
-			queue = counts[i];
-	}
+		    "\n", al_state_name((enum al_state)i), counts[i]);
 	(void)dynbuf_addf(&t, "# HELP airlock_scan_queue_depth Submissions "
 	    "waiting for a scan.\n# TYPE airlock_scan_queue_depth gauge\n"
-	    "airlock_scan_queue_depth %" PRId64 "\n", queue);
+	    "airlock_scan_queue_depth %" PRId64 "\n", counts[AL_STATE_RECEIVED]);
 	(void)dynbuf_adds(&t, "# HELP airlock_scans_total Scans finished, by "
 	    "verdict.\n# TYPE airlock_scans_total counter\n");
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < AL_VERDICT_MAX; i++)
 		(void)dynbuf_addf(&t, "airlock_scans_total{verdict=\"%s\"} %lu\n",
-		    vnames[i], atomic_load(&q->s->verdicts[i]));
+		    al_verdict_name((enum al_verdict)i),
+		    atomic_load(&q->s->verdicts[i]));
 	(void)dynbuf_adds(&t, "# HELP airlock_scan_seconds Wall time of a "
 	    "scan.\n# TYPE airlock_scan_seconds histogram\n");
 	for (i = 0; i <= NBUCKETS; i++) {
@@ -779,7 +774,6 @@ do_metrics(struct req *q, struct MHD_Connection *c, struct db *db)
 		(void)dynbuf_addf(&t, "airlock_intake_rejections_total{reason="
 		    "\"%s\"} %lu\n", reject_names[i],
 		    atomic_load(&q->s->rejects[i]));
-	free(counts);
 	ok = respond(c, MHD_HTTP_OK, "text/plain; version=0.0.4",
 	    t.data ? t.data : "", t.len);
 	dynbuf_free(&t);
@@ -867,8 +861,6 @@ static json_t *
 statement(struct srv *s, struct db *db, const struct req *q,
     const struct db_submission *b, int64_t now)
 {
-	static const char *const sevs[] = {"info", "low", "medium", "high",
-	    "critical"};
 	struct db_scan_info si;
 	struct db_finding *f = NULL;
 	struct db_approval *a = NULL;
@@ -889,12 +881,13 @@ statement(struct srv *s, struct db *db, const struct req *q,
 	for (i = 0; i < b->nlabels; i++)
 		json_object_set_new(asserted, b->labels[i].key,
 		    json_string(b->labels[i].value));
-	for (k = 0; k < sizeof(sevs) / sizeof(sevs[0]); k++) {
+	for (k = 0; k < AL_SEV_MAX; k++) {
 		json_int_t n = 0;
 
 		for (i = 0; i < nf; i++)
-			n += strcmp(f[i].severity, sevs[k]) == 0;
-		json_object_set_new(counts, sevs[k], json_integer(n));
+			n += f[i].severity == (enum al_severity)k;
+		json_object_set_new(counts, al_severity_name((enum al_severity)k),
+		    json_integer(n));
 	}
 	appr = json_array();
 	for (i = 0; i < na; i++)
@@ -911,10 +904,11 @@ statement(struct srv *s, struct db *db, const struct req *q,
 	    "launched_by", json_str_or_null(b->launched_by),
 	    "agent_asserted", "labels", asserted,
 	    "received_at", json_time(b->received_at),
-	    "kind", json_string(b->kind),
+	    "kind", json_string(al_kind_name(b->kind)),
 	    "scan", "ruleset", si.ruleset_digest ? si.ruleset_digest : "",
 	    "engine", si.engine_version ? si.engine_version : "",
-	    "verdict", b->verdict ? b->verdict : "", "findings", counts,
+	    "verdict", b->verdict != AL_VERDICT_NONE ?
+	    al_verdict_name(b->verdict) : "", "findings", counts,
 	    "approvals", appr,
 	    "released_at", json_time(now),
 	    "released_by", json_string(q->who.name),
@@ -954,11 +948,12 @@ do_release(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "does not let this role release");
 	if (db_submission_get(db, q->id, &b) < 0)
 		return fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such submission");
-	if (strcmp(b.state, "approved") != 0) {
+	if (b.state != AL_STATE_APPROVED) {
 		char msg[128];
 
 		snprintf(msg, sizeof(msg), "submission %" PRId64 " is %s: only "
-		    "approved submissions are released", b.id, b.state);
+		    "approved submissions are released", b.id,
+		    al_state_name(b.state));
 		db_submission_clear(&b);
 		return fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, msg);
 	}
@@ -1151,14 +1146,6 @@ collect_label(void *cls, enum MHD_ValueKind kind, const char *key,
 	return MHD_YES;
 }
 
-static int
-kind_ok(const char *k)
-{
-	int v = scan_kind_parse(k);
-
-	return v >= 0 && v != SCAN_KIND_DIRECTORY;
-}
-
 /* The body has all arrived: store it, record it, answer. */
 static enum MHD_Result
 do_submit(struct req *q, struct MHD_Connection *c, struct db *db)
@@ -1174,7 +1161,7 @@ do_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 	int64_t id = 0, now;
 	enum MHD_Result ok;
 	size_t i;
-	int rc;
+	int rc, asked;
 
 	if (q->too_large)
 		return fail(q, c, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE,
@@ -1184,7 +1171,8 @@ do_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (name == NULL)
 		name = "artifact";
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_label, &ls);
-	if (!kind_ok(kind) || strlen(name) == 0 ||
+	asked = al_kind_parse(kind);
+	if (!al_kind_submittable(asked) || strlen(name) == 0 ||
 	    strlen(name) > SERVE_MAX_NAME || ls.bad) {
 		int big = ls.bad && ls.n == SERVE_MAX_LABELS;
 
@@ -1194,7 +1182,7 @@ do_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 		}
 		return fail(q, c, big ? MHD_HTTP_CONTENT_TOO_LARGE :
 		    MHD_HTTP_BAD_REQUEST, big ? REJ_TOO_LARGE : REJ_BAD_REQUEST,
-		    !kind_ok(kind) ? "unknown kind (auto, file, "
+		    !al_kind_submittable(asked) ? "unknown kind (auto, file, "
 		    "archive, patch, mbox, bundle)" : ls.bad ? "labels are "
 		    "KEY=VALUE, at most 32, keys of letters, digits and . _ - @ "
 		    "(64 bytes), values up to 1024 bytes" : "a name is 1 to 255 "
@@ -1206,7 +1194,7 @@ do_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (rc == 0) {
 		now = gate_now_ms();
 		b.size = (int64_t)size;
-		b.kind = (char *)(uintptr_t)kind;
+		b.kind = (enum al_kind)asked;
 		b.name = (char *)(uintptr_t)name;
 		b.submitter = q->who.id;
 		b.launched_by = q->who.on_behalf_of;
@@ -1229,7 +1217,7 @@ do_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 	pthread_mutex_unlock(&q->s->lock);
 	ok = respond_json(c, MHD_HTTP_CREATED, json_pack("{s:I, s:s, s:I, s:s}",
 	    "id", (json_int_t)id, "sha256", b.sha256, "size", (json_int_t)size,
-	    "state", "received"));
+	    "state", al_state_name(AL_STATE_RECEIVED)));
 	return ok;
 }
 
@@ -1467,14 +1455,16 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 	struct db_finding *df = NULL;
 	struct db_item *di = NULL;
 	uint64_t bytes = 0;
-	const char *verdict = "clean", *worst = NULL;
-	int kind = scan_kind_parse(job->kind), fd = -1, rc, worst_sev = -1;
+	enum al_verdict verdict = AL_VERDICT_CLEAN;
+	enum al_severity worst = AL_SEV_NONE;
+	enum al_kind kind = job->kind;
+	int fd = -1, rc;
 	char why[300] = "";
 	double t0 = mono(), secs;
 	size_t i, b;
 
-	if (kind < 0 || kind == SCAN_KIND_DIRECTORY)
-		kind = SCAN_KIND_AUTO;
+	if (!al_kind_submittable(kind))
+		kind = AL_KIND_AUTO;
 	rc = store_blob_open(s->store, job->sha256, &fd);
 	if (rc < 0) {
 		snprintf(why, sizeof(why), "the stored bytes cannot be read: %s",
@@ -1482,7 +1472,7 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 		rc = finding_add_builtin(&fl, AL_RULE_UNSCANNABLE, job->name, why);
 	} else {
 		struct scan_req r = {fd, job->name, job->name, &fl, &bytes, NULL,
-		    (enum scan_kind)kind, &items};
+		    kind, &items};
 
 		rc = scan_launcher_scan(l, &r);
 		close(fd);
@@ -1515,21 +1505,19 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 		const struct finding *f = &fl.v[i];
 
 		df[i].rule = (char *)(uintptr_t)f->rule->id;
-		df[i].severity = (char *)(uintptr_t)rule_severity_name(f->severity);
+		df[i].severity = f->severity;
 		df[i].path = f->path;
 		df[i].line = (int64_t)f->line;
 		df[i].column = (int64_t)f->column;
 		df[i].excerpt = f->excerpt ? f->excerpt : "";
 		df[i].fingerprint = (char *)(uintptr_t)f->fingerprint;
-		if ((int)f->severity > worst_sev) {
-			worst_sev = (int)f->severity;
-			worst = rule_severity_name(f->severity);
-		}
+		if (f->severity > worst)
+			worst = f->severity;
 		if (strcmp(f->rule->id, AL_RULE_UNSCANNABLE) == 0)
-			verdict = "unscannable";
-		else if (f->severity >= SEV_MEDIUM &&
-		    strcmp(verdict, "clean") == 0)
-			verdict = "flagged";
+			verdict = AL_VERDICT_UNSCANNABLE;
+		else if (f->severity >= AL_SEV_MEDIUM &&
+		    verdict == AL_VERDICT_CLEAN)
+			verdict = AL_VERDICT_FLAGGED;
 	}
 	if (items.n > 0 && (di = calloc(items.n, sizeof(*di))) == NULL) {
 		free(df);
@@ -1559,8 +1547,7 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 	finding_list_free(&fl);
 	scan_item_list_free(&items);
 	secs = mono() - t0;
-	atomic_fetch_add(&s->verdicts[strcmp(verdict, "clean") == 0 ? 0 :
-	    strcmp(verdict, "flagged") == 0 ? 1 : 2], 1);
+	atomic_fetch_add(&s->verdicts[verdict], 1);
 	for (b = 0; b < NBUCKETS && secs > scan_buckets[b]; b++)
 		;
 	atomic_fetch_add(&s->buckets[b], 1);

@@ -11,14 +11,7 @@
 #include <stddef.h>
 
 #include "dynbuf.h"
-
-enum rule_severity {
-	SEV_INFO = 0,
-	SEV_LOW,
-	SEV_MEDIUM,
-	SEV_HIGH,
-	SEV_CRITICAL,
-};
+#include "vocab.h"
 
 struct rule_example {
 	char *path;           /* NULL: the example is a file called example.txt */
@@ -37,7 +30,7 @@ struct rule {
 	char *title;
 	char *category;
 	char *description;
-	enum rule_severity severity;
+	enum al_severity severity;
 	char *pattern;              /* NULL for a path-only rule */
 	struct rule_strv paths;     /* globs; empty: every file */
 	struct rule_strv exclude_paths;
@@ -85,8 +78,6 @@ void rule_free(struct rule *r);
 const struct rule *rule_set_find(const struct rule_set *rs, const char *id);
 size_t rule_set_index(const struct rule_set *rs, const char *id);
 
-const char *rule_severity_name(enum rule_severity s);
-int rule_severity_parse(const char *s, enum rule_severity *out);
 int rule_category_valid(const char *s);
 
 /*

@@ -33,10 +33,6 @@
 #include "scan_check.h"
 #include "util.h"
 
-static const char *const severity_names[] = {
-	"info", "low", "medium", "high", "critical",
-};
-
 static const char *const categories[] = {
 	"secret", "credential-access", "exfiltration", "download-exec",
 	"install-hook", "persistence", "obfuscation", "unicode", "dependency",
@@ -74,27 +70,6 @@ diag(struct loader *l, const char *file, int line, const char *id,
 		    id, msg);
 	else
 		(void)dynbuf_addf(l->diags, "%s:%d: %s\n", file, line, msg);
-}
-
-const char *
-rule_severity_name(enum rule_severity s)
-{
-	if ((unsigned)s < sizeof(severity_names) / sizeof(severity_names[0]))
-		return severity_names[s];
-	return "unknown";
-}
-
-int
-rule_severity_parse(const char *s, enum rule_severity *out)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(severity_names) / sizeof(severity_names[0]); i++)
-		if (strcmp(s, severity_names[i]) == 0) {
-			*out = (enum rule_severity)i;
-			return 0;
-		}
-	return AL_EINVAL;
 }
 
 int
@@ -587,13 +562,15 @@ parse_rule_key(struct loader *l, yaml_document_t *doc, const char *file,
 			free(s);
 			return rc;
 		}
-		rc = rule_severity_parse(s, &r->severity);
-		if (rc != 0)
+		rc = al_severity_parse(s);
+		if (rc >= 0)
+			r->severity = (enum al_severity)rc;
+		else
 			diag(l, file, node_line(v), id,
 			    "bad severity '%s' (info, low, medium, high, critical)",
 			    s);
 		free(s);
-		return rc != 0 ? -1 : 0;
+		return rc < 0 ? -1 : 0;
 	}
 	if (strcmp(key, "paths") == 0)
 		return get_strv(l, doc, file, id, v, key, &r->paths);
@@ -979,7 +956,7 @@ rule_set_digest(struct rule_set *rs)
 		json_object_set_new(o, "category",
 		    json_string_nocheck(r->category));
 		json_object_set_new(o, "severity",
-		    json_string(rule_severity_name(r->severity)));
+		    json_string(al_severity_name(r->severity)));
 		json_object_set_new(o, "description",
 		    json_string_nocheck(r->description));
 		if (r->pattern)

@@ -80,45 +80,23 @@ scan_is_archive_magic(const unsigned char *h, size_t n)
 	    (n >= 262 && memcmp(h + 257, "ustar", 5) == 0);    /* tar */
 }
 
-static const char *const kind_names[SCAN_KIND_MAX] = {
-	"member", "auto", "file", "archive", "patch", "mbox", "bundle",
-	"directory",
-};
-
-const char *
-scan_kind_name(enum scan_kind k)
-{
-	return (unsigned)k < SCAN_KIND_MAX ? kind_names[k] : "?";
-}
-
-int
-scan_kind_parse(const char *name)
-{
-	int k;
-
-	for (k = SCAN_KIND_AUTO; k < SCAN_KIND_MAX; k++)
-		if (strcmp(name, kind_names[k]) == 0)
-			return k;
-	return -1;
-}
-
-enum scan_kind
+enum al_kind
 scan_sniff_kind(const char *h, size_t n, const char *relpath, int top)
 {
 	if (scan_is_archive_magic((const unsigned char *)h, n))
-		return SCAN_KIND_ARCHIVE;
+		return AL_KIND_ARCHIVE;
 	if (!top)
-		return SCAN_KIND_FILE;
+		return AL_KIND_FILE;
 	if (n >= 16 && (memcmp(h, "# v2 git bundle\n", 16) == 0 ||
 	    memcmp(h, "# v3 git bundle\n", 16) == 0))
-		return SCAN_KIND_BUNDLE;
+		return AL_KIND_BUNDLE;
 	/* NUL bytes do not make a patch or a mail binary: git apply and
 	 * git am read past them, so the readers must too. */
 	if (scan_looks_mbox(h, n))
-		return SCAN_KIND_MBOX;
+		return AL_KIND_MBOX;
 	if (scan_looks_patch(h, n, relpath))
-		return SCAN_KIND_PATCH;
-	return SCAN_KIND_FILE;
+		return AL_KIND_PATCH;
+	return AL_KIND_FILE;
 }
 
 /* What all the archives of one artifact share: nested ones count against
@@ -613,9 +591,9 @@ read_whole(int fd, uint64_t max, char **out, size_t *len)
 /* Patches, mailboxes and bundles are read whole. */
 static int
 scan_whole(struct scan_worker *w, int fd, const char *path,
-    enum scan_kind kind, struct finding_list *out, uint64_t *bytes)
+    enum al_kind kind, struct finding_list *out, uint64_t *bytes)
 {
-	uint64_t max = kind == SCAN_KIND_BUNDLE ? AL_BUNDLE_MAX_BYTES :
+	uint64_t max = kind == AL_KIND_BUNDLE ? AL_BUNDLE_MAX_BYTES :
 	    AL_PATCH_MAX_BYTES;
 	char *data = NULL;
 	size_t len = 0;
@@ -626,15 +604,15 @@ scan_whole(struct scan_worker *w, int fd, const char *path,
 		    al_err_msg());
 	if (rc == 1)
 		return finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "a %s larger than "
-		    "%llu MiB is not read", scan_kind_name(kind),
+		    "%llu MiB is not read", al_kind_name(kind),
 		    (unsigned long long)(max >> 20));
 	if (rc < 0)
 		return rc;
 	*bytes += len;
-	if (kind == SCAN_KIND_BUNDLE)
+	if (kind == AL_KIND_BUNDLE)
 		rc = scan_bundle_mem(w, data, len, path, out);
 	else
-		rc = scan_patch_mem(w, data, len, path, kind == SCAN_KIND_MBOX,
+		rc = scan_patch_mem(w, data, len, path, kind == AL_KIND_MBOX,
 		    out);
 	free(data);
 	return rc;
@@ -642,8 +620,8 @@ scan_whole(struct scan_worker *w, int fd, const char *path,
 
 int
 scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
-    const char *relpath, enum scan_kind kind, struct finding_list *out,
-    uint64_t *bytes, char *digest, enum scan_kind *kind_out)
+    const char *relpath, enum al_kind kind, struct finding_list *out,
+    uint64_t *bytes, char *digest, enum al_kind *kind_out)
 {
 	char head[65536];
 	ssize_t n;
@@ -652,25 +630,25 @@ scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
 	if (lseek(fd, 0, SEEK_SET) != 0)
 		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path,
 		    "cannot rewind the file to read it from its start");
-	sniffed = kind == SCAN_KIND_MEMBER || kind == SCAN_KIND_AUTO;
+	sniffed = kind == AL_KIND_MEMBER || kind == AL_KIND_AUTO;
 	if (sniffed) {
 		/* Archive magic is within 512 bytes (tar's at 257); patches and
 		 * mailboxes, possible only for a whole artifact, need more. */
-		size_t want = kind == SCAN_KIND_AUTO ? sizeof(head) : 512;
+		size_t want = kind == AL_KIND_AUTO ? sizeof(head) : 512;
 
 		do
 			n = pread(fd, head, want, 0);
 		while (n < 0 && errno == EINTR);
 		kind = scan_sniff_kind(head, n > 0 ? (size_t)n : 0, relpath,
-		    kind == SCAN_KIND_AUTO);
+		    kind == AL_KIND_AUTO);
 	}
 	if (kind_out != NULL)
 		*kind_out = kind;
-	if (kind == SCAN_KIND_FILE || kind == SCAN_KIND_DIRECTORY)
+	if (kind == AL_KIND_FILE || kind == AL_KIND_DIRECTORY)
 		return scan_fd(w, fd, path, relpath, out, bytes, digest);
 	if (digest != NULL)
 		digest[0] = '\0';
-	if (kind != SCAN_KIND_ARCHIVE)
+	if (kind != AL_KIND_ARCHIVE)
 		return scan_whole(w, fd, path, kind, out, bytes);
 	/* (Forced with --kind, the content may not be an archive at all.) */
 	if (sniffed && scan_name_promises_data(relpath) &&

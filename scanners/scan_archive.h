@@ -14,23 +14,7 @@
 #include <stdint.h>
 
 #include "scan_engine.h"
-
-/* What an artifact is, and so how it is read. */
-enum scan_kind {
-	SCAN_KIND_MEMBER = 0, /* a file in a tree: archive or plain file */
-	SCAN_KIND_AUTO,       /* a whole artifact: any kind, from content */
-	SCAN_KIND_FILE,
-	SCAN_KIND_ARCHIVE,
-	SCAN_KIND_PATCH,
-	SCAN_KIND_MBOX,
-	SCAN_KIND_BUNDLE,
-	SCAN_KIND_DIRECTORY,  /* only for the caller: never sent to a child */
-	SCAN_KIND_MAX,
-};
-
-/* "file", "archive", ... and back; -1 for an unknown name. */
-const char *scan_kind_name(enum scan_kind k);
-int scan_kind_parse(const char *name);
+#include "vocab.h"
 
 /* Loads what libarchive's name conversions need from disk (iconv modules);
  * call before the sandbox closes. */
@@ -40,7 +24,7 @@ int scan_archive_warm(void);
 int scan_is_archive_magic(const unsigned char *h, size_t n);
 
 /* The kind the first bytes of an artifact show (never MEMBER or AUTO). */
-enum scan_kind scan_sniff_kind(const char *h, size_t n, const char *relpath,
+enum al_kind scan_sniff_kind(const char *h, size_t n, const char *relpath,
     int top);
 
 /*
@@ -51,8 +35,8 @@ enum scan_kind scan_sniff_kind(const char *h, size_t n, const char *relpath,
  * apply inside them). *kind_out, when set, receives the kind read.
  */
 int scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
-    const char *relpath, enum scan_kind kind, struct finding_list *out,
-    uint64_t *bytes, char *digest, enum scan_kind *kind_out);
+    const char *relpath, enum al_kind kind, struct finding_list *out,
+    uint64_t *bytes, char *digest, enum al_kind *kind_out);
 
 /* Scans a file held in memory (a blob of a bundle, a binary hunk): opened as
  * an archive when it is one, else scanned as a file. */

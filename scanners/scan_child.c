@@ -230,11 +230,11 @@ child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
 	c.off = 0;
 	if (proto_get_str(&c, &path) < 0 || proto_get_str(&c, &relpath) < 0 ||
 	    proto_get_u64(&c, &want) < 0 || proto_get_end(&c) < 0 ||
-	    (want >> 8) >= SCAN_KIND_DIRECTORY)
+	    (want >> 8) >= AL_KIND_DIRECTORY)
 		_exit(6);
 	child_fault(fault, path, sock);
 	if (((want & 2) && scan_worker_collect_items(w, &items) < 0) ||
-	    scan_artifact_fd(w, fd, path, relpath, (enum scan_kind)(want >> 8),
+	    scan_artifact_fd(w, fd, path, relpath, (enum al_kind)(want >> 8),
 	    &fl, &bytes, (want & 1) ? digest : NULL, NULL) < 0)
 		_exit(7);
 	(void)scan_worker_collect_items(w, NULL);
@@ -619,7 +619,7 @@ take_finding(struct scan_child *c, const char *path, struct finding_list *out,
 	rc = finding_add_builtin(&one, AL_RULE_UNSCANNABLE, pf.path, pf.excerpt);
 	if (rc == 0) {
 		one.v[0].rule = r;
-		one.v[0].severity = (enum rule_severity)pf.severity;
+		one.v[0].severity = (enum al_severity)pf.severity;
 		one.v[0].line = pf.line;
 		one.v[0].column = pf.column;
 		memcpy(one.v[0].fingerprint, pf.fingerprint, 33);

@@ -35,7 +35,7 @@ struct scan_req {
 	struct finding_list *out;
 	uint64_t *bytes;
 	char *digest;             /* AL_SHA256_HEX bytes, or NULL */
-	enum scan_kind kind;      /* how to read it (MEMBER: file or archive) */
+	enum al_kind kind;      /* how to read it (MEMBER: file or archive) */
 	struct scan_item_list *items; /* what was read is added here; NULL:
 	                           * not wanted (nothing hashed for it) */
 };

@@ -60,7 +60,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_UNSCANNABLE,
 		.title = "Content could not be scanned",
 		.category = "unscannable",
-		.severity = SEV_HIGH,
+		.severity = AL_SEV_HIGH,
 		.description = "airlock could not read all of this content (an "
 		    "error, a limit, an encrypted or malformed part), so it cannot "
 		    "say the content is safe. It stays in quarantine unless a "
@@ -71,7 +71,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_SYMLINK,
 		.title = "Symbolic link",
 		.category = "archive-hazard",
-		.severity = SEV_LOW,
+		.severity = AL_SEV_LOW,
 		.description = "A symbolic link inside the artifact. It was not "
 		    "followed. Check that its target is the file you expect.",
 		.builtin = 1,
@@ -80,7 +80,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_SYMLINK_ESCAPE,
 		.title = "Symbolic link pointing outside the tree",
 		.category = "archive-hazard",
-		.severity = SEV_HIGH,
+		.severity = AL_SEV_HIGH,
 		.description = "A symbolic link whose target is absolute or climbs "
 		    "out of the artifact with '..'. Unpacked, it can make later "
 		    "writes or reads reach files outside the project (ssh keys, "
@@ -91,7 +91,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_ENCODED_TEXT,
 		.title = "Long encoded text",
 		.category = "obfuscation",
-		.severity = SEV_LOW,
+		.severity = AL_SEV_LOW,
 		.description = "A long base64 or hex string that decodes to "
 		    "readable text. Text is encoded like this to keep it from "
 		    "readers and scanners; airlock decoded and scanned it, and "
@@ -103,7 +103,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_ARCHIVE_PATH,
 		.title = "Archive entry name that escapes or deceives",
 		.category = "archive-hazard",
-		.severity = SEV_HIGH,
+		.severity = AL_SEV_HIGH,
 		.description = "An archive entry whose name is absolute, climbs "
 		    "out with '..', holds control characters, or is a case "
 		    "variant of .git. Unpacked, it writes outside the target "
@@ -114,7 +114,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_ARCHIVE_HARDLINK,
 		.title = "Hard link in an archive",
 		.category = "archive-hazard",
-		.severity = SEV_HIGH,
+		.severity = AL_SEV_HIGH,
 		.description = "A hard link entry: unpacked, it can make a later "
 		    "entry overwrite a file the link points at, outside the "
 		    "files the reviewer saw. Source archives have no need for "
@@ -125,7 +125,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_ARCHIVE_MODE,
 		.title = "Setuid, setgid or world-writable archive entry",
 		.category = "archive-hazard",
-		.severity = SEV_HIGH,
+		.severity = AL_SEV_HIGH,
 		.description = "An entry whose mode carries setuid or setgid, or "
 		    "lets anyone write it. Unpacked as root, a setuid binary is "
 		    "a privilege escalation waiting to be run.",
@@ -135,7 +135,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_ARCHIVE_DUPLICATE,
 		.title = "The same name twice in an archive",
 		.category = "archive-hazard",
-		.severity = SEV_HIGH,
+		.severity = AL_SEV_HIGH,
 		.description = "Two entries with the same name, or names that "
 		    "differ only in case. Which copy ends up on disk depends on "
 		    "the tool and the file system, so the reviewer may have read "
@@ -146,7 +146,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_EXECUTABLE,
 		.title = "Executable or compiled code",
 		.category = "binary",
-		.severity = SEV_LOW,
+		.severity = AL_SEV_LOW,
 		.description = "Machine code or bytecode (ELF, PE, Mach-O, "
 		    "WebAssembly, Python bytecode, Java classes) cannot be "
 		    "reviewed by reading it. Vendored packages carry many, so "
@@ -159,7 +159,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_TYPE_MISMATCH,
 		.title = "File disguised by its name",
 		.category = "binary",
-		.severity = SEV_HIGH,
+		.severity = AL_SEV_HIGH,
 		.description = "The name promises text, a document or an image "
 		    "(README.txt, logo.png), but the content is an executable or "
 		    "an archive. A disguised file is meant to be overlooked.",
@@ -169,7 +169,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_PATCH_PATH,
 		.title = "Patch that writes where it should not",
 		.category = "archive-hazard",
-		.severity = SEV_HIGH,
+		.severity = AL_SEV_HIGH,
 		.description = "A patch names a file inside .git (in any "
 		    "spelling: .GIT, .git., git~1, .git with characters HFS+ "
 		    "ignores), an absolute path, a path climbing out with '..', "
@@ -182,7 +182,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_SUBMODULE,
 		.title = "Submodule added or moved",
 		.category = "dependency",
-		.severity = SEV_HIGH,
+		.severity = AL_SEV_HIGH,
 		.description = "A gitlink (mode 160000) points the repository at "
 		    "a commit of another repository. The code it brings in is "
 		    "not part of this artifact and was not scanned or reviewed.",
@@ -192,7 +192,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_EXEC_MODE,
 		.title = "File made executable",
 		.category = "binary",
-		.severity = SEV_LOW,
+		.severity = AL_SEV_LOW,
 		.description = "A change sets the executable bit (mode 100755). "
 		    "Scripts need it; a data or document file does not. Context "
 		    "for the reviewer.",
@@ -202,7 +202,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_BUNDLE_INCOMPLETE,
 		.title = "Git bundle that depends on history it does not carry",
 		.category = "context",
-		.severity = SEV_LOW,
+		.severity = AL_SEV_LOW,
 		.description = "The bundle lists prerequisite commits: it was "
 		    "made from a range and applies on top of history it does "
 		    "not carry. airlock scanned every object the bundle "
@@ -216,7 +216,7 @@ static struct rule builtin_rules[] = {
 		.id = AL_RULE_SPECIAL,
 		.title = "Device, FIFO or socket file",
 		.category = "archive-hazard",
-		.severity = SEV_HIGH,
+		.severity = AL_SEV_HIGH,
 		.description = "A special file has no place in source or build "
 		    "output; a device node can give raw access to hardware or "
 		    "memory when unpacked with privileges.",
@@ -1477,7 +1477,7 @@ escalate_autorun(struct scan_worker *w)
 		return 0;
 	v = w->out->v + w->first;
 	for (i = 0; i < n; i++)
-		if (v[i].line > 0 && v[i].severity >= SEV_MEDIUM &&
+		if (v[i].line > 0 && v[i].severity >= AL_SEV_MEDIUM &&
 		    dangerous_category(v[i].rule->category) &&
 		    (worst == NULL || v[i].severity > worst->severity))
 			worst = &v[i];
@@ -1485,7 +1485,7 @@ escalate_autorun(struct scan_worker *w)
 		return 0;
 	snprintf(msg, sizeof(msg), "runs automatically and contains %s "
 	    "(%s) at line %llu", worst->rule->id,
-	    rule_severity_name(worst->severity),
+	    al_severity_name(worst->severity),
 	    (unsigned long long)worst->line);
 	for (i = 0; i < n; i++) {
 		char *m;
@@ -1497,7 +1497,7 @@ escalate_autorun(struct scan_worker *w)
 			return al_err_set(AL_ENOMEM, "out of memory");
 		free(v[i].excerpt);
 		v[i].excerpt = m;
-		v[i].severity = SEV_CRITICAL;
+		v[i].severity = AL_SEV_CRITICAL;
 	}
 	return 0;
 }

@@ -29,7 +29,7 @@ struct scan_worker;
 
 struct finding {
 	const struct rule *rule;  /* borrowed from the rule set or built-ins */
-	enum rule_severity severity; /* the rule's, or raised by context */
+	enum al_severity severity; /* the rule's, or raised by context */
 	char *path;               /* display path */
 	uint64_t line;            /* 1-based; 0 = the whole file */
 	uint64_t column;          /* 1-based, in code points; 0 with line 0 */

@@ -62,7 +62,7 @@ submit(struct db *d, int64_t who, int blob, int64_t now)
 	memset(&in, 0, sizeof(in));
 	hex(in.sha256, blob);
 	in.size = 100 + blob;
-	in.kind = "auto";
+	in.kind = AL_KIND_AUTO;
 	in.name = "out.tar.gz";
 	in.submitter = who;
 	in.peer_uid = -1;
@@ -146,7 +146,7 @@ START_TEST(wal_and_foreign_keys_on)
 		memset(&in, 0, sizeof(in));
 		hex(in.sha256, 1);
 		in.size = 101;
-		in.kind = "auto";
+		in.kind = AL_KIND_AUTO;
 		in.name = "x";
 		in.submitter = 42;
 		in.via = "tcp";
@@ -332,7 +332,7 @@ START_TEST(submission_with_labels)
 	memset(&in, 0, sizeof(in));
 	hex(in.sha256, 9);
 	in.size = 109;
-	in.kind = "archive";
+	in.kind = AL_KIND_ARCHIVE;
 	in.name = "build.tgz";
 	in.submitter = who;
 	in.launched_by = "alice";
@@ -346,7 +346,7 @@ START_TEST(submission_with_labels)
 	ck_assert_int_eq(s.id, id);
 	ck_assert_str_eq(s.sha256, in.sha256);
 	ck_assert_int_eq(s.size, 109);
-	ck_assert_str_eq(s.kind, "archive");
+	ck_assert_str_eq(al_kind_name(s.kind), "archive");
 	ck_assert_str_eq(s.name, "build.tgz");
 	ck_assert_int_eq(s.submitter, who);
 	ck_assert_str_eq(s.submitter_name, "agent-1");
@@ -355,9 +355,9 @@ START_TEST(submission_with_labels)
 	ck_assert_int_eq(s.peer_pid, -1);
 	ck_assert_str_eq(s.via, "socket");
 	ck_assert_int_eq(s.received_at, 500);
-	ck_assert_str_eq(s.state, "received");
-	ck_assert_ptr_null(s.verdict);
-	ck_assert_ptr_null(s.worst);
+	ck_assert_str_eq(al_state_name(s.state), "received");
+	ck_assert_ptr_null(al_verdict_name(s.verdict));
+	ck_assert_ptr_null(al_severity_name(s.worst));
 	ck_assert_uint_eq(s.nlabels, 2);
 	ck_assert_str_eq(s.labels[0].key, "ticket");
 	ck_assert_str_eq(s.labels[0].value, "OPS-7");
@@ -376,7 +376,7 @@ START_TEST(submission_atomic)
 	memset(&in, 0, sizeof(in));
 	hex(in.sha256, 9);
 	in.size = 109;
-	in.kind = "auto";
+	in.kind = AL_KIND_AUTO;
 	in.name = "a";
 	in.submitter = who;
 	in.via = "tcp";
@@ -416,7 +416,7 @@ START_TEST(same_bytes_one_blob)
 	memset(&in, 0, sizeof(in));
 	hex(in.sha256, 7);
 	in.size = 1;
-	in.kind = "auto";
+	in.kind = AL_KIND_AUTO;
 	in.name = "a";
 	in.submitter = who;
 	in.via = "tcp";
@@ -429,8 +429,7 @@ START_TEST(list_filters)
 {
 	struct db_submission *v;
 	struct db_scan_job job;
-	const char **states;
-	int64_t *counts;
+	int64_t counts[AL_STATE_MAX];
 	size_t n, i;
 	int64_t a = principal("a", DB_ROLE_AGENT, 1);
 	int64_t b = principal("b", DB_ROLE_AGENT, 2);
@@ -445,13 +444,13 @@ START_TEST(list_filters)
 	ck_assert_int_eq(job.submission_id, ids[0]);
 	db_scan_job_clear(&job);
 
-	ck_assert_int_eq(db_submission_list(db, NULL, 0, 100, &v, &n), 0);
+	ck_assert_int_eq(db_submission_list(db, -1, 0, 100, &v, &n), 0);
 	ck_assert_uint_eq(n, 5);
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(v[i].id, ids[4 - i]);
 	db_submission_list_free(v, n);
 
-	ck_assert_int_eq(db_submission_list(db, "received", a, 100, &v, &n),
+	ck_assert_int_eq(db_submission_list(db, al_state_parse("received"), a, 100, &v, &n),
 	    0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_int_eq(v[0].id, ids[4]);
@@ -459,33 +458,32 @@ START_TEST(list_filters)
 	ck_assert_str_eq(v[1].submitter_name, "a");
 	db_submission_list_free(v, n);
 
-	ck_assert_int_eq(db_submission_list(db, "scanning", 0, 100, &v, &n),
+	ck_assert_int_eq(db_submission_list(db, al_state_parse("scanning"), 0, 100, &v, &n),
 	    0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(v[0].id, ids[0]);
 	db_submission_list_free(v, n);
 
-	ck_assert_int_eq(db_submission_list(db, NULL, b, 1, &v, &n), 0);
+	ck_assert_int_eq(db_submission_list(db, -1, b, 1, &v, &n), 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(v[0].id, ids[3]);
 	db_submission_list_free(v, n);
 
-	ck_assert_int_eq(db_submission_list(db, "approved", 0, 100, &v, &n),
+	ck_assert_int_eq(db_submission_list(db, al_state_parse("approved"), 0, 100, &v, &n),
 	    0);
 	ck_assert_uint_eq(n, 0);
 	db_submission_list_free(v, n);
 
-	ck_assert_int_eq(db_submission_counts(db, &states, &counts, &n), 0);
-	ck_assert_uint_eq(n, 7);
-	for (i = 0; i < n; i++) {
-		if (strcmp(states[i], "received") == 0)
+	ck_assert_int_eq(db_submission_counts(db, counts), 0);
+	ck_assert_uint_eq(AL_STATE_MAX, 7);
+	for (i = 0; i < AL_STATE_MAX; i++) {
+		if (strcmp(al_state_name((enum al_state)i), "received") == 0)
 			ck_assert_int_eq(counts[i], 4);
-		else if (strcmp(states[i], "scanning") == 0)
+		else if (strcmp(al_state_name((enum al_state)i), "scanning") == 0)
 			ck_assert_int_eq(counts[i], 1);
 		else
 			ck_assert_int_eq(counts[i], 0);
 	}
-	free(counts);
 }
 END_TEST
 
@@ -500,7 +498,7 @@ START_TEST(claim_in_order)
 
 	ck_assert_int_eq(db_scan_claim(db, "rs1", "0.1", 20, &j1), 0);
 	ck_assert_int_eq(j1.submission_id, s1);
-	ck_assert_str_eq(j1.kind, "auto");
+	ck_assert_str_eq(al_kind_name(j1.kind), "auto");
 	ck_assert_str_eq(j1.name, "out.tar.gz");
 	ck_assert_int_gt(j1.scan_id, 0);
 	hex(s.sha256, 1);
@@ -511,7 +509,7 @@ START_TEST(claim_in_order)
 	ck_assert_int_eq(db_scan_claim(db, "rs1", "0.1", 22, &j3),
 	    AL_ENOTFOUND);
 	ck_assert_int_eq(db_submission_get(db, s1, &s), 0);
-	ck_assert_str_eq(s.state, "scanning");
+	ck_assert_str_eq(al_state_name(s.state), "scanning");
 	db_submission_clear(&s);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans WHERE "
 	    "ruleset_digest = 'rs1' AND engine_version = '0.1' AND "
@@ -555,7 +553,7 @@ race(void *arg)
 		/* A scan takes a while; without a pause one connection
 		 * would hold the lock from one claim to the next. */
 		nanosleep(&pause, NULL);
-		rc = db_scan_finish(d, &j, "clean", NULL, NULL, 0, NULL, 0, NULL, 2);
+		rc = db_scan_finish(d, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, NULL, 0, NULL, 0, NULL, 2);
 		db_scan_job_clear(&j);
 		if (rc < 0)
 			break;
@@ -630,22 +628,22 @@ START_TEST(requeue_after_crash)
 	ck_assert_int_eq(db_scan_requeue(db, 30, &n), 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(db_submission_get(db, s1, &s), 0);
-	ck_assert_str_eq(s.state, "received");
+	ck_assert_str_eq(al_state_name(s.state), "received");
 	db_submission_clear(&s);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans WHERE "
 	    "outcome = 'interrupted' AND finished_at = 30"), 1);
 	ck_assert_int_eq(db_scan_requeue(db, 31, &n), 0);
 	ck_assert_uint_eq(n, 0);
 	/* The old job cannot finish a requeued submission... */
-	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, NULL, 0, NULL, 0, NULL,
 	    32), AL_EINVAL);
 	/* ...it is claimed again, first in line, under a new scan. */
 	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 33, &j2), 0);
 	ck_assert_int_eq(j2.submission_id, s1);
 	ck_assert_int_gt(j2.scan_id, j.scan_id);
-	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, NULL, 0, NULL, 0, NULL,
 	    34), AL_EINVAL);
-	ck_assert_int_eq(db_scan_finish(db, &j2, "clean", NULL, NULL, 0, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j2, AL_VERDICT_CLEAN, AL_SEV_NONE, NULL, 0, NULL, 0, NULL,
 	    35), 0);
 	/* The latest scan is the one that finished, not the interrupted. */
 	{
@@ -655,7 +653,7 @@ START_TEST(requeue_after_crash)
 		ck_assert_int_eq(si.id, j2.scan_id);
 		ck_assert_int_eq(si.started_at, 33);
 		ck_assert_int_eq(si.finished_at, 35);
-		ck_assert_str_eq(si.outcome, "clean");
+		ck_assert_str_eq(al_verdict_name(si.outcome), "clean");
 		ck_assert_str_eq(si.ruleset_digest, "rs");
 		db_scan_info_clear(&si);
 	}
@@ -667,9 +665,9 @@ END_TEST
 START_TEST(finish_records_findings)
 {
 	struct db_finding f[2] = {
-		{"github-token", "critical", "src/a.py", 12, 7, "ghp_*****",
+		{"github-token", AL_SEV_CRITICAL, "src/a.py", 12, 7, "ghp_*****",
 		    "fp1"},
-		{"todo-note", "info", "README", 1, 1, NULL, NULL},
+		{"todo-note", AL_SEV_INFO, "README", 1, 1, NULL, NULL},
 	};
 	struct db_item items[2] = {
 		{"x.tar!/src/a.py", 0100644, 12, "e3b0c44298fc1c149afbf4c8996fb924"
@@ -689,10 +687,10 @@ START_TEST(finish_records_findings)
 	db_findings_free(got, n);
 	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 20, &j), 0);
 	/* A verdict the schema does not know rolls the whole finish back. */
-	ck_assert_int_eq(db_scan_finish(db, &j, "fine", "critical", f, 2, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_MAX, AL_SEV_CRITICAL, f, 2, NULL, 0, NULL,
 	    29), AL_EINVAL);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM findings"), 0);
-	ck_assert_int_eq(db_scan_finish(db, &j, "flagged", "critical", f, 2,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_FLAGGED, AL_SEV_CRITICAL, f, 2,
 	    items, 2, NULL, 30), 0);
 	ck_assert_int_eq(db_items_get(db, id, &gi, &ni), 0);
 	ck_assert_uint_eq(ni, 2);
@@ -704,14 +702,14 @@ START_TEST(finish_records_findings)
 	ck_assert_str_eq(gi[1].type, "application/octet-stream");
 	db_items_free(gi, ni);
 	ck_assert_int_eq(db_submission_get(db, id, &s), 0);
-	ck_assert_str_eq(s.state, "held");
-	ck_assert_str_eq(s.verdict, "flagged");
-	ck_assert_str_eq(s.worst, "critical");
+	ck_assert_str_eq(al_state_name(s.state), "held");
+	ck_assert_str_eq(al_verdict_name(s.verdict), "flagged");
+	ck_assert_str_eq(al_severity_name(s.worst), "critical");
 	db_submission_clear(&s);
 	ck_assert_int_eq(db_findings_get(db, id, &got, &n), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_str_eq(got[0].rule, "github-token");
-	ck_assert_str_eq(got[0].severity, "critical");
+	ck_assert_str_eq(al_severity_name(got[0].severity), "critical");
 	ck_assert_str_eq(got[0].path, "src/a.py");
 	ck_assert_int_eq(got[0].line, 12);
 	ck_assert_int_eq(got[0].column, 7);
@@ -723,7 +721,7 @@ START_TEST(finish_records_findings)
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans WHERE "
 	    "finished_at = 30 AND outcome = 'flagged' AND error IS NULL"), 1);
 	/* Finishing twice is refused. */
-	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, NULL, 0, NULL, 0, NULL,
 	    31), AL_EINVAL);
 	db_scan_job_clear(&j);
 }
@@ -738,7 +736,7 @@ START_TEST(unscannable_with_error)
 	int64_t id = submit(db, who, 1, 10);
 
 	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 20, &j), 0);
-	ck_assert_int_eq(db_scan_finish(db, &j, "unscannable", NULL, NULL, 0, NULL, 0,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_UNSCANNABLE, AL_SEV_NONE, NULL, 0, NULL, 0,
 	    "child timed out", 30), 0);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans WHERE "
 	    "error = 'child timed out' AND outcome = 'unscannable'"), 1);
@@ -801,7 +799,7 @@ START_TEST(event_trail)
 	db_scan_job_clear(&j);
 	ck_assert_int_eq(db_scan_requeue(db, 14, &n), 0);
 	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 15, &j), 0);
-	ck_assert_int_eq(db_scan_finish(db, &j, "clean", NULL, NULL, 0, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, NULL, 0, NULL, 0, NULL,
 	    16), 0);
 	db_scan_job_clear(&j);
 	ck_assert_int_eq(db_principal_revoke(db, "agent-1", 17, admin), 0);
@@ -850,7 +848,7 @@ held_with(int64_t who, int blob, const char *verdict, const char *worst,
 
 	for (i = 0; i < nfp; i++) {
 		f[i].rule = "r";
-		f[i].severity = (char *)(uintptr_t)worst;
+		f[i].severity = (enum al_severity)al_severity_parse(worst);
 		f[i].path = "x";
 		f[i].line = 1;
 		f[i].column = 1;
@@ -859,7 +857,9 @@ held_with(int64_t who, int blob, const char *verdict, const char *worst,
 	}
 	ck_assert_int_eq(db_scan_claim(db, "rs1", "v", now + 1, &j), 0);
 	ck_assert_int_eq(j.submission_id, id);
-	ck_assert_int_eq(db_scan_finish(db, &j, verdict, nfp ? worst : NULL, f,
+	ck_assert_int_eq(db_scan_finish(db, &j,
+	    (enum al_verdict)al_verdict_parse(verdict), nfp ?
+	    (enum al_severity)al_severity_parse(worst) : AL_SEV_NONE, f,
 	    nfp, NULL, 0, NULL, now + 2), 0);
 	db_scan_job_clear(&j);
 	return id;
@@ -903,14 +903,14 @@ START_TEST(approvals_checked_and_counted)
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM approvals"), 0);
 	/* Critical: two distinct reviewers; the same one twice counts once. */
 	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), 0);
-	ck_assert_str_eq(r.state, "held");
+	ck_assert_str_eq(al_state_name(r.state), "held");
 	ck_assert_int_eq(r.approvals, 1);
 	ck_assert_int_eq(r.needed, 2);
 	db_review_clear(&r);
 	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), AL_EEXIST);
 	ck_assert_int_eq(db_event_add(db, 60, carol, "view", id, NULL), 0);
 	ck_assert_int_eq(approve(id, carol, sha, "rs1", &r), 0);
-	ck_assert_str_eq(r.state, "approved");
+	ck_assert_str_eq(al_state_name(r.state), "approved");
 	ck_assert_int_eq(r.approvals, 2);
 	db_review_clear(&r);
 	/* Approved: no more approvals; release once. */
@@ -941,7 +941,7 @@ START_TEST(rescan_keeps_approvals_only_without_news)
 	hex(sha, 9);
 	ck_assert_int_eq(db_event_add(db, 50, bob, "view", id, NULL), 0);
 	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), 0);
-	ck_assert_str_eq(r.state, "approved");
+	ck_assert_str_eq(al_state_name(r.state), "approved");
 	db_review_clear(&r);
 	/* New rules: back in the queue; the same findings again: approved. */
 	ck_assert_int_eq(db_rescan_stale(db, "rs2", 300, &n), 0);
@@ -951,27 +951,27 @@ START_TEST(rescan_keeps_approvals_only_without_news)
 	for (i = 0; i < 2; i++) {
 		memset(&f[i], 0, sizeof(f[i]));
 		f[i].rule = "r";
-		f[i].severity = "medium";
+		f[i].severity = AL_SEV_MEDIUM;
 		f[i].path = "x";
 		f[i].fingerprint = (char *)(uintptr_t)two[i];
 	}
 	ck_assert_int_eq(db_scan_claim(db, "rs2", "v", 302, &j), 0);
-	ck_assert_int_eq(db_scan_finish(db, &j, "flagged", "medium", f, 1, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_FLAGGED, AL_SEV_MEDIUM, f, 1, NULL,
 	    0, NULL, 303), 0);
 	db_scan_job_clear(&j);
 	ck_assert_int_eq(db_review_settle(db, id, &pol, 304, &r), 0);
-	ck_assert_str_eq(r.state, "approved");
+	ck_assert_str_eq(al_state_name(r.state), "approved");
 	db_review_clear(&r);
 	/* Newer rules again, and this time the scan finds more: held, and the
 	 * old approval no longer counts. */
 	ck_assert_int_eq(db_rescan_stale(db, "rs3", 400, &n), 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(db_scan_claim(db, "rs3", "v", 401, &j), 0);
-	ck_assert_int_eq(db_scan_finish(db, &j, "flagged", "medium", f, 2, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_FLAGGED, AL_SEV_MEDIUM, f, 2, NULL,
 	    0, NULL, 402), 0);
 	db_scan_job_clear(&j);
 	ck_assert_int_eq(db_review_settle(db, id, &pol, 403, &r), 0);
-	ck_assert_str_eq(r.state, "held");
+	ck_assert_str_eq(al_state_name(r.state), "held");
 	ck_assert_int_eq(r.approvals, 0);
 	db_review_clear(&r);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM events WHERE action = "
@@ -996,11 +996,11 @@ START_TEST(unscannable_needs_override_and_reject_is_final)
 	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), 0);
 	db_review_clear(&r);
 	ck_assert_int_eq(approve(id, carol, sha, "rs1", &r), 0);
-	ck_assert_str_eq(r.state, "held");     /* two, but no override */
+	ck_assert_str_eq(al_state_name(r.state), "held");     /* two, but no override */
 	db_review_clear(&r);
 	ck_assert_int_eq(db_override(db, id, root, "read by hand", &pol, 60, &r),
 	    0);
-	ck_assert_str_eq(r.state, "approved");
+	ck_assert_str_eq(al_state_name(r.state), "approved");
 	ck_assert(r.override);
 	db_review_clear(&r);
 	/* Rejected bytes stay rejected. */

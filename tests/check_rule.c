@@ -42,7 +42,7 @@ START_TEST(load_good)
 	r = rule_set_find(rs, "gh-pat");
 	ck_assert_ptr_nonnull(r);
 	ck_assert_str_eq(r->category, "secret");
-	ck_assert_int_eq(r->severity, SEV_CRITICAL);
+	ck_assert_int_eq(r->severity, AL_SEV_CRITICAL);
 	ck_assert_uint_eq(r->secret_group, 1);
 	ck_assert(r->entropy == 3.0);
 	ck_assert_uint_eq(r->allow_stopwords.n, 1);

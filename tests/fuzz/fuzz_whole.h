@@ -28,7 +28,7 @@ fuzz_whole_init(const char *who)
 }
 
 static void
-fuzz_whole_one(enum scan_kind kind, const uint8_t *data, size_t size)
+fuzz_whole_one(enum al_kind kind, const uint8_t *data, size_t size)
 {
 	struct finding_list fl = {0};
 	uint64_t bytes = 0;
@@ -45,7 +45,7 @@ fuzz_whole_one(enum scan_kind kind, const uint8_t *data, size_t size)
 		abort(); /* only out-of-memory may fail */
 	close(fd);
 	/* Patches, mailboxes and bundles are read whole: bytes is their size. */
-	if (kind != SCAN_KIND_MEMBER && bytes != size)
+	if (kind != AL_KIND_MEMBER && bytes != size)
 		abort();
 	for (i = 0; i < fl.n; i++)
 		if ((fl.v[i].line == 0) != (fl.v[i].column == 0) ||
