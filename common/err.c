@@ -3,6 +3,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "err.h"
 
@@ -23,4 +24,12 @@ const char *
 al_err_msg(void)
 {
 	return err_msg[0] ? err_msg : "unknown error";
+}
+
+void
+al_assert_fail(const char *file, int line, const char *expr)
+{
+	fprintf(stderr, "airlock: %s:%d: assertion failed: %s\n", file, line,
+	    expr);
+	abort();
 }

@@ -20,6 +20,16 @@ enum al_err {
 	AL_EDENIED = -8, /* not allowed: role, state, policy */
 };
 
+/*
+ * Programming errors only (never bad input, which gets an error return):
+ * the condition is always evaluated, in every build, and a false one
+ * prints where and aborts. A crash fails closed: a scan child that dies
+ * makes its artifact unscannable, a gate that dies keeps its queue.
+ */
+#define AL_ASSERT(cond) \
+	((cond) ? (void)0 : al_assert_fail(__FILE__, __LINE__, #cond))
+_Noreturn void al_assert_fail(const char *file, int line, const char *expr);
+
 /* Sets the message for this thread, printf-style; returns `code`. */
 int al_err_set(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -20,9 +20,9 @@ al_sha256_hex(char out[AL_SHA256_HEX], const void *p, size_t n)
 	unsigned char md[32];
 	unsigned int mdlen = 0;
 
-	if (EVP_Digest(p, n, md, &mdlen, EVP_sha256(), NULL) != 1 ||
-	    mdlen != sizeof(md))
-		abort(); /* libcrypto cannot hash: nothing is safe to continue */
+	/* libcrypto that cannot hash leaves nothing safe to go on with. */
+	AL_ASSERT(EVP_Digest(p, n, md, &mdlen, EVP_sha256(), NULL) == 1 &&
+	    mdlen == sizeof(md));
 	al_hex(out, md, sizeof(md));
 }
 
@@ -58,8 +58,7 @@ al_sha256_fd(int fd, char out[AL_SHA256_HEX])
 			continue;
 		if (n <= 0)
 			break;
-		if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1)
-			abort();
+		AL_ASSERT(EVP_DigestUpdate(ctx, buf, (size_t)n) == 1);
 	}
 	if (n < 0 || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
 		int e = errno;

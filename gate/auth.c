@@ -1,5 +1,5 @@
 /*
- * auth.c - tokens, the signing key, the clock; see auth.h.
+ * auth.c - tokens and the signing key; see auth.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "auth.h"
@@ -171,29 +170,4 @@ out:
 	EVP_PKEY_free(k);
 	dynbuf_free(&p);
 	return rc;
-}
-
-int64_t
-gate_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-void
-gate_time_iso(int64_t ms, char out[32])
-{
-	time_t t = (time_t)(ms / 1000);
-	unsigned milli = (unsigned)(ms % 1000) % 1000u;
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	if (tm.tm_year < -1900 || tm.tm_year > 9999 - 1900)
-		tm.tm_year = 70;  /* out of ISO 8601's range: never, in practice */
-	snprintf(out, 32, "%04u-%02u-%02uT%02u:%02u:%02u.%03uZ",
-	    (unsigned)(tm.tm_year + 1900) % 10000u, (unsigned)(tm.tm_mon + 1) % 100u,
-	    (unsigned)tm.tm_mday % 100u, (unsigned)tm.tm_hour % 100u,
-	    (unsigned)tm.tm_min % 100u, (unsigned)tm.tm_sec % 100u, milli);
 }

@@ -1,5 +1,5 @@
 /*
- * auth.h - tokens, the gate's signing key, and the clock.
+ * auth.h - tokens and the gate's signing key.
  *
  * A token is "alk_" and 43 base64url characters (256 random bits from the
  * kernel). It is shown once; the database keeps only its SHA-256, so a copy
@@ -31,9 +31,5 @@ int gate_parse_duration(const char *s, int64_t *ms_out);
  * the private key is there.
  */
 int gate_key_create(const char *datadir);
-
-int64_t gate_now_ms(void);
-/* ISO 8601 UTC with milliseconds: "2026-11-29T19:00:00.000Z". */
-void gate_time_iso(int64_t ms, char out[32]);
 
 #endif

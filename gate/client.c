@@ -32,6 +32,7 @@
 #include "client.h"
 #include "err.h"
 #include "gate.h"
+#include "term.h"
 #include "util.h"
 
 struct client {
@@ -352,19 +353,6 @@ upload_read(char *p, size_t size, size_t n, void *arg)
 	return CURL_READFUNC_ABORT;
 }
 
-static void
-human_size(char *buf, size_t n, double bytes)
-{
-	if (bytes >= (double)(1u << 30))
-		snprintf(buf, n, "%.1f GiB", bytes / (double)(1u << 30));
-	else if (bytes >= (double)(1u << 20))
-		snprintf(buf, n, "%.1f MiB", bytes / (double)(1u << 20));
-	else if (bytes >= 1024.0)
-		snprintf(buf, n, "%.1f KiB", bytes / 1024.0);
-	else
-		snprintf(buf, n, "%.0f bytes", bytes);
-}
-
 static int
 upload_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
     curl_off_t ultotal, curl_off_t ulnow)
@@ -384,8 +372,8 @@ upload_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
 	for (i = 0; i < 30; i++)
 		bar[i] = i < pct * 30 / 100 ? '=' : ' ';
 	bar[30] = '\0';
-	human_size(now, sizeof(now), (double)ulnow);
-	human_size(total, sizeof(total), (double)ultotal);
+	al_human_size(now, sizeof(now), (int64_t)ulnow);
+	al_human_size(total, sizeof(total), (int64_t)ultotal);
 	fprintf(stderr, "\r[%s] %3d%%  %s / %s\033[K", bar, pct, now, total);
 	u->drawn = 1;
 	return 0;
@@ -741,7 +729,7 @@ tar_walk(struct archive *disk, struct archive *w, const char *dir)
 			continue;
 		if (archive_entry_filetype(e) == AE_IFSOCK) {
 			fputs("airlock: warning: leaving out socket ", stderr);
-			client_put_escaped(stderr, archive_entry_pathname(e));
+			al_term_put(stderr, archive_entry_pathname(e));
 			fputc('\n', stderr);
 			continue;
 		}
@@ -818,19 +806,6 @@ out:
 }
 
 /* ---- output ------------------------------------------------------------------ */
-
-void
-client_put_escaped(FILE *out, const char *s)
-{
-	struct dynbuf b;
-
-	dynbuf_init(&b, (size_t)1 << 20);
-	if (al_term_escape(&b, s, strlen(s)) == 0)
-		fputs(dynbuf_str(&b), out);
-	else
-		fputs("(too long to show)", out);
-	dynbuf_free(&b);
-}
 
 int
 client_print_json(FILE *out, const json_t *j)

@@ -136,8 +136,6 @@ int client_url_escape(struct dynbuf *b, const char *s);
  */
 int client_tar_dir(const char *dir, int *fd_out, off_t *size_out);
 
-/* Prints s (from the server: hostile) escaped for a terminal. */
-void client_put_escaped(FILE *out, const char *s);
 /* Pretty-prints a JSON document (non-ASCII escaped), with a newline. */
 int client_print_json(FILE *out, const json_t *j);
 

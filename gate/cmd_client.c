@@ -25,6 +25,10 @@
 
 #include "client.h"
 #include "err.h"
+#include "path.h"
+#include "term.h"
+#include "text.h"
+#include "os.h"
 #include "gate.h"
 #include "scan_archive.h"
 #include "scan_walk.h"
@@ -121,7 +125,7 @@ usage_error(const char *usage, const char *cmd, const char *fmt,
 		fprintf(stderr, "airlock %s: %s", cmd, fmt);
 		if (arg != NULL) {
 			fputs(" '", stderr);
-			client_put_escaped(stderr, arg);
+			al_term_put(stderr, arg);
 			fputc('\'', stderr);
 		}
 		fputc('\n', stderr);
@@ -136,7 +140,7 @@ static int
 fail(const char *cmd)
 {
 	fprintf(stderr, "airlock %s: ", cmd);
-	client_put_escaped(stderr, al_err_msg());
+	al_term_put(stderr, al_err_msg());
 	fputc('\n', stderr);
 	return EXIT_ERROR;
 }
@@ -176,7 +180,7 @@ reply_check(const char *cmd, const struct client *c,
 	else
 		fputs("the gate failed: ", stderr);
 	if (msg != NULL)
-		client_put_escaped(stderr, msg);
+		al_term_put(stderr, msg);
 	else
 		fputs("(no message)", stderr);
 	fprintf(stderr, " (HTTP %ld)", s);
@@ -229,23 +233,8 @@ put_value(FILE *out, const json_t *v)
 	}
 	dynbuf_init(&b, (size_t)1 << 20);
 	if (value_text(&b, v) == 0)
-		client_put_escaped(out, dynbuf_str(&b));
+		al_term_put(out, dynbuf_str(&b));
 	dynbuf_free(&b);
-}
-
-static void
-human_size(char *buf, size_t n, json_int_t bytes)
-{
-	double d = (double)bytes;
-
-	if (d >= (double)(1u << 30))
-		snprintf(buf, n, "%.1f GiB", d / (double)(1u << 30));
-	else if (d >= (double)(1u << 20))
-		snprintf(buf, n, "%.1f MiB", d / (double)(1u << 20));
-	else if (d >= 1024.0)
-		snprintf(buf, n, "%.1f KiB", d / 1024.0);
-	else
-		snprintf(buf, n, "%lld bytes", (long long)bytes);
 }
 
 static int
@@ -367,76 +356,43 @@ table_free(struct table *t)
 
 /* ---- findings ---------------------------------------------------------------- */
 
-static const char *
-sev_color(const char *sev)
-{
-	if (strcmp(sev, "critical") == 0)
-		return "\033[1;97;41m";
-	if (strcmp(sev, "high") == 0)
-		return "\033[1;31m";
-	if (strcmp(sev, "medium") == 0)
-		return "\033[33m";
-	if (strcmp(sev, "low") == 0)
-		return "\033[36m";
-	return "\033[2m";
-}
-
 /* The findings of a submission, grouped by path as `airlock scan` does. */
 static void
 print_findings(FILE *out, const json_t *findings, int color)
 {
-	static const char *const sevs[] = {"critical", "high", "medium", "low",
-	    "info"};
-	const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
-	const char *dim = color ? "\033[2m" : "", *prev = NULL;
-	size_t counts[5] = {0}, n = json_array_size(findings), i, k;
+	size_t n = json_array_size(findings), i;
+	struct al_finding_row *rows = NULL;
+	struct dynbuf *rules = NULL;
 	const json_t *f;
-	int first = 1;
 
+	if (n > 0 && ((rows = calloc(n, sizeof(*rows))) == NULL ||
+	    (rules = calloc(n, sizeof(*rules))) == NULL)) {
+		free(rows);
+		fputs("airlock: out of memory\n", stderr);
+		return;
+	}
 	json_array_foreach(findings, i, f) {
 		const char *path = jstr(f, "path"), *sev = jstr(f, "severity");
-		const char *excerpt = jstr(f, "excerpt");
-		json_t *line = json_object_get(f, "line");
+		const json_t *rule = json_object_get(f, "rule");
 
-		if (path == NULL)
-			path = "";
-		if (sev == NULL)
-			sev = "?";
-		for (k = 0; k < 5; k++)
-			counts[k] += strcmp(sev, sevs[k]) == 0;
-		if (prev == NULL || strcmp(prev, path) != 0) {
-			fprintf(out, "%s%s", prev ? "\n" : "", bold);
-			client_put_escaped(out, path);
-			fprintf(out, "%s\n", reset);
-			prev = path;
-		}
-		if (json_integer_value(line) > 0)
-			fprintf(out, "  %6lld:%-4lld ",
-			    (long long)json_integer_value(line), (long long)
-			    json_integer_value(json_object_get(f, "column")));
-		else
-			fprintf(out, "  %-11s ", "file");
-		fputs(color ? sev_color(sev) : "", out);
-		client_put_escaped(out, sev);
-		for (k = al_utf8_count(sev, strlen(sev)); k < 8; k++)
-			fputc(' ', out);
-		fprintf(out, "%s  ", reset);
-		put_value(out, json_object_get(f, "rule"));
-		fputc('\n', out);
-		if (excerpt != NULL && excerpt[0] != '\0') {
-			fprintf(out, "%14s%s", "", dim);
-			client_put_escaped(out, excerpt);
-			fprintf(out, "%s\n", reset);
-		}
+		rows[i].path = path ? path : "";
+		rows[i].severity = sev ? sev : "?";
+		rows[i].line = json_integer_value(json_object_get(f, "line"));
+		rows[i].column = json_integer_value(json_object_get(f, "column"));
+		rows[i].excerpt = jstr(f, "excerpt");
+		/* The rule as put_value shows a value: "-" when absent. */
+		dynbuf_init(&rules[i], (size_t)1 << 20);
+		if ((rule == NULL ? dynbuf_addc(&rules[i], '-') :
+		    value_text(&rules[i], rule)) < 0)
+			dynbuf_reset(&rules[i]);
+		rows[i].rule = dynbuf_str(&rules[i]);
 	}
-	fprintf(out, "%s%zu finding%s", n ? "\n" : "", n, n == 1 ? "" : "s");
-	for (k = 0; k < 5; k++) {
-		if (counts[k] == 0)
-			continue;
-		fprintf(out, "%s%zu %s", first ? " (" : ", ", counts[k], sevs[k]);
-		first = 0;
-	}
-	fputs(first ? "\n" : ")\n", out);
+	al_findings_print(out, rows, n, color);
+	fputc('\n', out);
+	for (i = 0; i < n; i++)
+		dynbuf_free(&rules[i]);
+	free(rules);
+	free(rows);
 }
 
 /* "flagged (worst critical)", or what the verdict is. */
@@ -588,15 +544,6 @@ submit_path(struct dynbuf *b, const struct submit_opts *o, const char *kind,
 	    "request too long") : 0;
 }
 
-static double
-now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void
 sleep_ms(unsigned ms)
 {
@@ -615,7 +562,7 @@ submit_wait(struct client *c, json_int_t id, size_t timeout,
     struct client_reply *out)
 {
 	char path[64];
-	double deadline = now_seconds() + (double)timeout, left;
+	double deadline = al_mono_now() + (double)timeout, left;
 	unsigned delay = 100;
 	const char *state;
 	int ret, st;
@@ -631,12 +578,12 @@ submit_wait(struct client *c, json_int_t id, size_t timeout,
 		st = al_state_parse(state);
 		if (st != AL_STATE_RECEIVED && st != AL_STATE_SCANNING)
 			return EXIT_OK;
-		left = deadline - now_seconds();
+		left = deadline - al_mono_now();
 		if (left <= 0) {
 			fprintf(stderr, "airlock submit: timed out after %zu s "
 			    "waiting for the scan of submission %lld (state ",
 			    timeout, (long long)id);
-			client_put_escaped(stderr, state);
+			al_term_put(stderr, state);
 			fputs(")\n", stderr);
 			return EXIT_ERROR;
 		}
@@ -795,10 +742,10 @@ cmd_submit(int argc, char **argv)
 		goto out;
 	}
 	if (!conf.json) {
-		human_size(size, sizeof(size), json_integer_value(
+		al_human_size(size, sizeof(size), json_integer_value(
 		    json_object_get(r.json, "size")));
 		printf("submitted %lld sha256:", (long long)id);
-		client_put_escaped(stdout, sha);
+		al_term_put(stdout, sha);
 		printf(" (%s) state ", size);
 		put_value(stdout, json_object_get(r.json, "state"));
 		putchar('\n');
@@ -951,7 +898,7 @@ print_member(FILE *out, const char *key, const json_t *v)
 	size_t w;
 
 	fputs("  ", out);
-	client_put_escaped(out, key);
+	al_term_put(out, key);
 	for (w = al_utf8_count(key, strlen(key)); w < 14; w++)
 		fputc(' ', out);
 	fputc(' ', out);
@@ -1005,7 +952,7 @@ show_print(FILE *out, const json_t *sub)
 		put_value(out, json_object_get(sub, facts[i]));
 		fputc('\n', out);
 	}
-	human_size(size, sizeof(size), json_integer_value(
+	al_human_size(size, sizeof(size), json_integer_value(
 	    json_object_get(sub, "size")));
 	fprintf(out, "  %-14s ", "size");
 	put_value(out, json_object_get(sub, "size"));
@@ -1139,24 +1086,16 @@ diff_marks(FILE *out, struct diff_mark *m, size_t n, const char *path,
 			continue;
 		m[i].shown = 1;
 		fputs("        ^^^ ", out);
-		client_put_escaped(out, json_string_value(json_object_get(m[i].f,
+		al_term_put(out, json_string_value(json_object_get(m[i].f,
 		    "severity")));
 		fputc(' ', out);
-		client_put_escaped(out, json_string_value(json_object_get(m[i].f,
+		al_term_put(out, json_string_value(json_object_get(m[i].f,
 		    "rule")));
 		fputs(": ", out);
-		client_put_escaped(out, json_string_value(json_object_get(m[i].f,
+		al_term_put(out, json_string_value(json_object_get(m[i].f,
 		    "excerpt")));
 		fputc('\n', out);
 	}
-}
-
-static int
-starts_with(const char *p, size_t n, const char *s)
-{
-	size_t k = strlen(s);
-
-	return n >= k && memcmp(p, s, k) == 0;
 }
 
 /*
@@ -1174,26 +1113,28 @@ diff_patch(FILE *out, const char *name, const char *p, size_t len,
 	json_int_t msgline = 0, newline = 0;
 	long old_left = 0, new_left = 0;
 	int msg = 0, prev_empty = 1, in_diff = 0;
+	struct al_text t;
+	size_t ln;
 
 	snprintf(item, sizeof(item), "%s", name);
 	file[0] = '\0';
-	for (; p < end; p = next) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t ln = nl ? (size_t)(nl - p) : (size_t)(end - p);
+	al_text_init(&t, p, len);
+	while (al_text_next(&t, &p, &ln)) {
 		char line[8192];
 
-		next = nl ? nl + 1 : end;
+		next = t.p;
 		snprintf(line, sizeof(line), "%.*s", (int)(ln < sizeof(line) - 1 ?
 		    ln : sizeof(line) - 1), p);
-		if (series && prev_empty && starts_with(p, ln, "From ") &&
+		if (series && prev_empty && al_starts(p, ln, "From ") &&
 		    old_left == 0 && new_left == 0) {
-			snprintf(item, sizeof(item), "%s!/%04d", name, ++msg);
+			snprintf(item, sizeof(item), "%s" AL_MEMBER_SEP "%04d", name,
+			    ++msg);
 			msgline = 0;
 			in_diff = 0;
 		}
 		prev_empty = ln == 0;
 		msgline++;
-		client_put_escaped(out, line);
+		al_term_put(out, line);
 		fputc('\n', out);
 		if (old_left > 0 || new_left > 0) {
 			if (ln > 0 && p[0] == '-') {
@@ -1209,21 +1150,21 @@ diff_patch(FILE *out, const char *name, const char *p, size_t len,
 			}
 			continue;
 		}
-		if (starts_with(p, ln, "diff --git ") || (starts_with(p, ln,
-		    "--- ") && next < end && starts_with(next, (size_t)(end - next),
+		if (al_starts(p, ln, "diff --git ") || (al_starts(p, ln,
+		    "--- ") && next < end && al_starts(next, (size_t)(end - next),
 		    "+++ ")))
 			in_diff = 1;
-		if (in_diff && starts_with(p, ln, "+++ ")) {
+		if (in_diff && al_starts(p, ln, "+++ ")) {
 			const char *f = line + 4;
 
 			if (strncmp(f, "b/", 2) == 0)
 				f += 2;
 			else if (strchr(f, '/') != NULL)
 				f = strchr(f, '/') + 1;
-			snprintf(file, sizeof(file), "%s!/%.*s", item,
+			snprintf(file, sizeof(file), "%s" AL_MEMBER_SEP "%.*s", item,
 			    (int)strcspn(f, "\t"), f);
 			diff_marks(out, m, n, file, 0);
-		} else if (in_diff && starts_with(p, ln, "@@ -")) {
+		} else if (in_diff && al_starts(p, ln, "@@ -")) {
 			long a = 0, b = 1, c2 = 0, d = 1;
 			const char *q = line + 4;
 			char *e;
@@ -1250,21 +1191,19 @@ static void
 diff_text(FILE *out, const char *name, const char *p, size_t len,
     struct diff_mark *m, size_t n)
 {
-	const char *end = p + len, *next;
-	json_int_t line = 0;
+	struct al_text t;
+	size_t ln;
 
-	for (; p < end; p = next) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t ln = nl ? (size_t)(nl - p) : (size_t)(end - p);
+	al_text_init(&t, p, len);
+	while (al_text_next(&t, &p, &ln)) {
 		char buf[8192];
 
-		next = nl ? nl + 1 : end;
 		snprintf(buf, sizeof(buf), "%.*s", (int)(ln < sizeof(buf) - 1 ?
 		    ln : sizeof(buf) - 1), p);
-		fprintf(out, "%6lld  ", (long long)++line);
-		client_put_escaped(out, buf);
+		fprintf(out, "%6lld  ", (long long)t.line);
+		al_term_put(out, buf);
 		fputc('\n', out);
-		diff_marks(out, m, n, name, line);
+		diff_marks(out, m, n, name, (json_int_t)t.line);
 	}
 }
 
@@ -1327,7 +1266,7 @@ cmd_diff(int argc, char **argv)
 		m[i].line = json_integer_value(json_object_get(f, "line"));
 		m[i].f = f;
 		if (strncmp(m[i].path, name, strlen(name)) == 0 &&
-		    strncmp(m[i].path + strlen(name), "!/0", 3) == 0)
+		    strncmp(m[i].path + strlen(name), AL_MEMBER_SEP "0", 3) == 0)
 			series = 1;
 	}
 	text = body.len == 0 || memchr(body.data, '\0', body.len) == NULL;
@@ -1349,17 +1288,17 @@ cmd_diff(int argc, char **argv)
 			if (m[i].shown)
 				continue;
 			fputs("  ", stdout);
-			client_put_escaped(stdout, m[i].path);
+			al_term_put(stdout, m[i].path);
 			if (m[i].line > 0)
 				printf(":%lld", (long long)m[i].line);
 			fputs("  ", stdout);
-			client_put_escaped(stdout, json_string_value(
+			al_term_put(stdout, json_string_value(
 			    json_object_get(m[i].f, "severity")));
 			fputc(' ', stdout);
-			client_put_escaped(stdout, json_string_value(
+			al_term_put(stdout, json_string_value(
 			    json_object_get(m[i].f, "rule")));
 			fputs(": ", stdout);
-			client_put_escaped(stdout, json_string_value(
+			al_term_put(stdout, json_string_value(
 			    json_object_get(m[i].f, "excerpt")));
 			fputc('\n', stdout);
 		}
@@ -1398,7 +1337,7 @@ token_created(const json_t *j)
 		fprintf(stderr, "airlock token: the gate's reply has no token\n");
 		return EXIT_ERROR;
 	}
-	client_put_escaped(stdout, tok);
+	al_term_put(stdout, tok);
 	putchar('\n');
 	fputs("airlock: created token ", stderr);
 	put_value(stderr, json_object_get(j, "name"));
@@ -1406,7 +1345,7 @@ token_created(const json_t *j)
 	put_value(stderr, json_object_get(j, "role"));
 	if (obo != NULL) {
 		fputs(", on behalf of ", stderr);
-		client_put_escaped(stderr, obo);
+		al_term_put(stderr, obo);
 	}
 	if (jstr(j, "expires_at") != NULL) {
 		fputs("), expires ", stderr);
@@ -1561,7 +1500,7 @@ token_simple(struct client_conf *conf, int argc, char **argv, int revoke)
 	}
 	if (revoke) {
 		fputs("revoked token ", stdout);
-		client_put_escaped(stdout, argv[optind]);
+		al_term_put(stdout, argv[optind]);
 		putchar('\n');
 		goto out;
 	}
@@ -1755,7 +1694,7 @@ decide(int argc, char **argv, const char *cmd, const char *usage,
 		goto out;
 	}
 	printf("submission %s: ", id);
-	client_put_escaped(stdout, jstr(r.json, "state"));
+	al_term_put(stdout, jstr(r.json, "state"));
 	printf(" (%lld of %lld approvals%s)\n", (long long)json_integer_value(
 	    json_object_get(r.json, "approvals")), (long long)json_integer_value(
 	    json_object_get(r.json, "needed")), json_is_true(json_object_get(
@@ -1928,17 +1867,17 @@ unpack_safely(const char *data, size_t n, const char *dir)
 		/* libarchive's secure flags stop writes through links, not
 		 * links that point out: those are refused here. */
 		if (t == AE_IFLNK && (archive_entry_symlink(e) == NULL ||
-		    name == NULL || scan_link_escapes(name,
+		    name == NULL || al_link_escapes(name,
 		    archive_entry_symlink(e)))) {
 			rc = al_err_set(AL_EINVAL, "entry %s: a symbolic link out of "
 			    "the directory; nothing more is unpacked", name ? name :
 			    "?");
 			break;
 		}
-		if (name == NULL || scan_name_problem(name, 1) != NULL) {
+		if (name == NULL || al_name_problem(name, 1) != NULL) {
 			rc = al_err_set(AL_EINVAL, "entry %s: %s; nothing more is "
 			    "unpacked", name ? name : "?", name ?
-			    scan_name_problem(name, 1) : "no name");
+			    al_name_problem(name, 1) : "no name");
 			break;
 		}
 		/* setuid, setgid and sticky bits are dropped. */

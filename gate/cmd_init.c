@@ -16,6 +16,7 @@
 #include "db.h"
 #include "dynbuf.h"
 #include "err.h"
+#include "os.h"
 #include "gate.h"
 #include "serve.h"
 #include "store.h"
@@ -121,7 +122,7 @@ cmd_init(int argc, char **argv)
 	}
 	gate_token_hash(token, strlen(token), hash);
 	if (db_principal_create(db, "admin", DB_ROLE_ADMIN, hash, NULL, 0,
-	    gate_now_ms(), 0, NULL) < 0) {
+	    al_now_ms(), 0, NULL) < 0) {
 		fprintf(stderr, "airlock init: %s\n", al_err_msg());
 		goto out;
 	}

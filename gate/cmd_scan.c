@@ -23,6 +23,7 @@
 #include "al_limits.h"
 #include "allowlist.h"
 #include "err.h"
+#include "os.h"
 #include "gate.h"
 #include "report.h"
 #include "scan_archive.h"
@@ -262,15 +263,6 @@ parse_fail_on(const char *s, int *out)
 	return 0;
 }
 
-static double
-now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int
 run_threads(struct scan_job *job, unsigned nthreads)
 {
@@ -319,7 +311,7 @@ cmd_scan(int argc, char **argv)
 	size_t nerr = 0, threads = 0, timeout = 0, i;
 	int c, fail_on = AL_SEV_MEDIUM, no_cache = 0, ret = EXIT_ERROR, worst = -1;
 	int no_sandbox = 0, kind = AL_KIND_AUTO;
-	double t0 = now_seconds();
+	double t0 = al_mono_now();
 
 	memset(&job, 0, sizeof(job));
 	dynbuf_init(&diags, (size_t)1 << 20);
@@ -511,7 +503,7 @@ cmd_scan(int argc, char **argv)
 	rep.rs = rs;
 	rep.findings = &all;
 	rep.allowed = atomic_load(&job.allowed);
-	rep.seconds = now_seconds() - t0;
+	rep.seconds = al_mono_now() - t0;
 	if (strcmp(format, "text") == 0) {
 		int color = strcmp(color_opt, "always") == 0 ||
 		    (strcmp(color_opt, "auto") == 0 && isatty(STDOUT_FILENO) &&

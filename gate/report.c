@@ -11,6 +11,7 @@
 
 #include "gate.h"
 #include "report.h"
+#include "term.h"
 #include "util.h"
 
 /* A JSON string from bytes that may not be UTF-8. */
@@ -229,98 +230,32 @@ report_sarif(const struct scan_report *r)
 
 /* ---- text ---------------------------------------------------------------- */
 
-static const char *
-sev_color(enum al_severity s)
-{
-	switch (s) {
-	case AL_SEV_CRITICAL:
-		return "\033[1;97;41m";
-	case AL_SEV_HIGH:
-		return "\033[1;31m";
-	case AL_SEV_MEDIUM:
-		return "\033[33m";
-	case AL_SEV_LOW:
-		return "\033[36m";
-	default:
-		return "\033[2m";
-	}
-}
-
-static void
-put_escaped(FILE *out, const char *s)
-{
-	struct dynbuf b;
-
-	dynbuf_init(&b, (size_t)1 << 20);
-	if (al_term_escape(&b, s, strlen(s)) == 0)
-		fputs(dynbuf_str(&b), out);
-	dynbuf_free(&b);
-}
-
-static void
-human_size(char *buf, size_t n, uint64_t bytes)
-{
-	if (bytes >= (uint64_t)1 << 30)
-		snprintf(buf, n, "%.1f GiB", (double)bytes / (double)(1u << 30));
-	else if (bytes >= 1u << 20)
-		snprintf(buf, n, "%.1f MiB", (double)bytes / (double)(1u << 20));
-	else if (bytes >= 1u << 10)
-		snprintf(buf, n, "%.1f KiB", (double)bytes / 1024.0);
-	else
-		snprintf(buf, n, "%llu bytes", (unsigned long long)bytes);
-}
-
 int
 report_text(FILE *out, const struct scan_report *r, int color)
 {
-	const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
-	const char *dim = color ? "\033[2m" : "";
-	size_t counts[AL_SEV_CRITICAL + 1] = {0};
-	const char *prev = NULL;
+	struct al_finding_row *rows = NULL;
 	char size[32];
-	size_t i;
-	int s, first = 1;
+	size_t i, n = r->findings->n;
 
-	for (i = 0; i < r->findings->n; i++) {
+	if (n > 0 && (rows = calloc(n, sizeof(*rows))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
 		const struct finding *f = &r->findings->v[i];
-		const struct rule *ru = f->rule;
 
-		counts[f->severity]++;
-		if (prev == NULL || strcmp(prev, f->path) != 0) {
-			fprintf(out, "%s%s", prev ? "\n" : "", bold);
-			put_escaped(out, f->path);
-			fprintf(out, "%s\n", reset);
-			prev = f->path;
-		}
-		if (f->line > 0)
-			fprintf(out, "  %6llu:%-4llu ", (unsigned long long)f->line,
-			    (unsigned long long)f->column);
-		else
-			fprintf(out, "  %-11s ", "file");
-		fprintf(out, "%s%-8s%s  %s  ", color ? sev_color(f->severity) : "",
-		    al_severity_name(f->severity), reset, ru->id);
-		put_escaped(out, ru->title);
-		fputc('\n', out);
-		if (f->excerpt[0] != '\0') {
-			fprintf(out, "%14s%s", "", dim);
-			put_escaped(out, f->excerpt);
-			fprintf(out, "%s\n", reset);
-		}
+		rows[i].path = f->path;
+		rows[i].line = (int64_t)f->line;
+		rows[i].column = (int64_t)f->column;
+		rows[i].severity = al_severity_name(f->severity);
+		rows[i].rule = f->rule->id;
+		rows[i].title = f->rule->title;
+		rows[i].excerpt = f->excerpt;
 	}
-	human_size(size, sizeof(size), r->bytes);
-	fprintf(out, "%s%zu finding%s", r->findings->n ? "\n" : "",
-	    r->findings->n, r->findings->n == 1 ? "" : "s");
-	for (s = AL_SEV_CRITICAL; s >= AL_SEV_INFO; s--) {
-		if (counts[s] == 0)
-			continue;
-		fprintf(out, "%s%zu %s", first ? " (" : ", ", counts[s],
-		    al_severity_name((enum al_severity)s));
-		first = 0;
-	}
-	fprintf(out, "%s in %llu file%s, %s, %.2f s; rules %.19s (%zu)",
-	    first ? "" : ")", (unsigned long long)r->files,
-	    r->files == 1 ? "" : "s", size, r->seconds, r->rs->digest,
-	    r->rs->nrules);
+	al_findings_print(out, rows, n, color);
+	free(rows);
+	al_human_size(size, sizeof(size), (int64_t)r->bytes);
+	fprintf(out, " in %llu file%s, %s, %.2f s; rules %.19s (%zu)",
+	    (unsigned long long)r->files, r->files == 1 ? "" : "s", size,
+	    r->seconds, r->rs->digest, r->rs->nrules);
 	if (r->allowed > 0)
 		fprintf(out, "; %llu allowed by the allow-list",
 		    (unsigned long long)r->allowed);

@@ -41,6 +41,7 @@
 #include "db.h"
 #include "dynbuf.h"
 #include "err.h"
+#include "os.h"
 #include "gate.h"
 #include "rule.h"
 #include "scan_archive.h"
@@ -367,7 +368,7 @@ authenticate(struct req *q, struct MHD_Connection *c)
 	    "Authorization");
 	struct db *db = srv_db(q->s);
 	char hash[65];
-	int64_t now = gate_now_ms();
+	int64_t now = al_now_ms();
 	const char *tok;
 
 	if (db == NULL)
@@ -412,7 +413,7 @@ json_time(int64_t ms)
 
 	if (ms == 0)
 		return json_null();
-	gate_time_iso(ms, iso);
+	al_time_iso(ms, iso);
 	return json_string(iso);
 }
 
@@ -575,7 +576,7 @@ do_content(struct req *q, struct MHD_Connection *c, struct db *db)
 	}
 	if (store_blob_open(q->s->store, b.sha256, &fd) < 0 ||
 	    fstat(fd, &st) < 0 || (uint64_t)st.st_size != (uint64_t)b.size ||
-	    db_event_add(db, gate_now_ms(), q->who.id, "view", q->id,
+	    db_event_add(db, al_now_ms(), q->who.id, "view", q->id,
 	    "content") < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -645,7 +646,7 @@ do_token_create(struct req *q, struct MHD_Connection *c, struct db *db)
 	    JSON_REJECT_DUPLICATES, &jerr), *out;
 	const char *role = NULL, *name = NULL, *ttl = NULL, *obo = NULL;
 	char token[GATE_TOKEN_MAX], hash[65];
-	int64_t now = gate_now_ms(), ms = 0;
+	int64_t now = al_now_ms(), ms = 0;
 	int r, rc;
 
 	if (in == NULL || json_unpack_ex(in, &jerr, JSON_STRICT,
@@ -713,7 +714,7 @@ do_token_list(struct req *q, struct MHD_Connection *c, struct db *db)
 static enum MHD_Result
 do_token_revoke(struct req *q, struct MHD_Connection *c, struct db *db)
 {
-	int rc = db_principal_revoke(db, q->arg, gate_now_ms(), q->who.id);
+	int rc = db_principal_revoke(db, q->arg, al_now_ms(), q->who.id);
 
 	if (rc == AL_ENOTFOUND)
 		return fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such token");
@@ -814,12 +815,12 @@ do_decide(struct req *q, struct MHD_Connection *c, struct db *db)
 	}
 	if (q->route == R_APPROVE)
 		rc = db_approve(db, q->id, q->who.id, sha, rules, text,
-		    &q->s->policy, gate_now_ms(), &r);
+		    &q->s->policy, al_now_ms(), &r);
 	else if (q->route == R_REJECT)
-		rc = db_reject(db, q->id, q->who.id, text, gate_now_ms());
+		rc = db_reject(db, q->id, q->who.id, text, al_now_ms());
 	else
 		rc = db_override(db, q->id, q->who.id, text, &q->s->policy,
-		    gate_now_ms(), &r);
+		    al_now_ms(), &r);
 	json_decref(in);
 	if (rc == 0 && q->route == R_REJECT)
 		rc = db_review_get(db, q->id, &q->s->policy, &r);
@@ -938,7 +939,7 @@ do_release(struct req *q, struct MHD_Connection *c, struct db *db)
 	struct srv *s = q->s;
 	struct db_submission b;
 	char again[65], *env = NULL;
-	int64_t now = gate_now_ms();
+	int64_t now = al_now_ms();
 	json_t *st;
 	enum MHD_Result ok;
 	int rc;
@@ -1192,7 +1193,7 @@ do_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 	rc = store_upload_commit(q->up, b.sha256, &size);
 	q->up = NULL;
 	if (rc == 0) {
-		now = gate_now_ms();
+		now = al_now_ms();
 		b.size = (int64_t)size;
 		b.kind = (enum al_kind)asked;
 		b.name = (char *)(uintptr_t)name;
@@ -1383,7 +1384,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 		return do_attestation(q, c, db);
 	case R_RELOAD:
 		/* The main thread restarts the gate with the rules on disk. */
-		(void)db_event_add(db, gate_now_ms(), q->who.id, "rules.reload", 0,
+		(void)db_event_add(db, al_now_ms(), q->who.id, "rules.reload", 0,
 		    NULL);
 		kill(getpid(), SIGHUP);
 		return respond_json(c, MHD_HTTP_ACCEPTED, json_pack("{s:b}",
@@ -1436,15 +1437,6 @@ struct scan_slot {
 	struct scan_launcher *l;
 };
 
-static double
-mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Scans one claimed submission and records the outcome. */
 static int
 scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
@@ -1460,7 +1452,7 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 	enum al_kind kind = job->kind;
 	int fd = -1, rc;
 	char why[300] = "";
-	double t0 = mono(), secs;
+	double t0 = al_mono_now(), secs;
 	size_t i, b;
 
 	if (!al_kind_submittable(kind))
@@ -1533,20 +1525,20 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 		di[i].type = items.v[i].type;
 	}
 	rc = db_scan_finish(db, job, verdict, worst, df, fl.n, di, items.n,
-	    NULL, gate_now_ms());
+	    NULL, al_now_ms());
 	if (rc == 0) {
 		/* A rescan that found nothing new: the approvals stand. */
 		struct db_review rv;
 
 		if (db_review_settle(db, job->submission_id, &s->policy,
-		    gate_now_ms(), &rv) == 0)
+		    al_now_ms(), &rv) == 0)
 			db_review_clear(&rv);
 	}
 	free(df);
 	free(di);
 	finding_list_free(&fl);
 	scan_item_list_free(&items);
-	secs = mono() - t0;
+	secs = al_mono_now() - t0;
 	atomic_fetch_add(&s->verdicts[verdict], 1);
 	for (b = 0; b < NBUCKETS && secs > scan_buckets[b]; b++)
 		;
@@ -1579,14 +1571,14 @@ scan_thread(void *arg)
 		pthread_mutex_unlock(&s->lock);
 		memset(&job, 0, sizeof(job));
 		rc = db_scan_claim(db, s->rs->digest, AL_ENGINE_VERSION,
-		    gate_now_ms(), &job);
+		    al_now_ms(), &job);
 		if (rc == AL_ENOTFOUND) {
 			struct timespec ts;
 			size_t expired = 0;
 
 			/* Idle: held submissions past the policy's expiry. */
-			if (s->hold_expiry > 0 && db_expire_held(db, gate_now_ms() - s->hold_expiry,
-			    gate_now_ms(), &expired) == 0 && expired > 0)
+			if (s->hold_expiry > 0 && db_expire_held(db, al_now_ms() - s->hold_expiry,
+			    al_now_ms(), &expired) == 0 && expired > 0)
 				fprintf(stderr, "airlock serve: %zu held submission%s "
 				    "expired\n", expired, expired == 1 ? "" : "s");
 
@@ -1882,8 +1874,8 @@ cmd_serve(int argc, char **argv)
 	pthread_mutex_init(&s.dbs_lock, NULL);
 	pthread_key_create(&s.dbkey, NULL);
 	if (store_open(&s.store, s.datadir, 0) < 0 || (db = srv_db(&s)) ==
-	    NULL || db_scan_requeue(db, gate_now_ms(), &requeued) < 0 ||
-	    db_rescan_stale(db, s.rs->digest, gate_now_ms(), &rescans) < 0) {
+	    NULL || db_scan_requeue(db, al_now_ms(), &requeued) < 0 ||
+	    db_rescan_stale(db, s.rs->digest, al_now_ms(), &rescans) < 0) {
 		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
 		goto out;
 	}

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "os.h"
 #include "proto.h"
 
 static const char *const type_names[] = {
@@ -44,44 +45,14 @@ get_be(const unsigned char *p, int n)
 	return v;
 }
 
-static int
-write_all(int fd, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return al_err_set(AL_EIO, "writing a frame: %s",
-			    n < 0 ? strerror(errno) : "no progress");
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Reads exactly len bytes; returns the number read before end of stream. */
+/* Reads exactly len bytes; *got is the number read before end of stream. */
 static int
 read_all(int fd, void *buf, size_t len, size_t *got)
 {
-	unsigned char *p = buf;
+	int rc = al_read_full(fd, buf, len, -1, got);
 
-	*got = 0;
-	while (*got < len) {
-		ssize_t n = read(fd, p + *got, len - *got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return al_err_set(AL_EIO, "reading a frame: %s",
-			    strerror(errno));
-		if (n == 0)
-			break;
-		*got += (size_t)n;
-	}
+	if (rc == AL_EIO)
+		return al_err_set(AL_EIO, "reading a frame: %s", strerror(errno));
 	return 0;
 }
 
@@ -105,7 +76,9 @@ proto_frame(struct dynbuf *b, enum proto_type type, const void *payload,
 int
 proto_send(int fd, const struct dynbuf *frames)
 {
-	return frames->len ? write_all(fd, frames->data, frames->len) : 0;
+	if (frames->len > 0 && al_write_full(fd, frames->data, frames->len) < 0)
+		return al_err_set(AL_EIO, "writing a frame: %s", strerror(errno));
+	return 0;
 }
 
 int

@@ -22,6 +22,7 @@
 #include "al_limits.h"
 #include "dynbuf.h"
 #include "err.h"
+#include "path.h"
 #include "scan_archive.h"
 #include "scan_bundle.h"
 #include "scan_patch.h"
@@ -285,7 +286,7 @@ check_entry(struct archive_entry *e, const char *name, const char *shown,
     struct nameset *seen, struct finding_list *out, int *rc)
 {
 	mode_t type = archive_entry_filetype(e), perm = archive_entry_perm(e);
-	const char *problem = scan_name_problem(name, 0), *target;
+	const char *problem = al_name_problem(name, 0), *target;
 	int err = 0;
 
 	if (problem != NULL)
@@ -317,7 +318,7 @@ check_entry(struct archive_entry *e, const char *name, const char *shown,
 	case AE_IFLNK:
 		if ((target = archive_entry_symlink_utf8(e)) == NULL)
 			target = archive_entry_symlink(e);
-		*rc = finding_add_builtinf(out, target == NULL || scan_link_escapes(name, target) ?
+		*rc = finding_add_builtinf(out, target == NULL || al_link_escapes(name, target) ?
 		    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK, shown,
 		    "symbolic link to %s (not followed)", target ? target : "?");
 		return 0;
@@ -446,7 +447,7 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 			break;
 		}
 		dynbuf_init(&shown, (AL_ARCHIVE_MAX_DEPTH + 2) * (AL_MAX_PATH + 2));
-		if (dynbuf_addf(&shown, "%s!/%s", path, name) < 0) {
+		if (dynbuf_addf(&shown, "%s" AL_MEMBER_SEP "%s", path, name) < 0) {
 			dynbuf_free(&shown);
 			rc = al_err_set(AL_ENOMEM, "out of memory");
 			break;

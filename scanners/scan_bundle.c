@@ -15,6 +15,7 @@
 #include "al_limits.h"
 #include "dynbuf.h"
 #include "err.h"
+#include "path.h"
 #include "scan_bundle.h"
 #include "scan_archive.h"
 #include "scan_decode.h"
@@ -616,7 +617,8 @@ static void
 shown_path(struct bundle *b, const char *commit, const char *rel)
 {
 	dynbuf_reset(&b->shown);
-	if (dynbuf_addf(&b->shown, "%s!/%s!/%s", b->path, commit, rel) < 0)
+	if (dynbuf_addf(&b->shown, "%s" AL_MEMBER_SEP "%s" AL_MEMBER_SEP "%s",
+	    b->path, commit, rel) < 0)
 		b->rc = al_err_set(AL_ENOMEM, "out of memory");
 }
 
@@ -642,7 +644,7 @@ walk_entry(struct walk *wk, unsigned mode, const char *rel,
 
 	if (seen_add(b, oid, rel) || b->rc)
 		return b->rc;
-	if ((problem = scan_name_problem(rel, 1)) != NULL) {
+	if ((problem = al_name_problem(rel, 1)) != NULL) {
 		shown_path(b, wk->commit, rel);
 		bnote(b, AL_RULE_PATCH_PATH, dynbuf_str(&b->shown), "%s", problem);
 	}
@@ -691,7 +693,7 @@ walk_entry(struct walk *wk, unsigned mode, const char *rel,
 		if (memchr(o->data, '\0', o->len) != NULL || o->len != n)
 			return bnote(b, AL_RULE_SYMLINK_ESCAPE, dynbuf_str(&b->shown),
 			    "symbolic link with an unreadable target");
-		return bnote(b, scan_link_escapes(rel, target) ?
+		return bnote(b, al_link_escapes(rel, target) ?
 		    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK,
 		    dynbuf_str(&b->shown), "symbolic link to %s", target);
 	}
@@ -877,7 +879,8 @@ walk_commits(struct bundle *b, const unsigned char (*tips)[OID], size_t ntips,
 			o->visited = 1;
 			hexid(hx, o->oid);
 			dynbuf_reset(&item);
-			if (dynbuf_addf(&item, "%s!/%.12s", b->path, hx) < 0 ||
+			if (dynbuf_addf(&item, "%s" AL_MEMBER_SEP "%.12s", b->path,
+			    hx) < 0 ||
 			    scan_identity(b, dynbuf_str(&item), o) < 0)
 				break;
 			if (o->len < 7 + 2 * OID || memcmp(o->data, "object ", 7) ||
@@ -968,7 +971,7 @@ walk_commits(struct bundle *b, const unsigned char (*tips)[OID], size_t ntips,
 		(void)commit_links(c, tree, &parents, &np);  /* read above */
 		free(parents);
 		dynbuf_reset(&item);
-		if (dynbuf_addf(&item, "%s!/%s", b->path, hx) < 0)
+		if (dynbuf_addf(&item, "%s" AL_MEMBER_SEP "%s", b->path, hx) < 0)
 			b->rc = al_err_set(AL_ENOMEM, "out of memory");
 		if (b->rc == 0)
 			scan_identity(b, dynbuf_str(&item), c);
@@ -1119,7 +1122,7 @@ scan_bundle_mem(struct scan_worker *w, const char *data, size_t len,
 			dynbuf_reset(&ins);
 			dynbuf_reset(&b.shown);
 			if (scan_delta_inserts(b.o[k].data, b.o[k].len, &ins) < 0 ||
-			    dynbuf_addf(&b.shown, "%s!/delta@%zu", path,
+			    dynbuf_addf(&b.shown, "%s" AL_MEMBER_SEP "delta@%zu", path,
 			    b.o[k].off) < 0)
 				continue;
 			b.rc = scan_mem(w, ins.data ? ins.data : "", ins.len,
@@ -1138,8 +1141,8 @@ scan_bundle_mem(struct scan_worker *w, const char *data, size_t len,
 			continue;
 		hexid(hx, b.o[i].oid);
 		dynbuf_reset(&b.shown);
-		if (dynbuf_addf(&b.shown, "%s!/unreachable-blob-%.12s", path,
-		    hx) < 0)
+		if (dynbuf_addf(&b.shown, "%s" AL_MEMBER_SEP
+		    "unreachable-blob-%.12s", path, hx) < 0)
 			b.rc = al_err_set(AL_ENOMEM, "out of memory");
 		else
 			b.rc = scan_mem(w, (const char *)b.o[i].data, b.o[i].len,

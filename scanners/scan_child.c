@@ -21,6 +21,8 @@
 
 #include "al_limits.h"
 #include "err.h"
+#include "os.h"
+#include "path.h"
 #include "proto.h"
 #include "sbx.h"
 #include "scan_archive.h"
@@ -187,15 +189,6 @@ frame_finding(struct dynbuf *reply, struct dynbuf *tmp, const struct finding *f)
 	    tmp->len);
 }
 
-static double
-mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Scans one file of a batch and appends its reply frames. */
 static int child_scan(struct scan_worker *w, int sock, int fd,
     const char *fault, const struct dynbuf *in, struct dynbuf *out,
@@ -301,13 +294,13 @@ child_serve(struct scan_worker *w, int sock, const char *fault)
 			_exit(0);
 		if (rc < 0)
 			_exit(5);
-		start = mono_now();
+		start = al_mono_now();
 		dynbuf_reset(&reply);
 		for (j = 0; j < nfd; j++) {
 			if (child_one(w, sock, fds[j], fault, &in, &out,
 			    &reply) < 0)
 				_exit(8);
-			if (j + 1 < nfd && mono_now() - start > 0.02) {
+			if (j + 1 < nfd && al_mono_now() - start > 0.02) {
 				if (proto_send(sock, &reply) < 0)
 					_exit(8);
 				dynbuf_reset(&reply);
@@ -408,7 +401,6 @@ child_read(struct scan_child *c, int *type, double deadline, char *why,
     size_t n)
 {
 	struct pollfd p = {c->sock, POLLIN, 0};
-	struct timespec ts;
 	double now;
 	int rc;
 
@@ -442,8 +434,7 @@ child_read(struct scan_child *c, int *type, double deadline, char *why,
 			c->rbuf.len -= c->rpos;
 			c->rpos = 0;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+		now = al_mono_now();
 		if (now >= deadline ||
 		    (rc = poll(&p, 1, (int)((deadline - now) * 1000) + 1)) == 0) {
 			snprintf(why, n, "the scan did not finish within %g "
@@ -468,15 +459,6 @@ child_read(struct scan_child *c, int *type, double deadline, char *why,
 			return AL_EINVAL;
 		}
 	}
-}
-
-static double
-deadline_in(double seconds)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + seconds;
 }
 
 static int
@@ -507,7 +489,7 @@ child_spawn(struct scan_child *c, char *why, size_t n)
 	close(sv[1]);
 	c->pid = pid;
 	c->sock = sv[0];
-	if (child_read(c, &type, deadline_in(c->timeout), why, n) < 0 ||
+	if (child_read(c, &type, al_mono_now() + c->timeout, why, n) < 0 ||
 	    type != PROTO_HELLO) {
 		child_reap(c, why, n);
 		return AL_EIO;
@@ -607,8 +589,7 @@ take_finding(struct scan_child *c, const char *path, struct finding_list *out,
 	}
 	/* The path is the file the parent sent, or a member inside it
 	 * ("FILE!/member"); anything else is a lie. */
-	if (strcmp(pf.path, path) != 0 && !(strncmp(pf.path, path,
-	    strlen(path)) == 0 && strncmp(pf.path + strlen(path), "!/", 2) == 0)) {
+	if (!al_member_path_of(pf.path, path)) {
 		snprintf(why, n, "the scan child reported a finding for another "
 		    "file");
 		proto_finding_free(&pf);
@@ -640,7 +621,7 @@ take_member(struct scan_child *c, const struct scan_req *r, char *why,
 	struct scan_item it;
 	char *sha = NULL;
 	uint64_t mode = 0;
-	size_t plen = strlen(r->path), i;
+	size_t i;
 	int ok;
 
 	memset(&it, 0, sizeof(it));
@@ -649,9 +630,7 @@ take_member(struct scan_child *c, const struct scan_req *r, char *why,
 	    0 && proto_get_str(&cur, &sha) == 0 &&
 	    proto_get_str(&cur, &it.type) == 0 && proto_get_end(&cur) == 0 &&
 	    mode <= 0177777 && (sha[0] == '\0' || is_hex(sha, 64)) &&
-	    strlen(it.type) <= 255 && (strcmp(it.path, r->path) == 0 ||
-	    (strncmp(it.path, r->path, plen) == 0 &&
-	    strncmp(it.path + plen, "!/", 2) == 0));
+	    strlen(it.type) <= 255 && al_member_path_of(it.path, r->path);
 	for (i = 0; ok && it.type[i]; i++)
 		ok = it.type[i] > ' ' && it.type[i] < 0x7f;
 	if (ok && r->items != NULL) {
@@ -842,7 +821,7 @@ scan_child_scan_batch(struct scan_child *c, const struct scan_req *reqs,
 		k = done < solo_until ? 1 : nreqs - done < AL_CHILD_INFLIGHT ?
 		    nreqs - done : AL_CHILD_INFLIGHT;
 		rc = child_request(c, &reqs[done], k, why, sizeof(why));
-		deadline = deadline_in(c->timeout * (double)k);
+		deadline = al_mono_now() + c->timeout * (double)k;
 		for (j = 0; rc == 0 && j < k; j++) {
 			mark = reqs[done + j].out->n;
 			rc = child_reply(c, &reqs[done + j], deadline, why,
@@ -897,60 +876,6 @@ struct scan_launcher {
 	int ctl;
 	double timeout;
 };
-
-static int
-write_full(int fd, const void *p, size_t n)
-{
-	const char *b = p;
-
-	while (n > 0) {
-		ssize_t k = write(fd, b, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return AL_EIO;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-/* Reads exactly n bytes before the deadline; AL_ENOTFOUND at end of
- * stream, AL_ELIMIT past the deadline (a negative deadline: none). */
-static int
-read_full(int fd, void *p, size_t n, double deadline)
-{
-	char *b = p;
-
-	while (n > 0) {
-		struct pollfd pf = {fd, POLLIN, 0};
-		ssize_t k;
-
-		if (deadline >= 0) {
-			double left = deadline - mono_now();
-			int r;
-
-			if (left <= 0)
-				return AL_ELIMIT;
-			r = poll(&pf, 1, (int)(left * 1000) + 1);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r == 0)
-				return AL_ELIMIT;
-		}
-		k = read(fd, b, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k == 0)
-			return AL_ENOTFOUND;
-		if (k < 0)
-			return AL_EIO;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 static void
 put_be(unsigned char *p, uint64_t v, int bytes)
@@ -1044,7 +969,7 @@ launcher_main(const struct scan_engine *e, int ctl)
 			;
 		put_be(msg, (uint64_t)pid, 8);
 		put_be(msg + 8, (uint32_t)status, 4);
-		if (write_full(ctl, msg, sizeof(msg)) < 0)
+		if (al_write_full(ctl, msg, sizeof(msg)) < 0)
 			_exit(7);
 	}
 }
@@ -1123,7 +1048,7 @@ scan_launcher_scan(struct scan_launcher *l, const struct scan_req *r)
 	c.sock = l->ctl;
 	rc = child_request(&c, r, 1, why, sizeof(why));
 	if (rc == 0 && ((rc = recv_fds(l->ctl, &res, &nfd)) < 0 || nfd != 1 ||
-	    read_full(l->ctl, msg, 8, mono_now() + 30) < 0))
+	    al_read_full(l->ctl, msg, 8, al_mono_now() + 30, NULL) < 0))
 		rc = AL_EIO;
 	if (rc < 0) {
 		dynbuf_free(&c.in);
@@ -1135,7 +1060,7 @@ scan_launcher_scan(struct scan_launcher *l, const struct scan_req *r)
 	}
 	pid = (pid_t)get_be(msg, 8);
 	c.sock = res;
-	rc = child_reply(&c, r, deadline_in(l->timeout), why, sizeof(why));
+	rc = child_reply(&c, r, al_mono_now() + l->timeout, why, sizeof(why));
 	if (rc < 0)
 		kill(pid, SIGKILL);     /* hung, lying or dead: it ends here */
 	close(res);
@@ -1143,7 +1068,7 @@ scan_launcher_scan(struct scan_launcher *l, const struct scan_req *r)
 	dynbuf_free(&c.rbuf);
 	if (rc == AL_ENOMEM)
 		return rc;
-	waited = read_full(l->ctl, msg, 12, mono_now() + 30);
+	waited = al_read_full(l->ctl, msg, 12, al_mono_now() + 30, NULL);
 	if (waited < 0 || (pid_t)get_be(msg, 8) != pid)
 		return al_err_set(AL_EIO, "the scan launcher does not report its "
 		    "child's end");

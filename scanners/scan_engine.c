@@ -1797,9 +1797,9 @@ source_read(struct source *src, char *dst, size_t n)
 	do
 		r = read(src->fd, dst, n);
 	while (r < 0 && errno == EINTR);
-	if (r > 0 && src->md != NULL &&
-	    EVP_DigestUpdate(src->md, dst, (size_t)r) != 1)
-		abort(); /* libcrypto cannot hash: nothing is safe to continue */
+	/* libcrypto that cannot hash leaves nothing safe to go on with. */
+	AL_ASSERT(r <= 0 || src->md == NULL ||
+	    EVP_DigestUpdate(src->md, dst, (size_t)r) == 1);
 	return r;
 }
 
@@ -1986,9 +1986,8 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			break;
 		}
 		total += (uint64_t)n;
-		if (item && EVP_DigestUpdate(w->imd, w->buf + w->buf_len,
-		    (size_t)n) != 1)
-			abort(); /* libcrypto cannot hash: nothing is safe */
+		AL_ASSERT(!item || EVP_DigestUpdate(w->imd, w->buf + w->buf_len,
+		    (size_t)n) == 1);
 		if (total > AL_MAX_FILE_BYTES) {
 			worker_unscannable(w, "larger than the %llu-byte limit",
 			    (unsigned long long)AL_MAX_FILE_BYTES);
@@ -2042,8 +2041,7 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			break;
 		}
 		total += (uint64_t)n;
-		if (item && EVP_DigestUpdate(w->imd, w->buf, (size_t)n) != 1)
-			abort();
+		AL_ASSERT(!item || EVP_DigestUpdate(w->imd, w->buf, (size_t)n) == 1);
 		if (total > AL_MAX_FILE_BYTES)
 			break;
 	}

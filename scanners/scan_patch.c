@@ -16,6 +16,8 @@
 #include "al_limits.h"
 #include "dynbuf.h"
 #include "err.h"
+#include "path.h"
+#include "text.h"
 #include "scan_archive.h"
 #include "scan_decode.h"
 #include "scan_patch.h"
@@ -44,38 +46,20 @@ scan_git_init(void)
 
 /* ---- lines ------------------------------------------------------------- */
 
-/* The line at p (up to and without its '\n') and where the next begins. */
-static size_t
-line_len(const char *p, const char *end, const char **next)
-{
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-	*next = nl ? nl + 1 : end;
-	return nl ? (size_t)(nl - p) : (size_t)(end - p);
-}
-
-static int
-starts(const char *p, size_t n, const char *s)
-{
-	size_t k = strlen(s);
-
-	return n >= k && memcmp(p, s, k) == 0;
-}
-
 /* A diff starts at p: "diff --git", or "--- " followed by "+++ ". */
 static int
 diff_starts(const char *p, const char *end)
 {
 	const char *next, *second;
-	size_t n = line_len(p, end, &next);
+	size_t n = al_line_len(p, end, &next);
 
-	if (starts(p, n, "diff --git "))
+	if (al_starts(p, n, "diff --git "))
 		return 1;
-	if (!starts(p, n, "--- ") || next >= end)
+	if (!al_starts(p, n, "--- ") || next >= end)
 		return 0;
 	second = next;
-	n = line_len(second, end, &next);
-	return starts(second, n, "+++ ");
+	n = al_line_len(second, end, &next);
+	return al_starts(second, n, "+++ ");
 }
 
 /* The first line of [p, end) where a diff starts, or end. */
@@ -85,7 +69,7 @@ find_diff(const char *p, const char *end)
 	const char *next;
 
 	for (; p < end; p = next) {
-		line_len(p, end, &next);
+		al_line_len(p, end, &next);
 		if (diff_starts(p, end))
 			return p;
 	}
@@ -107,23 +91,23 @@ header_line(const char *p, size_t n)
 static int
 from_line(const char *p, size_t n)
 {
-	return n > 5 && starts(p, n, "From ") && p[5] != ' ';
+	return n > 5 && al_starts(p, n, "From ") && p[5] != ' ';
 }
 
 int
 scan_looks_mbox(const char *p, size_t n)
 {
 	const char *end = p + n, *next;
-	size_t len = line_len(p, end, &next);
+	size_t len = al_line_len(p, end, &next);
 
 	if (from_line(p, len)) {
 		const char *second = next;
 
-		len = line_len(second, end, &next);
+		len = al_line_len(second, end, &next);
 		return header_line(second, len);
 	}
-	return starts(p, len, "From: ") || starts(p, len, "Subject: ") ||
-	    starts(p, len, "Date: ");
+	return al_starts(p, len, "From: ") || al_starts(p, len, "Subject: ") ||
+	    al_starts(p, len, "Date: ");
 }
 
 int
@@ -231,10 +215,10 @@ file_flush(struct pscan *ps)
 	relpath = delta_path(d);
 	om = d->old_file.mode;
 	nm = d->new_file.mode;
-	if ((problem = scan_name_problem(relpath, 1)) != NULL)
+	if ((problem = al_name_problem(relpath, 1)) != NULL)
 		pnote(ps, AL_RULE_PATCH_PATH, shown, "%s", problem);
 	else if (d->old_file.path != NULL && strcmp(d->old_file.path, relpath) &&
-	    (problem = scan_name_problem(d->old_file.path, 1)) != NULL)
+	    (problem = al_name_problem(d->old_file.path, 1)) != NULL)
 		pnote(ps, AL_RULE_PATCH_PATH, shown, "from %s: %s",
 		    d->old_file.path, problem);
 	if (d->status == GIT_DELTA_DELETED || ps->rc != 0)
@@ -248,7 +232,7 @@ file_flush(struct pscan *ps)
 			dynbuf_reset(&target);
 		while (target.len > 0 && target.data[target.len - 1] == '\n')
 			target.data[--target.len] = '\0';
-		pnote(ps, scan_link_escapes(relpath, dynbuf_str(&target)) ?
+		pnote(ps, al_link_escapes(relpath, dynbuf_str(&target)) ?
 		    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK, shown, "%s a "
 		    "symbolic link to %s (mode 120000)", om == GIT_FILEMODE_LINK ?
 		    "points" : om ? "changes the file into" : "creates",
@@ -480,7 +464,7 @@ hunk_counts(const char *p, size_t n, unsigned long *old, unsigned long *new)
 	char *q;
 	int k;
 
-	if (!starts(p, n, "@@ -"))
+	if (!al_starts(p, n, "@@ -"))
 		return -1;
 	p += 4;
 	for (k = 0; k < 2; k++) {
@@ -525,7 +509,7 @@ trad_to_git(const char *p, const char *end, struct dynbuf *out)
 	dynbuf_init(&oldn, AL_MAX_PATH);
 	dynbuf_init(&newn, AL_MAX_PATH);
 	for (; p < end && rc == 0; p = next) {
-		size_t n = line_len(p, end, &next);
+		size_t n = al_line_len(p, end, &next);
 
 		if (in_hunk) {
 			if (n > 0 && p[0] == '\\') {
@@ -547,15 +531,15 @@ trad_to_git(const char *p, const char *end, struct dynbuf *out)
 				continue;
 			}
 		}
-		if (starts(p, n, "@@ -")) {
+		if (al_starts(p, n, "@@ -")) {
 			if (hunk_counts(p, n, &o, &nw) < 0)
 				rc = 1;
 			else if (dynbuf_add(out, p, (size_t)(next - p)) < 0)
 				rc = AL_ENOMEM;
 			in_hunk = o > 0 || nw > 0;
-		} else if (diff_starts(p, end) && !starts(p, n, "diff --git ")) {
+		} else if (diff_starts(p, end) && !al_starts(p, n, "diff --git ")) {
 			const char *plus = next, *after;
-			size_t pn = line_len(plus, end, &after);
+			size_t pn = al_line_len(plus, end, &after);
 			int odev, ndev;
 			const char *name;
 
@@ -607,9 +591,9 @@ scan_diff(struct scan_worker *w, const char *p, size_t n, const char *prefix,
 		return ps.rc;
 	}
 	for (q = p; q < p + n; q = next) {
-		size_t len = line_len(q, p + n, &next);
+		size_t len = al_line_len(q, p + n, &next);
 
-		if (!starts(q, len, "diff --git "))
+		if (!al_starts(q, len, "diff --git "))
 			continue;
 		has_git = 1;
 		/* git apply strips "/" as the first component (-p1), libgit2
@@ -789,13 +773,13 @@ mail_parse(struct mail *m, const char *p, const char *end)
 		dynbuf_init(&m->hdr[i], 65536);
 		m->line[i] = 0;
 	}
-	n = line_len(p, end, &next);
+	n = al_line_len(p, end, &next);
 	if (from_line(p, n)) {
 		p = next;
 		lineno++;
 	}
 	for (; p < end; p = next, lineno++) {
-		n = line_len(p, end, &next);
+		n = al_line_len(p, end, &next);
 		if (n > 0 && p[n - 1] == '\r')
 			n--;
 		if (n == 0) {
@@ -901,7 +885,8 @@ scan_message(struct scan_worker *w, const char *p, const char *end,
 			if (out->v[k].line > 0)
 				out->v[k].line = m.line[which[i]];
 	}
-	if (rc == 0 && diff < end && dynbuf_addf(&prefix, "%s!/", item) < 0)
+	if (rc == 0 && diff < end &&
+	    dynbuf_addf(&prefix, "%s" AL_MEMBER_SEP, item) < 0)
 		rc = al_err_set(AL_ENOMEM, "out of memory");
 	if (rc == 0 && diff < end)
 		rc = scan_diff(w, diff, (size_t)(end - diff), dynbuf_str(&prefix),
@@ -938,7 +923,7 @@ scan_patch_mem(struct scan_worker *w, const char *data, size_t len,
 			    "read as a patch, but it holds no diff: git apply "
 			    "would find nothing to apply");
 		dynbuf_init(&item, 2 * AL_MAX_PATH);
-		rc = dynbuf_addf(&item, "%s!/", path) < 0 ?
+		rc = dynbuf_addf(&item, "%s" AL_MEMBER_SEP, path) < 0 ?
 		    al_err_set(AL_ENOMEM, "out of memory") :
 		    scan_diff(w, diff, (size_t)(end - diff), dynbuf_str(&item),
 		    path, out);
@@ -948,7 +933,7 @@ scan_patch_mem(struct scan_worker *w, const char *data, size_t len,
 	/* Messages begin at the start and at each "From " line after an
 	 * empty one, as format-patch series are concatenated. */
 	for (p = data; p < end; p = next) {
-		size_t n = line_len(p, end, &next);
+		size_t n = al_line_len(p, end, &next);
 
 		if (p == data || (prev_empty && from_line(p, n))) {
 			if (nmsg == AL_MBOX_MAX_MESSAGES) {
@@ -975,7 +960,8 @@ scan_patch_mem(struct scan_worker *w, const char *data, size_t len,
 	for (i = 0; rc == 0 && i < nmsg; i++) {
 		dynbuf_reset(&item);
 		if ((nmsg == 1 ? dynbuf_adds(&item, path) :
-		    dynbuf_addf(&item, "%s!/%04zu", path, i + 1)) < 0) {
+		    dynbuf_addf(&item, "%s" AL_MEMBER_SEP "%04zu", path,
+		    i + 1)) < 0) {
 			rc = al_err_set(AL_ENOMEM, "out of memory");
 			break;
 		}

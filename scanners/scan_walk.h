@@ -37,19 +37,4 @@ struct walk_list {
 int scan_walk(struct walk_list *out, const char *root);
 void walk_list_free(struct walk_list *l);
 
-/* How a path component names git's own directory: 0 not at all, 1 exactly
- * ".git", 2 another spelling that some file system or git itself takes for
- * it (".GIT", ".git." or ".git " on NTFS, "git~1", ".git" with characters
- * HFS+ ignores, U+200C and the like). */
-int scan_git_component(const char *seg, size_t len);
-
-/* What makes a name unsafe to write where it says (absolute, '..', control
- * characters, a .git component: exact ones too when git_exact is set), or
- * NULL. Names are '/'-separated; '\\' counts as a separator as Windows reads
- * it. */
-const char *scan_name_problem(const char *name, int git_exact);
-
-/* 1 if a link at relpath with this target leaves the tree (lexically). */
-int scan_link_escapes(const char *relpath, const char *target);
-
 #endif

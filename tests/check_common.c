@@ -1,9 +1,18 @@
 /*
  * check_common.c - the ground floor (common/): the shared vocabulary of
- * kinds, states, verdicts and severities.
+ * kinds, states, verdicts and severities; member paths and name safety;
+ * whole reads and writes; the text cursor and bounded numbers; terminal
+ * output.
  */
+#include <fcntl.h>
+#include <sys/mman.h>
+
 #include "test_util.h"
 
+#include "os.h"
+#include "path.h"
+#include "term.h"
+#include "text.h"
 #include "vocab.h"
 
 /* Every name parses back to its enum, and the names are the API's. */
@@ -80,6 +89,186 @@ START_TEST(vocab_submittable_kinds)
 }
 END_TEST
 
+/* A member is the artifact itself or below "ARTIFACT!/", nothing else. */
+START_TEST(member_paths)
+{
+	ck_assert(al_member_path_of("a.tar", "a.tar"));
+	ck_assert(al_member_path_of("a.tar!/x", "a.tar"));
+	ck_assert(al_member_path_of("a.tar!/b.zip!/y", "a.tar"));
+	ck_assert(!al_member_path_of("a.tar.gz", "a.tar"));
+	ck_assert(!al_member_path_of("a.tar!", "a.tar"));
+	ck_assert(!al_member_path_of("a.ta", "a.tar"));
+	ck_assert(!al_member_path_of("b.tar!/x", "a.tar"));
+}
+END_TEST
+
+/* Names that write outside the target or into .git, in any spelling. */
+START_TEST(name_problems)
+{
+	ck_assert_ptr_nonnull(al_name_problem("/etc/passwd", 0));
+	ck_assert_ptr_nonnull(al_name_problem("C:evil", 0));
+	ck_assert_ptr_nonnull(al_name_problem("a/../../x", 0));
+	ck_assert_ptr_nonnull(al_name_problem("a\\..\\x", 0));
+	ck_assert_ptr_nonnull(al_name_problem("a/b\x01c", 0));
+	ck_assert_ptr_nonnull(al_name_problem(".GIT/config", 0));
+	ck_assert_ptr_nonnull(al_name_problem("x/git~1/hooks/pre-commit", 0));
+	ck_assert_ptr_null(al_name_problem(".git/config", 0));
+	ck_assert_ptr_nonnull(al_name_problem(".git/config", 1));
+	ck_assert_ptr_null(al_name_problem("src/..x/a.c", 1));
+	ck_assert_int_eq(al_git_component(".git", 4), 1);
+	ck_assert_int_eq(al_git_component(".git. ", 6), 2);
+	ck_assert_int_eq(al_git_component(".g\xe2\x80\x8cit", 7), 2);
+	ck_assert_int_eq(al_git_component(".gitx", 5), 0);
+}
+END_TEST
+
+/* Whole reads: short pieces are joined, the end of a stream and a
+ * deadline are told apart. */
+START_TEST(read_write_full)
+{
+	char buf[16];
+	size_t got = 99;
+	int sv[2];
+
+	ck_assert_int_eq(pipe(sv), 0);
+	ck_assert_int_eq(al_write_full(sv[1], "abc", 3), 0);
+	ck_assert_int_eq(al_write_full(sv[1], "def", 3), 0);
+	ck_assert_int_eq(al_read_full(sv[0], buf, 6, -1, &got), 0);
+	ck_assert_uint_eq(got, 6);
+	ck_assert_int_eq(memcmp(buf, "abcdef", 6), 0);
+	/* Nothing comes: the deadline passes. */
+	ck_assert_int_eq(al_read_full(sv[0], buf, 1, al_mono_now() + 0.05,
+	    &got), AL_ELIMIT);
+	ck_assert_uint_eq(got, 0);
+	/* Two bytes, then the end. */
+	ck_assert_int_eq(al_write_full(sv[1], "gh", 2), 0);
+	close(sv[1]);
+	ck_assert_int_eq(al_read_full(sv[0], buf, 4, -1, &got), AL_ENOTFOUND);
+	ck_assert_uint_eq(got, 2);
+	close(sv[0]);
+	ck_assert_int_eq(al_write_full(-1, "x", 1), AL_EIO);
+}
+END_TEST
+
+START_TEST(clock_and_iso_time)
+{
+	char iso[32];
+	double a = al_mono_now(), b = al_mono_now();
+
+	ck_assert(b >= a);
+	ck_assert_int_gt(al_now_ms(), 1700000000000LL);
+	al_time_iso(1764616800123LL, iso);
+	ck_assert_str_eq(iso, "2025-12-01T19:20:00.123Z");
+	al_time_iso(0, iso);
+	ck_assert_str_eq(iso, "1970-01-01T00:00:00.000Z");
+}
+END_TEST
+
+/* Lines and their numbers; the last line may have no newline. */
+START_TEST(text_cursor_lines)
+{
+	static const char doc[] = "one\n\nthree\nfour";
+	struct al_text t;
+	const char *l;
+	size_t n;
+
+	al_text_init(&t, doc, sizeof(doc) - 1);
+	ck_assert_uint_eq(t.line, 0);
+	ck_assert_int_eq(al_text_next(&t, &l, &n), 1);
+	ck_assert_uint_eq(t.line, 1);
+	ck_assert(n == 3 && memcmp(l, "one", 3) == 0);
+	ck_assert_int_eq(al_text_next(&t, &l, &n), 1);
+	ck_assert(t.line == 2 && n == 0);
+	ck_assert_int_eq(al_text_next(&t, &l, &n), 1);
+	ck_assert(t.line == 3 && n == 5 && memcmp(l, "three", 5) == 0);
+	ck_assert_int_eq(al_text_next(&t, &l, &n), 1);
+	ck_assert(t.line == 4 && n == 4 && memcmp(l, "four", 4) == 0);
+	ck_assert_int_eq(al_text_next(&t, &l, &n), 0);
+	ck_assert_uint_eq(t.line, 4);
+	ck_assert(al_starts("diff --git a", 12, "diff --git "));
+	ck_assert(!al_starts("diff", 4, "diff --git "));
+}
+END_TEST
+
+/*
+ * Numbers end where their bytes end: the digits are put against a page
+ * that cannot be read, so any read past them faults, in every build.
+ */
+START_TEST(dec_parse_bounded)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	const char *p, *q;
+	uint64_t v = 7;
+	char *digits;
+
+	ck_assert_ptr_ne(map, MAP_FAILED);
+	ck_assert_int_eq(mprotect(map + pg, (size_t)pg, PROT_NONE), 0);
+	digits = map + pg - 5;
+	memcpy(digits, "12345", 5);
+	p = digits;
+	ck_assert_int_eq(al_dec_parse(&p, digits + 5, UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, 12345);
+	ck_assert_ptr_eq(p, digits + 5);
+	/* Stops at the end given, even with digits after it. */
+	p = digits;
+	ck_assert_int_eq(al_dec_parse(&p, digits + 2, UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, 12);
+	/* Past max, no digit, an empty span: refused, nothing moved. */
+	p = digits;
+	ck_assert_int_eq(al_dec_parse(&p, digits + 5, 12344, &v), -1);
+	ck_assert_ptr_eq(p, digits);
+	q = "x1";
+	ck_assert_int_eq(al_dec_parse(&q, q + 2, 100, &v), -1);
+	q = "18446744073709551616";
+	ck_assert_int_eq(al_dec_parse(&q, q + 20, UINT64_MAX, &v), -1);
+	q = "18446744073709551615";
+	ck_assert_int_eq(al_dec_parse(&q, q + 20, UINT64_MAX, &v), 0);
+	ck_assert(v == UINT64_MAX);
+	p = digits;
+	ck_assert_int_eq(al_dec_parse(&p, digits, 100, &v), -1);
+	munmap(map, (size_t)pg * 2);
+}
+END_TEST
+
+/* The findings printer: grouped by path, escaped, counted by severity. */
+START_TEST(findings_printed_escaped)
+{
+	struct al_finding_row rows[3] = {
+		{"a.sh", 3, 5, "critical", "curl-pipe", "Download and run",
+		    "curl x | sh"},
+		{"a.sh", 0, 0, "low", "autorun", NULL, ""},
+		{"b\x1b[2J.txt", 1, 1, "?", "r", NULL, "\xe2\x80\xae" "evil"},
+	};
+	char *text = NULL, size[32];
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(out);
+	al_findings_print(out, rows, 3, 0);
+	fclose(out);
+	ck_assert_str_eq(text,
+	    "a.sh\n"
+	    "       3:5    critical  curl-pipe  Download and run\n"
+	    "              curl x | sh\n"
+	    "  file        low       autorun\n"
+	    "\n"
+	    "b\\x1b[2J.txt\n"
+	    "       1:1    ?         r\n"
+	    "              <U+202E>evil\n"
+	    "\n"
+	    "3 findings (1 critical, 1 low)");
+	free(text);
+	al_human_size(size, sizeof(size), 17);
+	ck_assert_str_eq(size, "17 bytes");
+	al_human_size(size, sizeof(size), 1536);
+	ck_assert_str_eq(size, "1.5 KiB");
+	al_human_size(size, sizeof(size), 3LL << 30);
+	ck_assert_str_eq(size, "3.0 GiB");
+}
+END_TEST
+
 static Suite *
 common_suite(void)
 {
@@ -90,6 +279,19 @@ common_suite(void)
 	tcase_add_test(tc, vocab_round_trips);
 	tcase_add_test(tc, vocab_refuses_the_unknown);
 	tcase_add_test(tc, vocab_submittable_kinds);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("paths");
+	tcase_add_test(tc, member_paths);
+	tcase_add_test(tc, name_problems);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("os");
+	tcase_add_test(tc, read_write_full);
+	tcase_add_test(tc, clock_and_iso_time);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("text");
+	tcase_add_test(tc, text_cursor_lines);
+	tcase_add_test(tc, dec_parse_bounded);
+	tcase_add_test(tc, findings_printed_escaped);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,6 +6,7 @@
 #include "test_util.h"
 
 #include "scan_check.h"
+#include "path.h"
 #include "scan_walk.h"
 #include "util.h"
 
@@ -212,14 +213,14 @@ END_TEST
 
 START_TEST(link_escape)
 {
-	ck_assert(scan_link_escapes("a/link", "/etc/passwd"));
-	ck_assert(scan_link_escapes("link", "../x"));
-	ck_assert(scan_link_escapes("a/link", "../../x"));
-	ck_assert(!scan_link_escapes("a/link", "../x"));
-	ck_assert(!scan_link_escapes("a/link", "b/../c"));
-	ck_assert(scan_link_escapes("a/link", "b/../../../c"));
-	ck_assert(!scan_link_escapes("link", "."));
-	ck_assert(scan_link_escapes("link", ""));
+	ck_assert(al_link_escapes("a/link", "/etc/passwd"));
+	ck_assert(al_link_escapes("link", "../x"));
+	ck_assert(al_link_escapes("a/link", "../../x"));
+	ck_assert(!al_link_escapes("a/link", "../x"));
+	ck_assert(!al_link_escapes("a/link", "b/../c"));
+	ck_assert(al_link_escapes("a/link", "b/../../../c"));
+	ck_assert(!al_link_escapes("link", "."));
+	ck_assert(al_link_escapes("link", ""));
 }
 END_TEST
 
