@@ -8,7 +8,9 @@
  * messages in a mailbox, bytes a binary hunk inflates to.
  */
 #include <git2.h>
+#include <limits.h>
 #include <openssl/evp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +19,11 @@
 #include "dynbuf.h"
 #include "err.h"
 #include "path.h"
-#include "text.h"
 #include "scan_archive.h"
 #include "scan_decode.h"
 #include "scan_patch.h"
 #include "scan_walk.h"
+#include "text.h"
 #include "util.h"
 
 /* Commit messages and authors are prose for a human: scanned under this
@@ -456,12 +458,13 @@ trad_name(const char *p, size_t n, struct dynbuf *out, int *devnull)
 	return dynbuf_add(out, p, n);
 }
 
-/* "@@ -a[,b] +c[,d] @@": the old and new line counts. */
+/* "@@ -a[,b] +c[,d] @@": the old and new line counts. Every number is
+ * read within the line: the byte after it may be the end of the buffer. */
 static int
 hunk_counts(const char *p, size_t n, unsigned long *old, unsigned long *new)
 {
 	const char *end = p + n;
-	char *q;
+	uint64_t v;
 	int k;
 
 	if (!al_starts(p, n, "@@ -"))
@@ -470,17 +473,18 @@ hunk_counts(const char *p, size_t n, unsigned long *old, unsigned long *new)
 	for (k = 0; k < 2; k++) {
 		unsigned long *cnt = k ? new : old;
 
+		/* The start line: any number of digits, as git reads it. */
 		if (p >= end || *p < '0' || *p > '9')
 			return -1;
-		(void)strtoul(p, &q, 10);
-		p = q;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
 		*cnt = 1;
 		if (p < end && *p == ',') {
 			p++;
-			if (p >= end || *p < '0' || *p > '9')
+			/* A count past the limit is refused below either way. */
+			if (al_dec_parse(&p, end, UINT64_MAX, &v) < 0)
 				return -1;
-			*cnt = strtoul(p, &q, 10);
-			p = q;
+			*cnt = v > ULONG_MAX ? ULONG_MAX : (unsigned long)v;
 		}
 		if (k == 0) {
 			if (end - p < 2 || p[0] != ' ' || p[1] != '+')

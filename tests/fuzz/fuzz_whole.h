@@ -68,10 +68,34 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/*
+ * The patch and mailbox readers are also handed the bytes directly, in a
+ * buffer of exactly their size with no NUL after it, as the parsers'
+ * (pointer, length) contract allows: a read past the end is then caught
+ * (by AddressSanitizer under libFuzzer, and in the replay build by the
+ * copy's exact allocation).
+ */
+static void
+fuzz_patch_mem(const uint8_t *data, size_t size, int mbox)
+{
+	struct finding_list fl = {0};
+	char *copy = malloc(size ? size : 1);
+
+	if (copy == NULL)
+		abort();
+	memcpy(copy, data, size);
+	if (scan_patch_mem(fuzz_worker, copy, size, "upload", mbox, &fl) < 0)
+		abort();
+	finding_list_free(&fl);
+	free(copy);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_whole_one(FUZZ_KIND, data, size);
+	if (FUZZ_KIND == AL_KIND_PATCH || FUZZ_KIND == AL_KIND_MBOX)
+		fuzz_patch_mem(data, size, FUZZ_KIND == AL_KIND_MBOX);
 	return 0;
 }
 
