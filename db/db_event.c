@@ -1,0 +1,117 @@
+/*
+ * db_event.c - the audit trail: one event appended in its own transaction
+ * (db_event_add) or inside the caller's (dbi_event_addf, with which the
+ * other files of db/ record each change they make), and the events listed.
+ *
+ * Trust: callers are the gate's own code; actions and details are bound as
+ * parameters, never pasted into SQL (a detail is formatted by SQLite's
+ * printf into a string first). The table is append-only: the schema's
+ * triggers refuse UPDATE and DELETE, so nothing here edits a row.
+ */
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "db_int.h"
+#include "err.h"
+
+/* One event row, inside the caller's transaction. */
+static int
+event_insert(struct db *db, int64_t now, int64_t actor, const char *action,
+    int64_t submission, const char *detail)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = dbi_prep_bind(db, &st, "INSERT INTO events (at, actor, action, "
+	    "submission_id, detail) VALUES (?, ?, ?, ?, ?)", "iztzt", now,
+	    actor, action, submission, detail);
+	if (rc == 0)
+		rc = dbi_step_done(db, st);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+db_event_add(struct db *db, int64_t now, int64_t actor, const char *action,
+    int64_t submission, const char *detail)
+{
+	int rc;
+
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	return dbi_tx_end(db, event_insert(db, now, actor, action, submission,
+	    detail));
+}
+
+/* db_event_add with a detail formatted by SQLite's printf (whose %z
+ * frees its argument: sizes go as %lld). */
+int
+dbi_event_addf(struct db *db, int64_t now, int64_t actor, const char *action,
+    int64_t submission, const char *fmt, ...)
+{
+	va_list ap;
+	char *detail;
+	int rc;
+
+	va_start(ap, fmt);
+	detail = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	if (detail == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	rc = event_insert(db, now, actor, action, submission, detail);
+	sqlite3_free(detail);
+	return rc;
+}
+
+int
+db_event_list(struct db *db, int64_t submission, struct db_event **out,
+    size_t *n_out)
+{
+	struct db_event *v = NULL, *e;
+	sqlite3_stmt *st;
+	size_t n = 0, cap = 0;
+	int rc, nomem = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	rc = dbi_prep_bind(db, &st, "SELECT e.id, e.at, e.actor, p.name, "
+	    "e.action, e.submission_id, e.detail FROM events e LEFT JOIN "
+	    "principals p ON p.id = e.actor WHERE ?1 = 0 OR e.submission_id = "
+	    "?1 ORDER BY e.id", "i", submission);
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) < 0)
+			break;
+		e = &v[n++];
+		e->id = sqlite3_column_int64(st, 0);
+		e->at = sqlite3_column_int64(st, 1);
+		e->actor = dbi_col_int(st, 2, 0);
+		e->actor_name = dbi_col_str(st, 3, &nomem);
+		e->action = dbi_col_str(st, 4, &nomem);
+		e->submission = dbi_col_int(st, 5, 0);
+		e->detail = dbi_col_str(st, 6, &nomem);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		db_event_list_free(v, n);
+		return rc;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+void
+db_event_list_free(struct db_event *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++) {
+		free(v[i].actor_name);
+		free(v[i].action);
+		free(v[i].detail);
+	}
+	free(v);
+}

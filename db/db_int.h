@@ -1,0 +1,67 @@
+/*
+ * db_int.h - what the files of db/ share, private to db/: the connection
+ * (struct db), the statement helpers of db_stmt.c and the event helper of
+ * db_event.c. Nothing outside db/ includes it; the gate sees only db.h.
+ *
+ * Trust: the callers are db/'s own functions, which the gate's own code
+ * calls. The helpers bind every value as a parameter (dbi_bind's format
+ * letters), never paste one into SQL, and turn every SQLite failure into
+ * one of err.h's codes with SQLite's message (dbi_fail). db.c's header
+ * says how schema versions, transactions and time are handled.
+ *
+ * Files: db.c opens, configures, migrates and checks a connection;
+ * db_stmt.c holds the helpers below; db_event.c the audit trail;
+ * db_principal.c the token holders; db_submission.c the submissions and
+ * their labels; db_scan.c the scan queue, findings and items; db_review.c
+ * review and release.
+ */
+#ifndef AIRLOCK_DB_INT_H
+#define AIRLOCK_DB_INT_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+
+struct db {
+	sqlite3 *h;
+	int writing;              /* holds db_writer */
+};
+
+/* ---- statements (db_stmt.c) --------------------------------------------- */
+
+/* SQLite's last error on db as one of err.h's codes, with its message. */
+int dbi_fail(struct db *db, const char *what);
+int dbi_prep(struct db *db, sqlite3_stmt **out, const char *sql);
+/* 1 for a row, 0 when done, or a negative error. */
+int dbi_step(struct db *db, sqlite3_stmt *st);
+int dbi_step_done(struct db *db, sqlite3_stmt *st);
+int dbi_exec(struct db *db, const char *sql);
+/* Format letters: 't' text, 'i' int64_t, 'z' 0 binds NULL, 'm' -1 binds
+ * NULL; text is not copied (see db_stmt.c). */
+int dbi_bind(struct db *db, sqlite3_stmt *st, const char *fmt, ...);
+int dbi_prep_bind(struct db *db, sqlite3_stmt **out, const char *sql,
+    const char *fmt, ...);
+
+char *dbi_col_str(sqlite3_stmt *st, int i, int *nomem);
+int64_t dbi_col_int(sqlite3_stmt *st, int i, int64_t def);
+int dbi_col_enum(sqlite3_stmt *st, int i, int (*parse)(const char *),
+    int none, int *bad);
+void dbi_col_hex(sqlite3_stmt *st, int i, char out[65]);
+int dbi_grow(void *vp, size_t *cap, size_t n, size_t size);
+
+/* BEGIN (write 0) or BEGIN IMMEDIATE under the writer lock (write 1). */
+int dbi_tx_begin(struct db *db, int write);
+/* COMMIT when rc is 0, else ROLLBACK; returns rc or COMMIT's error. */
+int dbi_tx_end(struct db *db, int rc);
+
+/* ---- events (db_event.c) ------------------------------------------------ */
+
+/* One event inside the caller's transaction, its detail formatted by
+ * SQLite's printf (actor 0: the system; submission 0: none). */
+int dbi_event_addf(struct db *db, int64_t now, int64_t actor,
+    const char *action, int64_t submission, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+#endif

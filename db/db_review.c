@@ -1,0 +1,588 @@
+/*
+ * db_review.c - review and release: the facts a decision needs, the
+ * approvals the policy needs and those that stand, approving, rejecting,
+ * overriding an unscannable verdict, settling after a scan, sending stale
+ * submissions back to be scanned, releasing, expiring, and whether a
+ * reviewer fetched the content.
+ *
+ * Trust: callers are the gate's own code, which has authenticated the
+ * principal and checked its role; this file checks the rest of the policy
+ * (state, bytes, rule set, submitter, launcher, fetched) inside the
+ * decision's transaction. Values are bound as parameters, never pasted
+ * into SQL; the one statement built with snprintf joins constant text.
+ */
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "db_int.h"
+#include "err.h"
+
+/* The submission's facts that decisions need, read inside a transaction. */
+struct subfacts {
+	enum al_state state;
+	char sha256[65];
+	enum al_verdict verdict;
+	enum al_severity worst;
+	int64_t submitter;
+	char launched_by[256];
+	int64_t scan_id;          /* latest finished scan, 0: none */
+	char ruleset[80];
+};
+
+static int
+subfacts_get(struct db *db, int64_t id, struct subfacts *f)
+{
+	sqlite3_stmt *st;
+	int rc, bad = 0;
+
+	memset(f, 0, sizeof(*f));
+	rc = dbi_prep_bind(db, &st, "SELECT s.state, s.sha256, s.verdict, "
+	    "s.worst, s.submitter, ifnull(s.launched_by, ''), ifnull(c.id, 0), "
+	    "ifnull(c.ruleset_digest, '') FROM submissions s LEFT JOIN scans c "
+	    "ON c.id = (SELECT id FROM scans WHERE submission_id = s.id AND "
+	    "finished_at IS NOT NULL AND outcome IS NOT 'interrupted' ORDER BY "
+	    "id DESC LIMIT 1) WHERE s.id = ?", "i", id);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		f->state = (enum al_state)dbi_col_enum(st, 0, al_state_parse,
+		    -1, &bad);
+		snprintf(f->sha256, sizeof(f->sha256), "%s",
+		    (const char *)sqlite3_column_text(st, 1));
+		f->verdict = (enum al_verdict)dbi_col_enum(st, 2,
+		    al_verdict_parse, AL_VERDICT_NONE, &bad);
+		f->worst = (enum al_severity)dbi_col_enum(st, 3,
+		    al_severity_parse, AL_SEV_NONE, &bad);
+		f->submitter = sqlite3_column_int64(st, 4);
+		snprintf(f->launched_by, sizeof(f->launched_by), "%s",
+		    (const char *)sqlite3_column_text(st, 5));
+		f->scan_id = sqlite3_column_int64(st, 6);
+		snprintf(f->ruleset, sizeof(f->ruleset), "%s",
+		    (const char *)sqlite3_column_text(st, 7));
+		rc = bad || (int)f->state < 0 ? al_err_set(AL_EIO, "submission "
+		    "%lld: a state, verdict or severity the schema does not "
+		    "know", (long long)id) : 0;
+	} else if (rc == 0) {
+		rc = al_err_set(AL_ENOTFOUND, "no submission %lld",
+		    (long long)id);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int
+needed(const struct subfacts *f, const struct db_policy *pol)
+{
+	if (f->verdict == AL_VERDICT_UNSCANNABLE)
+		return pol->unscannable;
+	if (f->verdict == AL_VERDICT_FLAGGED)
+		return f->worst >= AL_SEV_HIGH ? pol->high : pol->flagged;
+	return pol->clean;
+}
+
+/* Counts the approvals that stand for the latest scan, and the override. */
+static int
+review_count(struct db *db, int64_t id, const struct subfacts *f,
+    const struct db_policy *pol, struct db_review *out)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0, ov = 0;
+	int rc;
+
+	/* An approval of an earlier scan stands while the latest found
+	 * nothing that one did not (by fingerprint). */
+	rc = dbi_prep_bind(db, &st, "SELECT count(DISTINCT a.reviewer) FROM "
+	    "approvals a WHERE a.submission_id = ?1 AND a.sha256 = ?3 AND "
+	    "(a.scan_id = ?2 OR NOT EXISTS (SELECT fingerprint FROM findings "
+	    "WHERE scan_id = ?2 EXCEPT SELECT fingerprint FROM findings WHERE "
+	    "scan_id = a.scan_id))", "iit", id, f->scan_id, f->sha256);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		n = sqlite3_column_int64(st, 0);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	if (rc == 0) {
+		rc = dbi_prep_bind(db, &st, "SELECT count(*) FROM overrides "
+		    "WHERE submission_id = ? AND scan_id = ?", "ii", id,
+		    f->scan_id);
+		if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+			ov = sqlite3_column_int64(st, 0);
+			rc = 0;
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc < 0)
+		return rc;
+	out->approvals = (int)n;
+	out->needed = needed(f, pol);
+	out->override = ov > 0;
+	return 0;
+}
+
+static int
+policy_met(const struct subfacts *f, const struct db_review *r)
+{
+	return r->approvals >= r->needed &&
+	    (f->verdict != AL_VERDICT_UNSCANNABLE || r->override);
+}
+
+/* After a decision: approved when the policy is met; out filled. */
+static int
+settle(struct db *db, int64_t id, struct subfacts *f,
+    const struct db_policy *pol, int64_t now, int64_t actor,
+    struct db_review *out)
+{
+	sqlite3_stmt *st;
+	int rc = review_count(db, id, f, pol, out);
+
+	if (rc == 0 && f->state == AL_STATE_HELD && policy_met(f, out)) {
+		rc = dbi_prep_bind(db, &st, "UPDATE submissions SET state = "
+		    "'approved' WHERE id = ? AND state = 'held'", "i", id);
+		if (rc == 0)
+			rc = dbi_step_done(db, st);
+		sqlite3_finalize(st);
+		if (rc == 0)
+			rc = dbi_event_addf(db, now, actor, "approved", id,
+			    "approvals=%d needed=%d scan=%lld", out->approvals,
+			    out->needed, (long long)f->scan_id);
+		f->state = AL_STATE_APPROVED;
+	}
+	if (rc == 0)
+		out->state = f->state;
+	return rc;
+}
+
+void
+db_review_clear(struct db_review *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+int
+db_approve(struct db *db, int64_t id, int64_t reviewer, const char *sha256,
+    const char *ruleset, const char *comment, const struct db_policy *pol,
+    int64_t now, struct db_review *out)
+{
+	struct subfacts f;
+	struct db_principal who;
+	sqlite3_stmt *st;
+	int64_t viewed = 0;
+	int rc, have_who = 0;
+
+	memset(out, 0, sizeof(*out));
+	memset(&who, 0, sizeof(who));
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0) {
+		rc = dbi_prep_bind(db, &st, "SELECT name FROM principals WHERE "
+		    "id = ?", "i", reviewer);
+		if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+			int nomem = 0;
+
+			who.name = dbi_col_str(st, 0, &nomem);
+			have_who = 1;
+			rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+		} else if (rc == 0) {
+			rc = al_err_set(AL_ENOTFOUND, "no such reviewer");
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc == 0) {
+		rc = dbi_prep_bind(db, &st, "SELECT count(*) FROM events WHERE "
+		    "submission_id = ? AND actor = ? AND action = 'view'", "ii",
+		    id, reviewer);
+		if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+			viewed = sqlite3_column_int64(st, 0);
+			rc = 0;
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc < 0)
+		goto out;
+	if (f.state != AL_STATE_HELD)
+		rc = al_err_set(AL_EDENIED, "submission %lld is %s, not held",
+		    (long long)id, al_state_name(f.state));
+	else if (strcmp(sha256, f.sha256) != 0)
+		rc = al_err_set(AL_EDENIED, "the approval names other bytes "
+		    "than the submission's (sha256 %.12s…)", f.sha256);
+	else if (f.scan_id == 0 || strcmp(ruleset, f.ruleset) != 0)
+		rc = al_err_set(AL_EDENIED, "the approval names another rule "
+		    "set than the latest scan's (%.19s…): look again",
+		    f.ruleset);
+	else if (reviewer == f.submitter)
+		rc = al_err_set(AL_EDENIED, "the submitter cannot approve its "
+		    "own submission");
+	else if (f.launched_by[0] != '\0' && have_who &&
+	    strcasecmp(who.name, f.launched_by) == 0)
+		rc = al_err_set(AL_EDENIED, "%s launched the agent that "
+		    "submitted this, and cannot approve it", f.launched_by);
+	else if (viewed == 0)
+		rc = al_err_set(AL_EDENIED, "fetch the content first (airlock "
+		    "diff %lld): an approval is for what was read",
+		    (long long)id);
+	if (rc < 0)
+		goto out;
+	rc = dbi_prep_bind(db, &st, "INSERT INTO approvals (submission_id, "
+	    "reviewer, at, comment, sha256, ruleset_digest, scan_id) VALUES "
+	    "(?, ?, ?, ?, ?, ?, ?)", "iiittti", id, reviewer, now, comment,
+	    sha256, ruleset, f.scan_id);
+	if (rc == 0)
+		rc = dbi_step_done(db, st);
+	sqlite3_finalize(st);
+	if (rc == AL_EEXIST)
+		rc = al_err_set(AL_EEXIST, "already approved by this reviewer");
+	if (rc == 0)
+		rc = dbi_event_addf(db, now, reviewer, "approve", id,
+		    "sha256=%s ruleset=%s scan=%lld", sha256, ruleset,
+		    (long long)f.scan_id);
+	if (rc == 0)
+		rc = settle(db, id, &f, pol, now, reviewer, out);
+out:
+	free(who.name);
+	rc = dbi_tx_end(db, rc);
+	if (rc < 0)
+		db_review_clear(out);
+	return rc;
+}
+
+int
+db_reject(struct db *db, int64_t id, int64_t reviewer, const char *comment,
+    int64_t now)
+{
+	struct subfacts f;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0 && f.state != AL_STATE_HELD)
+		rc = al_err_set(AL_EDENIED, "submission %lld is %s, not held",
+		    (long long)id, al_state_name(f.state));
+	if (rc == 0 && reviewer == f.submitter)
+		rc = al_err_set(AL_EDENIED, "the submitter cannot decide on "
+		    "its own submission");
+	if (rc == 0) {
+		rc = dbi_prep_bind(db, &st, "INSERT INTO rejections "
+		    "(submission_id, reviewer, at, comment) VALUES (?, ?, ?, "
+		    "?)", "iiit", id, reviewer, now, comment);
+		if (rc == 0)
+			rc = dbi_step_done(db, st);
+		sqlite3_finalize(st);
+	}
+	if (rc == 0) {
+		rc = dbi_prep_bind(db, &st, "UPDATE submissions SET state = "
+		    "'rejected' WHERE id = ?", "i", id);
+		if (rc == 0)
+			rc = dbi_step_done(db, st);
+		sqlite3_finalize(st);
+	}
+	if (rc == 0)
+		rc = dbi_event_addf(db, now, reviewer, "reject", id,
+		    "sha256=%s comment=%s", f.sha256, comment);
+	return dbi_tx_end(db, rc);
+}
+
+int
+db_override(struct db *db, int64_t id, int64_t admin, const char *reason,
+    const struct db_policy *pol, int64_t now, struct db_review *out)
+{
+	struct subfacts f;
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0 && f.state != AL_STATE_HELD)
+		rc = al_err_set(AL_EDENIED, "submission %lld is %s, not held",
+		    (long long)id, al_state_name(f.state));
+	if (rc == 0 && f.verdict != AL_VERDICT_UNSCANNABLE)
+		rc = al_err_set(AL_EDENIED, "only an unscannable verdict is "
+		    "overridden; this one is %s", f.verdict == AL_VERDICT_NONE ?
+		    "" : al_verdict_name(f.verdict));
+	if (rc == 0) {
+		rc = dbi_prep_bind(db, &st, "INSERT INTO overrides "
+		    "(submission_id, scan_id, admin, at, reason) VALUES (?, ?, "
+		    "?, ?, ?)", "iiiit", id, f.scan_id, admin, now, reason);
+		if (rc == 0)
+			rc = dbi_step_done(db, st);
+		sqlite3_finalize(st);
+		if (rc == AL_EEXIST)
+			rc = al_err_set(AL_EEXIST, "this scan was overridden "
+			    "already");
+	}
+	if (rc == 0)
+		rc = dbi_event_addf(db, now, admin, "override", id, "scan=%lld "
+		    "reason=%s", (long long)f.scan_id, reason);
+	if (rc == 0)
+		rc = settle(db, id, &f, pol, now, admin, out);
+	rc = dbi_tx_end(db, rc);
+	if (rc < 0)
+		db_review_clear(out);
+	return rc;
+}
+
+int
+db_review_get(struct db *db, int64_t id, const struct db_policy *pol,
+    struct db_review *out)
+{
+	struct subfacts f;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0)
+		rc = review_count(db, id, &f, pol, out);
+	if (rc == 0)
+		out->state = f.state;
+	rc = dbi_tx_end(db, rc);
+	if (rc < 0)
+		db_review_clear(out);
+	return rc;
+}
+
+int
+db_approvals_get(struct db *db, int64_t id, struct db_approval **out,
+    size_t *n_out)
+{
+	struct db_approval *v = NULL, *a;
+	struct subfacts f;
+	sqlite3_stmt *st = NULL;
+	size_t n = 0, cap = 0;
+	int rc, nomem = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0)
+		rc = dbi_prep_bind(db, &st, "SELECT p.name, a.at, a.sha256, "
+		    "a.ruleset_digest, a.comment FROM approvals a JOIN "
+		    "principals p ON p.id = a.reviewer WHERE a.submission_id = "
+		    "?1 AND a.sha256 = ?3 AND (a.scan_id = ?2 OR NOT EXISTS "
+		    "(SELECT fingerprint FROM findings WHERE scan_id = ?2 "
+		    "EXCEPT SELECT fingerprint FROM findings WHERE scan_id = "
+		    "a.scan_id)) ORDER BY a.id", "iit", id, f.scan_id,
+		    f.sha256);
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) < 0)
+			break;
+		a = &v[n++];
+		a->reviewer = dbi_col_str(st, 0, &nomem);
+		a->at = sqlite3_column_int64(st, 1);
+		a->sha256 = dbi_col_str(st, 2, &nomem);
+		a->ruleset_digest = dbi_col_str(st, 3, &nomem);
+		a->comment = dbi_col_str(st, 4, &nomem);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	}
+	sqlite3_finalize(st);
+	rc = dbi_tx_end(db, rc);
+	if (rc < 0) {
+		db_approvals_free(v, n);
+		return rc;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+void
+db_approvals_free(struct db_approval *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++) {
+		free(v[i].reviewer);
+		free(v[i].sha256);
+		free(v[i].ruleset_digest);
+		free(v[i].comment);
+	}
+	free(v);
+}
+
+int
+db_release(struct db *db, int64_t id, int64_t actor, const char *attestation,
+    int64_t now)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	rc = dbi_prep_bind(db, &st, "UPDATE submissions SET state = 'released' "
+	    "WHERE id = ? AND state = 'approved'", "i", id);
+	if (rc == 0 && (rc = dbi_step_done(db, st)) == 0 &&
+	    sqlite3_changes(db->h) != 1)
+		rc = al_err_set(AL_EDENIED, "submission %lld is not approved",
+		    (long long)id);
+	sqlite3_finalize(st);
+	if (rc == 0) {
+		rc = dbi_prep_bind(db, &st, "INSERT INTO releases "
+		    "(submission_id, actor, at, attestation) VALUES (?, ?, ?, "
+		    "?)", "iiit", id, actor, now, attestation);
+		if (rc == 0)
+			rc = dbi_step_done(db, st);
+		sqlite3_finalize(st);
+	}
+	if (rc == 0)
+		rc = dbi_event_addf(db, now, actor, "release", id,
+		    "attested=yes");
+	return dbi_tx_end(db, rc);
+}
+
+int
+db_release_get(struct db *db, int64_t id, char **attestation_out,
+    int64_t *at_out)
+{
+	sqlite3_stmt *st;
+	int rc, nomem = 0;
+
+	*attestation_out = NULL;
+	rc = dbi_prep_bind(db, &st, "SELECT attestation, at FROM releases "
+	    "WHERE submission_id = ?", "i", id);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		*attestation_out = dbi_col_str(st, 0, &nomem);
+		*at_out = sqlite3_column_int64(st, 1);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	} else if (rc == 0) {
+		rc = al_err_set(AL_ENOTFOUND, "submission %lld was not "
+		    "released", (long long)id);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+db_expire_held(struct db *db, int64_t cutoff, int64_t now, size_t *n_out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*n_out = 0;
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	rc = dbi_prep_bind(db, &st, "INSERT INTO events (at, actor, action, "
+	    "submission_id, detail) SELECT ?, NULL, 'expire', id, 'held since "
+	    "before the cutoff' FROM submissions WHERE state = 'held' AND "
+	    "received_at < ?", "ii", now, cutoff);
+	if (rc == 0)
+		rc = dbi_step_done(db, st);
+	sqlite3_finalize(st);
+	if (rc == 0) {
+		rc = dbi_prep_bind(db, &st, "UPDATE submissions SET state = "
+		    "'expired' WHERE state = 'held' AND received_at < ?", "i",
+		    cutoff);
+		if (rc == 0 && (rc = dbi_step_done(db, st)) == 0)
+			*n_out = (size_t)sqlite3_changes(db->h);
+		sqlite3_finalize(st);
+	}
+	return dbi_tx_end(db, rc);
+}
+
+int
+db_viewed(struct db *db, int64_t id, int64_t actor, int *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = 0;
+	rc = dbi_prep_bind(db, &st, "SELECT count(*) FROM events WHERE "
+	    "submission_id = ? AND actor = ? AND action = 'view'", "ii", id,
+	    actor);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		*out = sqlite3_column_int64(st, 0) > 0;
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+db_review_settle(struct db *db, int64_t id, const struct db_policy *pol,
+    int64_t now, struct db_review *out)
+{
+	struct subfacts f;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0)
+		rc = settle(db, id, &f, pol, now, 0, out);
+	rc = dbi_tx_end(db, rc);
+	if (rc < 0)
+		db_review_clear(out);
+	return rc;
+}
+
+int
+db_rescan_stale(struct db *db, const char *ruleset, int64_t now,
+    size_t *n_out)
+{
+	static const char stale[] = "state IN ('held', 'approved') AND "
+	    "(SELECT ruleset_digest FROM scans WHERE submission_id = "
+	    "submissions.id AND finished_at IS NOT NULL AND outcome IS NOT "
+	    "'interrupted' ORDER BY id DESC LIMIT 1) IS NOT ?";
+	sqlite3_stmt *st;
+	char sql[512];
+	int rc;
+
+	*n_out = 0;
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	snprintf(sql, sizeof(sql), "INSERT INTO events (at, actor, action, "
+	    "submission_id, detail) SELECT ?, NULL, 'rescan', id, 'the rule "
+	    "set changed' FROM submissions WHERE %s", stale);
+	rc = dbi_prep_bind(db, &st, sql, "it", now, ruleset);
+	if (rc == 0)
+		rc = dbi_step_done(db, st);
+	sqlite3_finalize(st);
+	if (rc == 0) {
+		snprintf(sql, sizeof(sql), "UPDATE submissions SET state = "
+		    "'received' WHERE %s", stale);
+		rc = dbi_prep_bind(db, &st, sql, "t", ruleset);
+		if (rc == 0 && (rc = dbi_step_done(db, st)) == 0)
+			*n_out = (size_t)sqlite3_changes(db->h);
+		sqlite3_finalize(st);
+	}
+	return dbi_tx_end(db, rc);
+}
+
+int
+db_override_get(struct db *db, int64_t id, char **admin_out,
+    char **reason_out, int64_t *at_out)
+{
+	sqlite3_stmt *st;
+	int rc, nomem = 0;
+
+	*admin_out = *reason_out = NULL;
+	rc = dbi_prep_bind(db, &st, "SELECT p.name, o.reason, o.at FROM "
+	    "overrides o JOIN principals p ON p.id = o.admin WHERE "
+	    "o.submission_id = ? AND o.scan_id = (SELECT id FROM scans WHERE "
+	    "submission_id = o.submission_id AND finished_at IS NOT NULL AND "
+	    "outcome IS NOT 'interrupted' ORDER BY id DESC LIMIT 1)", "i", id);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		*admin_out = dbi_col_str(st, 0, &nomem);
+		*reason_out = dbi_col_str(st, 1, &nomem);
+		*at_out = sqlite3_column_int64(st, 2);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	} else if (rc == 0) {
+		rc = al_err_set(AL_ENOTFOUND, "no override");
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		free(*admin_out);
+		free(*reason_out);
+		*admin_out = *reason_out = NULL;
+	}
+	return rc;
+}

@@ -1,0 +1,243 @@
+/*
+ * db_submission.c - submissions: recording one (its blob, the row, its
+ * labels and the event "submit", in one transaction), reading one or a
+ * list with their labels, freeing them, and the count per state.
+ *
+ * Trust: callers are the gate's own code; the facts the gate witnessed and
+ * the labels the agent asserts are bound as parameters, never pasted into
+ * SQL, and kept in separate tables. A row with a kind, state, verdict or
+ * severity the schema does not know is reported as AL_EIO, not believed.
+ */
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_int.h"
+#include "err.h"
+
+int
+db_submission_create(struct db *db, const struct db_submission *in,
+    int64_t now, int64_t *id_out)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t id = 0;
+	size_t i;
+	int rc;
+
+	if (memchr(in->sha256, '\0', sizeof(in->sha256)) == NULL ||
+	    (in->nlabels > 0 && in->labels == NULL))
+		return al_err_set(AL_EINVAL, "malformed submission");
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	/* ON CONFLICT, not OR IGNORE: a CHECK failure must still fail. */
+	rc = dbi_prep_bind(db, &st, "INSERT INTO blobs (sha256, size, "
+	    "stored_at) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING",
+	    "tii", in->sha256, in->size, now);
+	if (rc == 0)
+		rc = dbi_step_done(db, st);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc == 0)
+		rc = dbi_prep_bind(db, &st, "INSERT INTO submissions (sha256, "
+		    "size, kind, name, submitter, launched_by, peer_uid, "
+		    "peer_pid, via, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
+		    "?, ?, ?)", "tittitmmti", in->sha256, in->size,
+		    al_kind_name(in->kind), in->name, in->submitter,
+		    in->launched_by, in->peer_uid, in->peer_pid, in->via, now);
+	if (rc == 0 && (rc = dbi_step_done(db, st)) == 0)
+		id = sqlite3_last_insert_rowid(db->h);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc == 0 && in->nlabels > 0)
+		rc = dbi_prep(db, &st, "INSERT INTO labels (submission_id, "
+		    "key, value) VALUES (?, ?, ?)");
+	for (i = 0; rc == 0 && i < in->nlabels; i++)
+		if ((rc = dbi_bind(db, st, "itt", id, in->labels[i].key,
+		    in->labels[i].value)) == 0)
+			rc = dbi_step_done(db, st);
+	sqlite3_finalize(st);
+	if (rc == 0)
+		rc = dbi_event_addf(db, now, in->submitter, "submit", id,
+		    "sha256=%s size=%lld", in->sha256, (long long)in->size);
+	if ((rc = dbi_tx_end(db, rc)) == 0 && id_out != NULL)
+		*id_out = id;
+	return rc;
+}
+
+#define SUBMISSION_SELECT "SELECT s.id, s.sha256, s.size, s.kind, s.name, " \
+	"s.submitter, p.name, s.launched_by, s.peer_uid, s.peer_pid, s.via, " \
+	"s.received_at, s.state, s.verdict, s.worst FROM submissions s " \
+	"JOIN principals p ON p.id = s.submitter "
+
+/* Fills s from a SUBMISSION_SELECT row, without its labels. */
+static int
+submission_row(sqlite3_stmt *st, struct db_submission *s)
+{
+	int nomem = 0, bad = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->id = sqlite3_column_int64(st, 0);
+	dbi_col_hex(st, 1, s->sha256);
+	s->size = sqlite3_column_int64(st, 2);
+	s->kind = (enum al_kind)dbi_col_enum(st, 3, al_kind_parse, -1, &bad);
+	s->name = dbi_col_str(st, 4, &nomem);
+	s->submitter = sqlite3_column_int64(st, 5);
+	s->submitter_name = dbi_col_str(st, 6, &nomem);
+	s->launched_by = dbi_col_str(st, 7, &nomem);
+	s->peer_uid = dbi_col_int(st, 8, -1);
+	s->peer_pid = dbi_col_int(st, 9, -1);
+	s->via = dbi_col_str(st, 10, &nomem);
+	s->received_at = sqlite3_column_int64(st, 11);
+	s->state = (enum al_state)dbi_col_enum(st, 12, al_state_parse, -1,
+	    &bad);
+	s->verdict = (enum al_verdict)dbi_col_enum(st, 13, al_verdict_parse,
+	    AL_VERDICT_NONE, &bad);
+	s->worst = (enum al_severity)dbi_col_enum(st, 14, al_severity_parse,
+	    AL_SEV_NONE, &bad);
+	if (nomem) {
+		db_submission_clear(s);
+		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	if (bad || (int)s->kind < 0 || (int)s->state < 0) {
+		int64_t id = s->id;
+
+		db_submission_clear(s);
+		return al_err_set(AL_EIO, "submission %lld: a kind, state, "
+		    "verdict or severity the schema does not know",
+		    (long long)id);
+	}
+	return 0;
+}
+
+/* Reads the labels of s with ls, a prepared label query. */
+static int
+submission_labels(struct db *db, sqlite3_stmt *ls, struct db_submission *s)
+{
+	size_t cap = 0;
+	int rc, nomem = 0;
+
+	rc = dbi_bind(db, ls, "i", s->id);
+	while (rc == 0 && (rc = dbi_step(db, ls)) == 1) {
+		if ((rc = dbi_grow(&s->labels, &cap, s->nlabels,
+		    sizeof(*s->labels))) < 0)
+			break;
+		s->labels[s->nlabels].key = dbi_col_str(ls, 0, &nomem);
+		s->labels[s->nlabels++].value = dbi_col_str(ls, 1, &nomem);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	}
+	sqlite3_reset(ls);
+	return rc;
+}
+
+#define LABELS_SELECT "SELECT key, value FROM labels WHERE submission_id = ? " \
+	"ORDER BY rowid"
+
+int
+db_submission_get(struct db *db, int64_t id, struct db_submission *out)
+{
+	sqlite3_stmt *st = NULL, *ls = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	rc = dbi_prep_bind(db, &st, SUBMISSION_SELECT "WHERE s.id = ?", "i",
+	    id);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 0)
+		rc = al_err_set(AL_ENOTFOUND, "no submission %lld",
+		    (long long)id);
+	else if (rc == 1 && (rc = submission_row(st, out)) == 0 &&
+	    (rc = dbi_prep(db, &ls, LABELS_SELECT)) == 0)
+		rc = submission_labels(db, ls, out);
+	sqlite3_finalize(st);
+	sqlite3_finalize(ls);
+	if ((rc = dbi_tx_end(db, rc)) < 0)
+		db_submission_clear(out);
+	return rc;
+}
+
+int
+db_submission_list(struct db *db, int state, int64_t submitter,
+    size_t limit, struct db_submission **out, size_t *n_out)
+{
+	struct db_submission *v = NULL;
+	sqlite3_stmt *st = NULL, *ls = NULL;
+	size_t n = 0, cap = 0;
+	int64_t lim = limit > INT64_MAX ? INT64_MAX : (int64_t)limit;
+	int rc;
+
+	*out = NULL;
+	*n_out = 0;
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	rc = dbi_prep_bind(db, &st, SUBMISSION_SELECT "WHERE (?1 IS NULL OR "
+	    "s.state = ?1) AND (?2 = 0 OR s.submitter = ?2) "
+	    "ORDER BY s.id DESC LIMIT ?3", "tii", state < 0 ? NULL :
+	    al_state_name((enum al_state)state), submitter, lim);
+	if (rc == 0)
+		rc = dbi_prep(db, &ls, LABELS_SELECT);
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) < 0 ||
+		    (rc = submission_row(st, &v[n])) < 0)
+			break;
+		rc = submission_labels(db, ls, &v[n++]);
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(ls);
+	if ((rc = dbi_tx_end(db, rc)) < 0) {
+		db_submission_list_free(v, n);
+		return rc;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+void
+db_submission_clear(struct db_submission *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	free(s->name);
+	free(s->submitter_name);
+	free(s->launched_by);
+	free(s->via);
+	for (i = 0; i < s->nlabels; i++) {
+		free(s->labels[i].key);
+		free(s->labels[i].value);
+	}
+	free(s->labels);
+	memset(s, 0, sizeof(*s));
+}
+
+void
+db_submission_list_free(struct db_submission *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++)
+		db_submission_clear(&v[i]);
+	free(v);
+}
+
+int
+db_submission_counts(struct db *db, int64_t counts[AL_STATE_MAX])
+{
+	sqlite3_stmt *st;
+	int rc, k;
+
+	memset(counts, 0, AL_STATE_MAX * sizeof(counts[0]));
+	rc = dbi_prep(db, &st, "SELECT state, count(*) FROM submissions "
+	    "GROUP BY state");
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		k = al_state_parse((const char *)sqlite3_column_text(st, 0));
+		if (k >= 0)
+			counts[k] = sqlite3_column_int64(st, 1);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
