@@ -1,6 +1,6 @@
 /*
  * db.h - the gate's provenance store: SQLite, typed queries. The only module
- * that speaks SQL (the statements live in db.c, the schema in
+ * that speaks SQL (the statements live in db/db_*.c, the schema in
  * db/migrations/NNNN_*.sql, compiled into the binary).
  *
  * Trust: callers are the gate's own code; values come from authenticated
