@@ -31,7 +31,7 @@ SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c scanner
 	scanners/scan_type.c scanners/scan_patch.c scanners/scan_bundle.c
 GATE_SRC = gate/report.c gate/allowlist.c gate/cmd_scan.c gate/cmd_rules.c \
 	gate/auth.c gate/store.c gate/cmd_init.c gate/serve.c gate/attest.c gate/cmd_verify.c \
-	gate/client.c gate/cmd_client.c
+	gate/client.c gate/cmd_client.c gate/dirs.c
 DB_SRC = db/db.c db/db_stmt.c db/db_event.c db/db_principal.c \
 	db/db_submission.c db/db_scan.c db/db_review.c
 # Generated: the schema migrations, compiled in (rule below).

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dirs.h"
 #include "auth.h"
 #include "db.h"
 #include "dynbuf.h"
@@ -32,14 +33,6 @@ static const char init_usage[] =
     "options:\n"
     "  --data DIR   the data directory (default: $AIRLOCK_DATA, or ./var)\n"
     "  -h, --help   this help\n";
-
-char *
-gate_data_dir(const char *opt)
-{
-	const char *env = getenv("AIRLOCK_DATA");
-
-	return strdup(opt ? opt : env && env[0] ? env : "var");
-}
 
 int
 cmd_init(int argc, char **argv)

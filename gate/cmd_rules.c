@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dirs.h"
 #include "err.h"
 #include "gate.h"
 #include "scan_engine.h"

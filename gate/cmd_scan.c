@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dirs.h"
 #include "al_limits.h"
 #include "allowlist.h"
 #include "err.h"

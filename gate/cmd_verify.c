@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dirs.h"
 #include "attest.h"
 #include "dynbuf.h"
 #include "err.h"

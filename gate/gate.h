@@ -30,14 +30,4 @@ int cmd_key(int argc, char **argv);
 int cmd_rules_reload(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 
-/*
- * The rules directory: the option if given, else $AIRLOCK_RULES, else
- * rules/ beside the build directory the binary runs from (a source tree),
- * else the installed share/airlock/rules. Returns a malloc'd path.
- */
-char *gate_rules_dir(const char *opt);
-/* $AIRLOCK_CACHE_DIR, $XDG_CACHE_HOME/airlock or ~/.cache/airlock (malloc'd),
- * or NULL when there is no home to put it in. */
-char *gate_cache_dir(void);
-
 #endif

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dirs.h"
 #include "al_limits.h"
 #include "attest.h"
 #include "auth.h"

@@ -15,8 +15,4 @@
 int cmd_serve(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 
-/* The data directory: the option if given, else $AIRLOCK_DATA, else
- * "var" (malloc'd). */
-char *gate_data_dir(const char *opt);
-
 #endif

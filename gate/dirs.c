@@ -1,0 +1,98 @@
+/*
+ * dirs.c - the rules, cache and data directories; see dirs.h.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dirs.h"
+#include "dynbuf.h"
+#include "gate.h"
+
+#ifndef AIRLOCK_SHARE_DIR
+#define AIRLOCK_SHARE_DIR "/usr/local/share/airlock"
+#endif
+
+static int
+is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL) {
+		fputs("airlock: out of memory\n", stderr);
+		exit(EXIT_ERROR);
+	}
+	return p;
+}
+
+char *
+gate_rules_dir(const char *opt)
+{
+	char exe[PATH_MAX], *slash;
+	struct dynbuf b;
+	const char *env = getenv("AIRLOCK_RULES");
+	ssize_t n;
+
+	if (opt != NULL)
+		return xstrdup(opt);
+	if (env != NULL && env[0] != '\0')
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+			dynbuf_init(&b, PATH_MAX);
+			if (dynbuf_addf(&b, "%s/../rules", exe) == 0 &&
+			    is_dir(dynbuf_str(&b)))
+				return dynbuf_take(&b, NULL);
+			dynbuf_reset(&b);
+			if (dynbuf_addf(&b, "%s/../share/airlock/rules", exe) == 0 &&
+			    is_dir(dynbuf_str(&b)))
+				return dynbuf_take(&b, NULL);
+			dynbuf_free(&b);
+		}
+	}
+	return xstrdup(AIRLOCK_SHARE_DIR "/rules");
+}
+
+char *
+gate_cache_dir(void)
+{
+	const char *env = getenv("AIRLOCK_CACHE_DIR");
+	struct dynbuf b;
+
+	if (env != NULL && env[0] != '\0')
+		return xstrdup(env);
+	dynbuf_init(&b, PATH_MAX);
+	if ((env = getenv("XDG_CACHE_HOME")) != NULL && env[0] == '/') {
+		(void)dynbuf_addf(&b, "%s/airlock", env);
+	} else if ((env = getenv("HOME")) != NULL && env[0] == '/') {
+		(void)dynbuf_addf(&b, "%s/.cache", env);
+		(void)mkdir(dynbuf_str(&b), 0700);
+		(void)dynbuf_adds(&b, "/airlock");
+	} else {
+		return NULL;
+	}
+	return dynbuf_take(&b, NULL);
+}
+
+char *
+gate_data_dir(const char *opt)
+{
+	const char *env = getenv("AIRLOCK_DATA");
+
+	return strdup(opt ? opt : env && env[0] ? env : "var");
+}
