@@ -183,6 +183,10 @@ static const unsigned char next_state[PROTO_ST_MAX][PROTO_TYPE_MAX] = {
 		[PROTO_ERROR] = PROTO_ST_FINISHED + 1,
 	},
 	[PROTO_ST_FINISHED] = {0},
+	[PROTO_ST_AWAIT] = {
+		[PROTO_ITEM] = PROTO_ST_IN_ITEM + 1,
+		[PROTO_ERROR] = PROTO_ST_FINISHED + 1,
+	},
 };
 
 int
@@ -337,4 +341,240 @@ proto_decode_finding(const unsigned char *p, size_t len,
 fail:
 	proto_finding_free(out);
 	return rc;
+}
+
+/* ---- messages ------------------------------------------------------------ */
+
+static int
+is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[n] == '\0';
+}
+
+int
+proto_encode_hello(struct dynbuf *b, const char *engine, const char *ruleset)
+{
+	int rc;
+
+	dynbuf_reset(b);
+	if ((rc = proto_put_str(b, engine, strlen(engine))) < 0)
+		return rc;
+	return proto_put_str(b, ruleset, strlen(ruleset));
+}
+
+int
+proto_decode_hello(const unsigned char *p, size_t len,
+    struct proto_hello *out)
+{
+	struct proto_cursor c = {p, len, 0};
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = proto_get_str(&c, &out->engine)) < 0 ||
+	    (rc = proto_get_str(&c, &out->ruleset)) < 0 ||
+	    (rc = proto_get_end(&c)) < 0)
+		proto_hello_free(out);
+	return rc;
+}
+
+void
+proto_hello_free(struct proto_hello *h)
+{
+	free(h->engine);
+	free(h->ruleset);
+	memset(h, 0, sizeof(*h));
+}
+
+int
+proto_encode_scan(struct dynbuf *b, const char *path, const char *relpath,
+    unsigned flags, enum al_kind kind)
+{
+	int rc;
+
+	dynbuf_reset(b);
+	if ((rc = proto_put_str(b, path, strlen(path))) < 0 ||
+	    (rc = proto_put_str(b, relpath, strlen(relpath))) < 0)
+		return rc;
+	return proto_put_u64(b, (uint64_t)flags |
+	    (uint64_t)kind << PROTO_SCAN_KIND_SHIFT);
+}
+
+int
+proto_decode_scan(const unsigned char *p, size_t len, struct proto_scan *out)
+{
+	struct proto_cursor c = {p, len, 0};
+	uint64_t want = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = proto_get_str(&c, &out->path)) < 0 ||
+	    (rc = proto_get_str(&c, &out->relpath)) < 0 ||
+	    (rc = proto_get_u64(&c, &want)) < 0 ||
+	    (rc = proto_get_end(&c)) < 0)
+		goto fail;
+	if ((want >> PROTO_SCAN_KIND_SHIFT) >= AL_KIND_DIRECTORY) {
+		rc = al_err_set(AL_EINVAL, "a kind the child cannot read");
+		goto fail;
+	}
+	out->flags = (unsigned)(want & (PROTO_SCAN_DIGEST | PROTO_SCAN_ITEMS));
+	out->kind = (enum al_kind)(want >> PROTO_SCAN_KIND_SHIFT);
+	return 0;
+fail:
+	proto_scan_free(out);
+	return rc;
+}
+
+void
+proto_scan_free(struct proto_scan *s)
+{
+	free(s->path);
+	free(s->relpath);
+	memset(s, 0, sizeof(*s));
+}
+
+int
+proto_encode_item(struct dynbuf *b, const char *path)
+{
+	dynbuf_reset(b);
+	return proto_put_str(b, path, strlen(path));
+}
+
+int
+proto_decode_item(const unsigned char *p, size_t len, char **path_out)
+{
+	struct proto_cursor c = {p, len, 0};
+	int rc;
+
+	if ((rc = proto_get_str(&c, path_out)) == 0 &&
+	    (rc = proto_get_end(&c)) < 0) {
+		free(*path_out);
+		*path_out = NULL;
+	}
+	return rc;
+}
+
+int
+proto_encode_member(struct dynbuf *b, const char *path, uint64_t mode,
+    uint64_t size, const char *sha256, const char *type)
+{
+	int rc;
+
+	dynbuf_reset(b);
+	if ((rc = proto_put_str(b, path, strlen(path))) < 0 ||
+	    (rc = proto_put_u64(b, mode)) < 0 ||
+	    (rc = proto_put_u64(b, size)) < 0 ||
+	    (rc = proto_put_str(b, sha256, strlen(sha256))) < 0)
+		return rc;
+	return proto_put_str(b, type, strlen(type));
+}
+
+int
+proto_decode_member(const unsigned char *p, size_t len,
+    struct proto_member *out)
+{
+	struct proto_cursor c = {p, len, 0};
+	size_t i;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = proto_get_str(&c, &out->path)) < 0 ||
+	    (rc = proto_get_u64(&c, &out->mode)) < 0 ||
+	    (rc = proto_get_u64(&c, &out->size)) < 0 ||
+	    (rc = proto_get_str(&c, &out->sha256)) < 0 ||
+	    (rc = proto_get_str(&c, &out->type)) < 0 ||
+	    (rc = proto_get_end(&c)) < 0)
+		goto fail;
+	rc = AL_EINVAL;
+	if (out->mode > 0177777 || (out->sha256[0] != '\0' &&
+	    !is_hex(out->sha256, 64)) || strlen(out->type) > 255)
+		goto bad;
+	for (i = 0; out->type[i]; i++)
+		if (out->type[i] <= ' ' || out->type[i] >= 0x7f)
+			goto bad;
+	return 0;
+bad:
+	al_err_set(AL_EINVAL, "a malformed member record");
+fail:
+	proto_member_free(out);
+	return rc;
+}
+
+void
+proto_member_free(struct proto_member *m)
+{
+	free(m->path);
+	free(m->sha256);
+	free(m->type);
+	memset(m, 0, sizeof(*m));
+}
+
+int
+proto_encode_item_end(struct dynbuf *b, uint64_t bytes, const char *digest)
+{
+	int rc;
+
+	dynbuf_reset(b);
+	if ((rc = proto_put_u64(b, bytes)) < 0)
+		return rc;
+	return proto_put_str(b, digest, strlen(digest));
+}
+
+int
+proto_decode_item_end(const unsigned char *p, size_t len,
+    struct proto_item_end *out)
+{
+	struct proto_cursor c = {p, len, 0};
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = proto_get_u64(&c, &out->bytes)) < 0 ||
+	    (rc = proto_get_str(&c, &out->digest)) < 0 ||
+	    (rc = proto_get_end(&c)) < 0)
+		goto fail;
+	if (out->digest[0] != '\0' && !is_hex(out->digest, 64)) {
+		rc = al_err_set(AL_EINVAL, "a malformed digest");
+		goto fail;
+	}
+	return 0;
+fail:
+	proto_item_end_free(out);
+	return rc;
+}
+
+void
+proto_item_end_free(struct proto_item_end *e)
+{
+	free(e->digest);
+	memset(e, 0, sizeof(*e));
+}
+
+void
+proto_launch_started(unsigned char out[PROTO_LAUNCH_STARTED], pid_t pid)
+{
+	put_be(out, (uint64_t)pid, 8);
+}
+
+void
+proto_launch_ended(unsigned char out[PROTO_LAUNCH_ENDED], pid_t pid,
+    int status)
+{
+	put_be(out, (uint64_t)pid, 8);
+	put_be(out + 8, (uint32_t)status, 4);
+}
+
+pid_t
+proto_launch_pid(const unsigned char *msg)
+{
+	return (pid_t)get_be(msg, 8);
+}
+
+int
+proto_launch_status(const unsigned char msg[PROTO_LAUNCH_ENDED])
+{
+	return (int)get_be(msg + 8, 4);
 }

@@ -19,8 +19,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "dynbuf.h"
+#include "vocab.h"
 
 #define PROTO_HEADER 8u
 #define PROTO_MAX_PAYLOAD (1u << 20) /* a finding is far smaller */
@@ -39,12 +41,43 @@ enum proto_type {
 	PROTO_TYPE_MAX,
 };
 
+/*
+ * What the parent may receive next. A child's life: START, HELLO, then per
+ * file it was sent: AWAIT (a SCAN went out), ITEM, IN_ITEM (FINDING and
+ * MEMBER frames), ITEM_END back to READY. The parent sets AWAIT when it
+ * sends a SCAN; from there this table alone decides what is accepted.
+ */
 enum proto_state {
 	PROTO_ST_START = 0, /* expecting HELLO */
 	PROTO_ST_READY,     /* between items */
 	PROTO_ST_IN_ITEM,   /* inside an item */
 	PROTO_ST_FINISHED,  /* DONE or ERROR received: nothing more */
+	PROTO_ST_AWAIT,     /* a SCAN was sent: its ITEM (or ERROR) comes */
 	PROTO_ST_MAX,
+};
+
+/* SCAN flags: what the parent wants besides the findings. The kind to
+ * read the file as travels above them (flags >> PROTO_SCAN_KIND_SHIFT). */
+#define PROTO_SCAN_DIGEST 1u      /* the file's SHA-256 in ITEM_END */
+#define PROTO_SCAN_ITEMS 2u       /* a MEMBER frame for each file read */
+#define PROTO_SCAN_KIND_SHIFT 8
+
+/*
+ * How a scan child (or the launcher) ends: the parent names the status in
+ * the artifact's unscannable reason. The values are part of nothing but
+ * that message.
+ */
+enum proto_exit {
+	PROTO_EXIT_OK = 0,
+	PROTO_EXIT_RETURNED = 2,  /* its main loop returned: a bug */
+	PROTO_EXIT_PREPARE = 3,   /* loading what a scan needs failed */
+	PROTO_EXIT_SANDBOX = 4,   /* the sandbox could not be entered */
+	PROTO_EXIT_REQUEST = 5,   /* no request, or not a SCAN */
+	PROTO_EXIT_PAYLOAD = 6,   /* a SCAN it cannot decode; for the
+	                           * launcher: no child could be forked */
+	PROTO_EXIT_SCAN = 7,      /* the scan failed (out of memory); for
+	                           * the launcher: the control socket broke */
+	PROTO_EXIT_REPLY = 8,     /* the answer could not be sent */
 };
 
 const char *proto_type_name(int type);
@@ -90,7 +123,82 @@ int proto_get_str(struct proto_cursor *c, char **out);
 /* The payload was read exactly: no bytes left over. */
 int proto_get_end(const struct proto_cursor *c);
 
-/* A finding as it travels; all strings owned. */
+/*
+ * The messages, each with its struct (strings owned, NUL-terminated), its
+ * encoder (the payload into b, which is reset first) and its decoder
+ * (field by field, exact sizes, no trailing bytes; on failure nothing is
+ * left to free). Frames: proto_frame(frames, TYPE, b.data, b.len).
+ */
+
+/* HELLO, child to parent: the engine and rules it scans with. */
+struct proto_hello {
+	char *engine;
+	char *ruleset;
+};
+int proto_encode_hello(struct dynbuf *b, const char *engine,
+    const char *ruleset);
+int proto_decode_hello(const unsigned char *p, size_t len,
+    struct proto_hello *out);
+void proto_hello_free(struct proto_hello *h);
+
+/* SCAN, parent to child (or launcher): read the fd sent with it. */
+struct proto_scan {
+	char *path;               /* shown in findings */
+	char *relpath;            /* what path globs see */
+	unsigned flags;           /* PROTO_SCAN_DIGEST | PROTO_SCAN_ITEMS */
+	enum al_kind kind;        /* never AL_KIND_DIRECTORY */
+};
+int proto_encode_scan(struct dynbuf *b, const char *path,
+    const char *relpath, unsigned flags, enum al_kind kind);
+/* AL_EINVAL also for a kind a child cannot read (DIRECTORY and above). */
+int proto_decode_scan(const unsigned char *p, size_t len,
+    struct proto_scan *out);
+void proto_scan_free(struct proto_scan *s);
+
+/* ITEM, child to parent: the answer for this path begins. */
+int proto_encode_item(struct dynbuf *b, const char *path);
+int proto_decode_item(const unsigned char *p, size_t len, char **path_out);
+
+/* MEMBER, child to parent: a file it read whole inside the item. */
+struct proto_member {
+	char *path;               /* the item, or ITEM!/member */
+	uint64_t mode;            /* st_mode bits, at most 0177777; 0 */
+	uint64_t size;
+	char *sha256;             /* 64 hex digits, or "" if not whole */
+	char *type;               /* MIME type: printable ASCII, <= 255 */
+};
+int proto_encode_member(struct dynbuf *b, const char *path, uint64_t mode,
+    uint64_t size, const char *sha256, const char *type);
+int proto_decode_member(const unsigned char *p, size_t len,
+    struct proto_member *out);
+void proto_member_free(struct proto_member *m);
+
+/* ITEM_END, child to parent: bytes read, and the digest if asked. */
+struct proto_item_end {
+	uint64_t bytes;
+	char *digest;             /* 64 hex digits, or "" */
+};
+int proto_encode_item_end(struct dynbuf *b, uint64_t bytes,
+    const char *digest);
+int proto_decode_item_end(const unsigned char *p, size_t len,
+    struct proto_item_end *out);
+void proto_item_end_free(struct proto_item_end *e);
+
+/*
+ * The launcher's reports on its control socket (the launcher is trusted:
+ * it parses nothing). STARTED travels with the child's socket; ENDED
+ * follows when the child is reaped.
+ */
+#define PROTO_LAUNCH_STARTED 8u   /* u64 pid */
+#define PROTO_LAUNCH_ENDED 12u    /* u64 pid, u32 wait status */
+void proto_launch_started(unsigned char out[PROTO_LAUNCH_STARTED],
+    pid_t pid);
+void proto_launch_ended(unsigned char out[PROTO_LAUNCH_ENDED], pid_t pid,
+    int status);
+pid_t proto_launch_pid(const unsigned char *msg);
+int proto_launch_status(const unsigned char msg[PROTO_LAUNCH_ENDED]);
+
+/* FINDING, child to parent: a finding as it travels. */
 struct proto_finding {
 	char *rule;
 	char *path;               /* the file, or ARCHIVE!/member */

@@ -201,7 +201,7 @@ child_one(struct scan_worker *w, int sock, int fd, const char *fault,
 	int type;
 
 	if (proto_read(sock, &type, in) < 0 || type != PROTO_SCAN)
-		_exit(5);
+		_exit(PROTO_EXIT_REQUEST);
 	return child_scan(w, sock, fd, fault, in, out, reply);
 }
 
@@ -212,28 +212,24 @@ child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
 {
 	struct finding_list fl = {0};
 	struct scan_item_list items = {0};
-	struct proto_cursor c;
-	char *path = NULL, *relpath = NULL, digest[AL_SHA256_HEX];
-	uint64_t want = 0, bytes = 0;
+	struct proto_scan m;
+	char digest[AL_SHA256_HEX];
+	uint64_t bytes = 0;
 	size_t i;
-	int rc;
+	int rc, want_digest, want_items;
 
-	c.p = (const unsigned char *)in->data;
-	c.len = in->len;
-	c.off = 0;
-	if (proto_get_str(&c, &path) < 0 || proto_get_str(&c, &relpath) < 0 ||
-	    proto_get_u64(&c, &want) < 0 || proto_get_end(&c) < 0 ||
-	    (want >> 8) >= AL_KIND_DIRECTORY)
-		_exit(6);
-	child_fault(fault, path, sock);
-	if (((want & 2) && scan_worker_collect_items(w, &items) < 0) ||
-	    scan_artifact_fd(w, fd, path, relpath, (enum al_kind)(want >> 8),
-	    &fl, &bytes, (want & 1) ? digest : NULL, NULL) < 0)
-		_exit(7);
+	if (proto_decode_scan((const unsigned char *)in->data, in->len, &m) < 0)
+		_exit(PROTO_EXIT_PAYLOAD);
+	want_digest = (m.flags & PROTO_SCAN_DIGEST) != 0;
+	want_items = (m.flags & PROTO_SCAN_ITEMS) != 0;
+	child_fault(fault, m.path, sock);
+	if ((want_items && scan_worker_collect_items(w, &items) < 0) ||
+	    scan_artifact_fd(w, fd, m.path, m.relpath, m.kind, &fl, &bytes,
+	    want_digest ? digest : NULL, NULL) < 0)
+		_exit(PROTO_EXIT_SCAN);
 	(void)scan_worker_collect_items(w, NULL);
 	close(fd);
-	dynbuf_reset(out);
-	rc = proto_put_str(out, path, strlen(path));
+	rc = proto_encode_item(out, m.path);
 	if (rc == 0)
 		rc = proto_frame(reply, PROTO_ITEM, out->data, out->len);
 	for (i = 0; rc == 0 && i < fl.n; i++)
@@ -243,12 +239,8 @@ child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
 	for (i = 0; rc == 0 && i < items.n; i++) {
 		const struct scan_item *it = &items.v[i];
 
-		dynbuf_reset(out);
-		if ((rc = proto_put_str(out, it->path, strlen(it->path))) == 0 &&
-		    (rc = proto_put_u64(out, it->mode)) == 0 &&
-		    (rc = proto_put_u64(out, it->size)) == 0 &&
-		    (rc = proto_put_str(out, it->sha256, strlen(it->sha256))) ==
-		    0 && (rc = proto_put_str(out, it->type, strlen(it->type))) == 0)
+		if ((rc = proto_encode_member(out, it->path, it->mode, it->size,
+		    it->sha256, it->type)) == 0)
 			rc = proto_frame(reply, PROTO_MEMBER, out->data, out->len);
 		if (rc == 0 && reply->len > (256u << 10)) {
 			rc = proto_send(sock, reply);
@@ -256,14 +248,11 @@ child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
 		}
 	}
 	scan_item_list_free(&items);
-	dynbuf_reset(out);
-	if (rc == 0 && (rc = proto_put_u64(out, bytes)) == 0 &&
-	    (rc = proto_put_str(out, (want & 1) ? digest : "",
-	    (want & 1) ? strlen(digest) : 0)) == 0)
+	if (rc == 0 && (rc = proto_encode_item_end(out, bytes, want_digest ?
+	    digest : "")) == 0)
 		rc = proto_frame(reply, PROTO_ITEM_END, out->data, out->len);
 	finding_list_free(&fl);
-	free(path);
-	free(relpath);
+	proto_scan_free(&m);
 	return rc;
 }
 
@@ -291,23 +280,23 @@ child_serve(struct scan_worker *w, int sock, const char *fault)
 
 		rc = recv_fds(sock, fds, &nfd);
 		if (rc == AL_ENOTFOUND)
-			_exit(0);
+			_exit(PROTO_EXIT_OK);
 		if (rc < 0)
-			_exit(5);
+			_exit(PROTO_EXIT_REQUEST);
 		start = al_mono_now();
 		dynbuf_reset(&reply);
 		for (j = 0; j < nfd; j++) {
 			if (child_one(w, sock, fds[j], fault, &in, &out,
 			    &reply) < 0)
-				_exit(8);
+				_exit(PROTO_EXIT_REPLY);
 			if (j + 1 < nfd && al_mono_now() - start > 0.02) {
 				if (proto_send(sock, &reply) < 0)
-					_exit(8);
+					_exit(PROTO_EXIT_REPLY);
 				dynbuf_reset(&reply);
 			}
 		}
 		if (proto_send(sock, &reply) < 0)
-			_exit(8);
+			_exit(PROTO_EXIT_REPLY);
 	}
 }
 
@@ -326,7 +315,7 @@ child_prepare(const struct scan_engine *e)
 
 	if (scan_worker_new(&w, e) < 0 || scan_worker_enable_types(w) < 0 ||
 	    scan_git_init() < 0 || scan_archive_warm() < 0)
-		_exit(3);
+		_exit(PROTO_EXIT_PREPARE);
 	al_sha256_hex(warm, "", 0);
 	(void)setenv("TZ", "UTC0", 1);
 	tzset();
@@ -344,14 +333,12 @@ child_main(const struct scan_engine *e, int sock)
 
 	w = child_prepare(e);
 	dynbuf_init(&hello, 4096);
-	if (proto_put_str(&hello, AL_ENGINE_VERSION,
-	    strlen(AL_ENGINE_VERSION)) < 0 ||
-	    proto_put_str(&hello, rs->digest, strlen(rs->digest)) < 0 ||
+	if (proto_encode_hello(&hello, AL_ENGINE_VERSION, rs->digest) < 0 ||
 	    proto_write(sock, PROTO_HELLO, hello.data, hello.len) < 0)
-		_exit(3);
+		_exit(PROTO_EXIT_PREPARE);
 	sbx_default_limits(&lim);
 	if (sbx_enter(&sock, 1, &lim) < 0)
-		_exit(4);
+		_exit(PROTO_EXIT_SANDBOX);
 	child_serve(w, sock, fault);
 }
 
@@ -465,8 +452,8 @@ static int
 child_spawn(struct scan_child *c, char *why, size_t n)
 {
 	const struct rule_set *rs = scan_engine_rules(c->e);
-	struct proto_cursor cur;
-	char *version = NULL, *digest = NULL;
+	enum proto_state st = PROTO_ST_START;
+	struct proto_hello hello;
 	int sv[2], type, ok;
 	pid_t pid;
 
@@ -484,25 +471,22 @@ child_spawn(struct scan_child *c, char *why, size_t n)
 	if (pid == 0) {
 		close(sv[0]);
 		child_main(c->e, sv[1]);
-		_exit(2);
+		_exit(PROTO_EXIT_RETURNED);
 	}
 	close(sv[1]);
 	c->pid = pid;
 	c->sock = sv[0];
+	/* The first frame must take START to READY: a HELLO. */
 	if (child_read(c, &type, al_mono_now() + c->timeout, why, n) < 0 ||
-	    type != PROTO_HELLO) {
+	    proto_accept(&st, type) < 0 || st != PROTO_ST_READY) {
 		child_reap(c, why, n);
 		return AL_EIO;
 	}
-	cur.p = (const unsigned char *)c->in.data;
-	cur.len = c->in.len;
-	cur.off = 0;
-	ok = proto_get_str(&cur, &version) == 0 &&
-	    proto_get_str(&cur, &digest) == 0 && proto_get_end(&cur) == 0 &&
-	    strcmp(version, AL_ENGINE_VERSION) == 0 &&
-	    strcmp(digest, rs->digest) == 0;
-	free(version);
-	free(digest);
+	ok = proto_decode_hello((const unsigned char *)c->in.data, c->in.len,
+	    &hello) == 0;
+	ok = ok && strcmp(hello.engine, AL_ENGINE_VERSION) == 0 &&
+	    strcmp(hello.ruleset, rs->digest) == 0;
+	proto_hello_free(&hello);
 	if (!ok) {
 		snprintf(why, n, "the scan child greeted with the wrong engine "
 		    "or rules");
@@ -549,17 +533,6 @@ scan_child_stop(struct scan_child *c)
 	dynbuf_free(&c->in);
 	dynbuf_free(&c->rbuf);
 	free(c);
-}
-
-static int
-is_hex(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return s[n] == '\0';
 }
 
 /* Adds the finding a FINDING frame carries, if it names a known rule. */
@@ -616,24 +589,16 @@ static int
 take_member(struct scan_child *c, const struct scan_req *r, char *why,
     size_t n)
 {
-	struct proto_cursor cur = {(const unsigned char *)c->in.data, c->in.len,
-	    0};
+	struct proto_member m;
 	struct scan_item it;
-	char *sha = NULL;
-	uint64_t mode = 0;
-	size_t i;
-	int ok;
 
-	memset(&it, 0, sizeof(it));
-	ok = proto_get_str(&cur, &it.path) == 0 &&
-	    proto_get_u64(&cur, &mode) == 0 && proto_get_u64(&cur, &it.size) ==
-	    0 && proto_get_str(&cur, &sha) == 0 &&
-	    proto_get_str(&cur, &it.type) == 0 && proto_get_end(&cur) == 0 &&
-	    mode <= 0177777 && (sha[0] == '\0' || is_hex(sha, 64)) &&
-	    strlen(it.type) <= 255 && al_member_path_of(it.path, r->path);
-	for (i = 0; ok && it.type[i]; i++)
-		ok = it.type[i] > ' ' && it.type[i] < 0x7f;
-	if (ok && r->items != NULL) {
+	if (proto_decode_member((const unsigned char *)c->in.data, c->in.len,
+	    &m) < 0 || !al_member_path_of(m.path, r->path)) {
+		proto_member_free(&m);
+		snprintf(why, n, "the scan child sent a malformed member record");
+		return AL_EINVAL;
+	}
+	if (r->items != NULL) {
 		struct scan_item_list *l = r->items;
 
 		if (l->n == l->cap) {
@@ -641,27 +606,22 @@ take_member(struct scan_child *c, const struct scan_req *r, char *why,
 			struct scan_item *v = reallocarray(l->v, cap, sizeof(*v));
 
 			if (v == NULL) {
-				free(it.path);
-				free(it.type);
-				free(sha);
+				proto_member_free(&m);
 				return AL_ENOMEM;
 			}
 			l->v = v;
 			l->cap = cap;
 		}
-		it.mode = (uint32_t)mode;
-		memcpy(it.sha256, sha, strlen(sha) + 1);
+		memset(&it, 0, sizeof(it));
+		it.path = m.path;
+		it.mode = (uint32_t)m.mode;
+		it.size = m.size;
+		memcpy(it.sha256, m.sha256, strlen(m.sha256) + 1);
+		it.type = m.type;
 		l->v[l->n++] = it;
-		free(sha);
-		return 0;
+		m.path = m.type = NULL;
 	}
-	free(it.path);
-	free(it.type);
-	free(sha);
-	if (!ok) {
-		snprintf(why, n, "the scan child sent a malformed member record");
-		return AL_EINVAL;
-	}
+	proto_member_free(&m);
 	return 0;
 }
 
@@ -678,7 +638,6 @@ child_request(struct scan_child *c, const struct scan_req *r, size_t k,
 	dynbuf_init(&req, 2 * PROTO_MAX_STRING + 64);
 	dynbuf_init(&frames, AL_CHILD_INFLIGHT * (2 * PROTO_MAX_STRING + 128));
 	for (j = 0; j < k && rc == 0; j++) {
-		dynbuf_reset(&req);
 		fds[j] = r[j].fd;
 		/* A replay after a failure sends an fd the dead child read
 		 * from: its offset is shared, so rewind it. */
@@ -686,13 +645,9 @@ child_request(struct scan_child *c, const struct scan_req *r, size_t k,
 			rc = AL_EIO;
 			break;
 		}
-		rc = proto_put_str(&req, r[j].path, strlen(r[j].path));
-		if (rc == 0)
-			rc = proto_put_str(&req, r[j].relpath, strlen(r[j].relpath));
-		if (rc == 0)
-			rc = proto_put_u64(&req, (uint64_t)(r[j].digest != NULL) |
-			    (uint64_t)(r[j].items != NULL) << 1 |
-			    (uint64_t)r[j].kind << 8);
+		rc = proto_encode_scan(&req, r[j].path, r[j].relpath,
+		    (r[j].digest != NULL ? PROTO_SCAN_DIGEST : 0) |
+		    (r[j].items != NULL ? PROTO_SCAN_ITEMS : 0), r[j].kind);
 		if (rc == 0)
 			rc = proto_frame(&frames, PROTO_SCAN, req.data, req.len);
 	}
@@ -712,29 +667,26 @@ static int
 child_reply(struct scan_child *c, const struct scan_req *r, double deadline,
     char *why, size_t n)
 {
-	enum proto_state st = PROTO_ST_READY;
+	enum proto_state st = PROTO_ST_AWAIT;
 	int rc, type;
 
 	for (;;) {
-		struct proto_cursor cur;
+		const unsigned char *p;
+		struct proto_item_end end;
 		char *s = NULL;
-		uint64_t nbytes;
 
 		if ((rc = child_read(c, &type, deadline, why, n)) < 0)
 			return rc;
-		if (proto_accept(&st, type) < 0 || type == PROTO_DONE) {
+		p = (const unsigned char *)c->in.data;
+		if (proto_accept(&st, type) < 0) {
 			snprintf(why, n, "the scan child sent an unexpected %s "
 			    "frame", proto_type_name(type));
 			return AL_EINVAL;
 		}
-		cur.p = (const unsigned char *)c->in.data;
-		cur.len = c->in.len;
-		cur.off = 0;
 		switch (type) {
 		case PROTO_ITEM:
-			rc = proto_get_str(&cur, &s) == 0 &&
-			    proto_get_end(&cur) == 0 && strcmp(s, r->path) == 0 ?
-			    0 : AL_EINVAL;
+			rc = proto_decode_item(p, c->in.len, &s) == 0 &&
+			    strcmp(s, r->path) == 0 ? 0 : AL_EINVAL;
 			free(s);
 			if (rc < 0) {
 				snprintf(why, n, "the scan child answered for "
@@ -751,16 +703,16 @@ child_reply(struct scan_child *c, const struct scan_req *r, double deadline,
 				return rc;
 			break;
 		case PROTO_ITEM_END:
-			rc = proto_get_u64(&cur, &nbytes) == 0 &&
-			    proto_get_str(&cur, &s) == 0 &&
-			    proto_get_end(&cur) == 0 && (s[0] == '\0' ||
-			    (r->digest != NULL && is_hex(s, 64))) ? 0 : AL_EINVAL;
+			rc = proto_decode_item_end(p, c->in.len, &end) == 0 &&
+			    (end.digest[0] == '\0' || r->digest != NULL) ? 0 :
+			    AL_EINVAL;
 			if (rc == 0) {
-				*r->bytes += nbytes;
+				*r->bytes += end.bytes;
 				if (r->digest != NULL)
-					snprintf(r->digest, AL_SHA256_HEX, "%s", s);
+					snprintf(r->digest, AL_SHA256_HEX, "%s",
+					    end.digest);
 			}
-			free(s);
+			proto_item_end_free(&end);
 			if (rc < 0)
 				snprintf(why, n, "the scan child sent a malformed "
 				    "end of item");
@@ -878,26 +830,6 @@ struct scan_launcher {
 };
 
 static void
-put_be(unsigned char *p, uint64_t v, int bytes)
-{
-	int i;
-
-	for (i = bytes - 1; i >= 0; i--, v >>= 8)
-		p[i] = (unsigned char)v;
-}
-
-static uint64_t
-get_be(const unsigned char *p, int bytes)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < bytes; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void
 launcher_main(const struct scan_engine *e, int ctl)
 {
 	const char *fault = test_fault();
@@ -910,7 +842,7 @@ launcher_main(const struct scan_engine *e, int ctl)
 	(void)setpgid(0, 0);
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
-		_exit(0);
+		_exit(PROTO_EXIT_OK);
 	/* Answering a submitter comes before scanning: the scans take the
 	 * CPU intake leaves (the queue is durable; a scan can wait). */
 	(void)setpriority(PRIO_PROCESS, 0, 19);
@@ -924,7 +856,8 @@ launcher_main(const struct scan_engine *e, int ctl)
 	dynbuf_init(&reply, (AL_MAX_FINDINGS_PER_FILE + 8) *
 	    (PROTO_HEADER + 4 * AL_EXCERPT_BYTES + 256));
 	for (;;) {
-		unsigned char msg[12];
+		unsigned char started[PROTO_LAUNCH_STARTED];
+		unsigned char ended[PROTO_LAUNCH_ENDED];
 		int fd, sv[2], type, status = 0;
 		size_t nfd = 0;
 		struct dynbuf pidbuf;
@@ -932,15 +865,15 @@ launcher_main(const struct scan_engine *e, int ctl)
 		int rc = recv_fds(ctl, &fd, &nfd);
 
 		if (rc == AL_ENOTFOUND)
-			_exit(0);
+			_exit(PROTO_EXIT_OK);
 		if (rc < 0 || nfd != 1 || proto_read(ctl, &type, &in) < 0 ||
 		    type != PROTO_SCAN)
-			_exit(5);
+			_exit(PROTO_EXIT_REQUEST);
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-			_exit(6);
+			_exit(PROTO_EXIT_PAYLOAD);
 		pid = fork();
 		if (pid < 0)
-			_exit(6);
+			_exit(PROTO_EXIT_PAYLOAD);
 		if (pid == 0) {
 			struct sbx_limits lim;
 			int keep[2] = {sv[1], fd};
@@ -950,27 +883,26 @@ launcher_main(const struct scan_engine *e, int ctl)
 			(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 			sbx_default_limits(&lim);
 			if (sbx_enter(keep, 2, &lim) < 0)
-				_exit(4);
+				_exit(PROTO_EXIT_SANDBOX);
 			if (child_scan(w, sv[1], fd, fault, &in, &out, &reply) < 0 ||
 			    proto_send(sv[1], &reply) < 0)
-				_exit(8);
-			_exit(0);
+				_exit(PROTO_EXIT_REPLY);
+			_exit(PROTO_EXIT_OK);
 		}
 		close(sv[1]);
 		close(fd);
-		put_be(msg, (uint64_t)pid, 8);
-		dynbuf_init(&pidbuf, 8);
-		if (dynbuf_add(&pidbuf, msg, 8) < 0 ||
+		proto_launch_started(started, pid);
+		dynbuf_init(&pidbuf, sizeof(started));
+		if (dynbuf_add(&pidbuf, started, sizeof(started)) < 0 ||
 		    send_fds(ctl, &sv[0], 1, &pidbuf) < 0)
-			_exit(7);
+			_exit(PROTO_EXIT_SCAN);
 		dynbuf_free(&pidbuf);
 		close(sv[0]);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-		put_be(msg, (uint64_t)pid, 8);
-		put_be(msg + 8, (uint32_t)status, 4);
-		if (al_write_full(ctl, msg, sizeof(msg)) < 0)
-			_exit(7);
+		proto_launch_ended(ended, pid, status);
+		if (al_write_full(ctl, ended, sizeof(ended)) < 0)
+			_exit(PROTO_EXIT_SCAN);
 	}
 }
 
@@ -1000,7 +932,7 @@ scan_launcher_start(struct scan_launcher **out, const struct scan_engine *e,
 	if (l->pid == 0) {
 		close(sv[0]);
 		launcher_main(e, sv[1]);
-		_exit(2);
+		_exit(PROTO_EXIT_RETURNED);
 	}
 	close(sv[1]);
 	l->ctl = sv[0];
@@ -1031,7 +963,7 @@ int
 scan_launcher_scan(struct scan_launcher *l, const struct scan_req *r)
 {
 	struct scan_child c;
-	unsigned char msg[12];
+	unsigned char msg[PROTO_LAUNCH_ENDED];
 	char why[512] = "";
 	int rc, res = -1, waited;
 	size_t nfd = 0, mark = r->out->n;
@@ -1048,7 +980,8 @@ scan_launcher_scan(struct scan_launcher *l, const struct scan_req *r)
 	c.sock = l->ctl;
 	rc = child_request(&c, r, 1, why, sizeof(why));
 	if (rc == 0 && ((rc = recv_fds(l->ctl, &res, &nfd)) < 0 || nfd != 1 ||
-	    al_read_full(l->ctl, msg, 8, al_mono_now() + 30, NULL) < 0))
+	    al_read_full(l->ctl, msg, PROTO_LAUNCH_STARTED, al_mono_now() + 30,
+	    NULL) < 0))
 		rc = AL_EIO;
 	if (rc < 0) {
 		dynbuf_free(&c.in);
@@ -1058,7 +991,7 @@ scan_launcher_scan(struct scan_launcher *l, const struct scan_req *r)
 		return al_err_set(AL_EIO, "the scan launcher does not answer%s%s",
 		    why[0] ? ": " : "", why);
 	}
-	pid = (pid_t)get_be(msg, 8);
+	pid = proto_launch_pid(msg);
 	c.sock = res;
 	rc = child_reply(&c, r, al_mono_now() + l->timeout, why, sizeof(why));
 	if (rc < 0)
@@ -1068,18 +1001,19 @@ scan_launcher_scan(struct scan_launcher *l, const struct scan_req *r)
 	dynbuf_free(&c.rbuf);
 	if (rc == AL_ENOMEM)
 		return rc;
-	waited = al_read_full(l->ctl, msg, 12, al_mono_now() + 30, NULL);
-	if (waited < 0 || (pid_t)get_be(msg, 8) != pid)
+	waited = al_read_full(l->ctl, msg, PROTO_LAUNCH_ENDED, al_mono_now() + 30,
+	    NULL);
+	if (waited < 0 || proto_launch_pid(msg) != pid)
 		return al_err_set(AL_EIO, "the scan launcher does not report its "
 		    "child's end");
-	if (rc == 0 && get_be(msg + 8, 4) != 0) {
+	if (rc == 0 && proto_launch_status(msg) != 0) {
 		/* It answered, then failed: its answer is not believed. */
 		rc = AL_EIO;
 		why[0] = '\0';
 	}
 	if (rc < 0) {
 		if (why[0] == '\0' || rc == AL_EIO)
-			describe_status((int)get_be(msg + 8, 4), why, sizeof(why));
+			describe_status(proto_launch_status(msg), why, sizeof(why));
 		truncate_findings(r->out, mark);
 		return req_unscannable(r, why);
 	}

@@ -224,6 +224,125 @@ START_TEST(parse_from_memory)
 }
 END_TEST
 
+/* Every message decodes what its encoder wrote, and nothing else. */
+START_TEST(message_round_trips)
+{
+	struct dynbuf b;
+	struct proto_hello h;
+	struct proto_scan sc;
+	struct proto_member m;
+	struct proto_item_end ie;
+	char *item = NULL;
+	static const char sha[] = "e3b0c44298fc1c149afbf4c8996fb924"
+	    "27ae41e4649b934ca495991b7852b855";
+
+	dynbuf_init(&b, PROTO_MAX_PAYLOAD);
+	ck_assert_int_eq(proto_encode_hello(&b, "1", "sha256:ab"), 0);
+	ck_assert_int_eq(proto_decode_hello((unsigned char *)b.data, b.len, &h),
+	    0);
+	ck_assert_str_eq(h.engine, "1");
+	ck_assert_str_eq(h.ruleset, "sha256:ab");
+	proto_hello_free(&h);
+	/* One byte short, one byte over: refused. */
+	ck_assert_int_eq(proto_decode_hello((unsigned char *)b.data, b.len - 1,
+	    &h), AL_EINVAL);
+	ck_assert_int_eq(dynbuf_addc(&b, 0), 0);
+	ck_assert_int_eq(proto_decode_hello((unsigned char *)b.data, b.len, &h),
+	    AL_EINVAL);
+	ck_assert_ptr_null(h.engine);
+
+	ck_assert_int_eq(proto_encode_scan(&b, "up.tar", "up.tar",
+	    PROTO_SCAN_DIGEST | PROTO_SCAN_ITEMS, AL_KIND_BUNDLE), 0);
+	ck_assert_int_eq(proto_decode_scan((unsigned char *)b.data, b.len, &sc),
+	    0);
+	ck_assert_str_eq(sc.path, "up.tar");
+	ck_assert_uint_eq(sc.flags, PROTO_SCAN_DIGEST | PROTO_SCAN_ITEMS);
+	ck_assert_int_eq(sc.kind, AL_KIND_BUNDLE);
+	proto_scan_free(&sc);
+	/* A child is never asked to read a directory. */
+	ck_assert_int_eq(proto_encode_scan(&b, "d", "d", 0, AL_KIND_DIRECTORY),
+	    0);
+	ck_assert_int_eq(proto_decode_scan((unsigned char *)b.data, b.len, &sc),
+	    AL_EINVAL);
+
+	ck_assert_int_eq(proto_encode_item(&b, "up.tar"), 0);
+	ck_assert_int_eq(proto_decode_item((unsigned char *)b.data, b.len,
+	    &item), 0);
+	ck_assert_str_eq(item, "up.tar");
+	free(item);
+
+	ck_assert_int_eq(proto_encode_member(&b, "up.tar!/a", 0100644, 12, sha,
+	    "text/plain"), 0);
+	ck_assert_int_eq(proto_decode_member((unsigned char *)b.data, b.len,
+	    &m), 0);
+	ck_assert(m.mode == 0100644 && m.size == 12);
+	ck_assert_str_eq(m.sha256, sha);
+	ck_assert_str_eq(m.type, "text/plain");
+	proto_member_free(&m);
+	/* A mode past st_mode's bits, a digest that is not hex, a type with
+	 * a blank or a control byte: each is a lie. */
+	ck_assert_int_eq(proto_encode_member(&b, "a", 0200000, 1, "", "x/y"), 0);
+	ck_assert_int_eq(proto_decode_member((unsigned char *)b.data, b.len,
+	    &m), AL_EINVAL);
+	ck_assert_int_eq(proto_encode_member(&b, "a", 0, 1, "xyz", "x/y"), 0);
+	ck_assert_int_eq(proto_decode_member((unsigned char *)b.data, b.len,
+	    &m), AL_EINVAL);
+	ck_assert_int_eq(proto_encode_member(&b, "a", 0, 1, "", "text/plain; "
+	    "charset=x"), 0);
+	ck_assert_int_eq(proto_decode_member((unsigned char *)b.data, b.len,
+	    &m), AL_EINVAL);
+	ck_assert_int_eq(proto_encode_member(&b, "a", 0, 1, "", "x\x1b"), 0);
+	ck_assert_int_eq(proto_decode_member((unsigned char *)b.data, b.len,
+	    &m), AL_EINVAL);
+	ck_assert_ptr_null(m.path);
+
+	ck_assert_int_eq(proto_encode_item_end(&b, 99, sha), 0);
+	ck_assert_int_eq(proto_decode_item_end((unsigned char *)b.data, b.len,
+	    &ie), 0);
+	ck_assert(ie.bytes == 99);
+	ck_assert_str_eq(ie.digest, sha);
+	proto_item_end_free(&ie);
+	ck_assert_int_eq(proto_encode_item_end(&b, 1, "ABCD"), 0);
+	ck_assert_int_eq(proto_decode_item_end((unsigned char *)b.data, b.len,
+	    &ie), AL_EINVAL);
+	dynbuf_free(&b);
+}
+END_TEST
+
+/* After a SCAN the parent waits for that item: DONE, a finding before the
+ * item, or a second HELLO are refused by the table, with no override. */
+START_TEST(await_state)
+{
+	enum proto_state st = PROTO_ST_AWAIT;
+
+	ck_assert_int_eq(proto_accept(&st, PROTO_DONE), AL_EINVAL);
+	ck_assert_int_eq(proto_accept(&st, PROTO_FINDING), AL_EINVAL);
+	ck_assert_int_eq(proto_accept(&st, PROTO_HELLO), AL_EINVAL);
+	ck_assert_int_eq(proto_accept(&st, PROTO_ITEM_END), AL_EINVAL);
+	ck_assert_int_eq(proto_accept(&st, PROTO_ITEM), 0);
+	ck_assert_int_eq(st, PROTO_ST_IN_ITEM);
+	ck_assert_int_eq(proto_accept(&st, PROTO_MEMBER), 0);
+	ck_assert_int_eq(proto_accept(&st, PROTO_ITEM_END), 0);
+	ck_assert_int_eq(st, PROTO_ST_READY);
+	st = PROTO_ST_AWAIT;
+	ck_assert_int_eq(proto_accept(&st, PROTO_ERROR), 0);
+	ck_assert_int_eq(st, PROTO_ST_FINISHED);
+}
+END_TEST
+
+/* The launcher's reports carry a pid and a wait status, whole. */
+START_TEST(launcher_reports)
+{
+	unsigned char s[PROTO_LAUNCH_STARTED], e[PROTO_LAUNCH_ENDED];
+
+	proto_launch_started(s, 4242);
+	ck_assert_int_eq(proto_launch_pid(s), 4242);
+	proto_launch_ended(e, 77, 0x8b00);
+	ck_assert_int_eq(proto_launch_pid(e), 77);
+	ck_assert_int_eq(proto_launch_status(e), 0x8b00);
+}
+END_TEST
+
 static Suite *
 proto_suite(void)
 {
@@ -241,6 +360,9 @@ proto_suite(void)
 	tc = tcase_create("validation");
 	tcase_add_test(tc, state_table);
 	tcase_add_test(tc, malformed_payloads);
+	tcase_add_test(tc, message_round_trips);
+	tcase_add_test(tc, await_state);
+	tcase_add_test(tc, launcher_reports);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,9 +1,9 @@
 /*
  * fuzz_proto.c - fuzz target for the frame decoder: arbitrary bytes, as a
  * compromised scan child could send them, are parsed frame by frame, checked
- * against the parent's state table, and FINDING payloads decoded. Nothing
- * may crash, and a decoded finding must satisfy the checks it was accepted
- * under.
+ * against the parent's state table, and every payload a child sends
+ * (HELLO, ITEM, FINDING, MEMBER, ITEM_END) decoded. Nothing may crash, and
+ * a decoded message must satisfy the checks it was accepted under.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,6 +20,32 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	return 0;
+}
+
+/* The other messages a child sends, decoded as the parent decodes them. */
+static void
+fuzz_other(int type, const unsigned char *p, size_t plen)
+{
+	struct proto_hello h;
+	struct proto_member m;
+	struct proto_item_end e;
+	char *item;
+
+	if (type == PROTO_HELLO && proto_decode_hello(p, plen, &h) == 0)
+		proto_hello_free(&h);
+	if (type == PROTO_ITEM && proto_decode_item(p, plen, &item) == 0)
+		free(item);
+	if (type == PROTO_MEMBER && proto_decode_member(p, plen, &m) == 0) {
+		if (m.mode > 0177777 || strlen(m.type) > 255 ||
+		    (m.sha256[0] != '\0' && strlen(m.sha256) != 64))
+			abort();
+		proto_member_free(&m);
+	}
+	if (type == PROTO_ITEM_END && proto_decode_item_end(p, plen, &e) == 0) {
+		if (e.digest[0] != '\0' && strlen(e.digest) != 64)
+			abort();
+		proto_item_end_free(&e);
+	}
 }
 
 int
@@ -46,6 +72,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			proto_finding_free(&f);
 		}
+		fuzz_other(type, p, plen);
 	}
 	return 0;
 }
