@@ -27,7 +27,7 @@ LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 COMMON_SRC = common/err.c common/dynbuf.c common/util.c common/vocab.c common/os.c common/path.c common/text.c common/term.c
 SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c scanners/rule_factor.c \
 	scanners/scan_engine.c scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
-	scanners/sbx.c scanners/scan_child.c scanners/scan_archive.c \
+	scanners/sbx.c scanners/fdpass.c scanners/child.c scanners/parent.c scanners/launcher.c scanners/inproc.c scanners/scan_archive.c \
 	scanners/scan_type.c scanners/scan_patch.c scanners/scan_bundle.c
 GATE_SRC = gate/report.c gate/allowlist.c gate/cmd_scan.c gate/cmd_rules.c \
 	gate/auth.c gate/store.c gate/cmd_init.c gate/serve.c gate/attest.c gate/cmd_verify.c \

@@ -27,10 +27,8 @@
 #include "os.h"
 #include "gate.h"
 #include "report.h"
-#include "scan_archive.h"
 #include "scan_child.h"
 #include "scan_engine.h"
-#include "scan_patch.h"
 #include "scan_walk.h"
 #include "util.h"
 
@@ -77,7 +75,8 @@ struct scan_job {
 	struct scan_engine *engine;
 	const struct allowlist *allow;  /* NULL: none */
 	enum al_kind kind;            /* for PATHs that are files */
-	struct scan_child **children;   /* one per thread; NULL: no sandbox */
+	struct scan_child **children;   /* one per thread (in-process ones
+	                                 * with --no-sandbox) */
 	atomic_size_t next_child;
 	atomic_size_t allowed;          /* findings the allow-list removed */
 	atomic_size_t next;
@@ -131,8 +130,8 @@ open_entry(const struct walk_entry *e, struct finding_list *out, int *rc)
  * then the allow-list is applied.
  */
 static int
-scan_entries(struct scan_job *job, struct scan_worker *w,
-    struct scan_child *child, size_t first, size_t n)
+scan_entries(struct scan_job *job, struct scan_child *child, size_t first,
+    size_t n)
 {
 	struct scan_req reqs[SCAN_BATCH];
 	char digests[SCAN_BATCH][AL_SHA256_HEX];
@@ -158,14 +157,8 @@ scan_entries(struct scan_job *job, struct scan_worker *w,
 		    e->top ? job->kind : AL_KIND_MEMBER, NULL};
 		idx[nreq++] = i;
 	}
-	if (rc == 0 && nreq > 0) {
-		if (child != NULL)
-			rc = scan_child_scan_batch(child, reqs, nreq);
-		for (k = 0; child == NULL && k < nreq && rc == 0; k++)
-			rc = scan_artifact_fd(w, reqs[k].fd, reqs[k].path,
-			    reqs[k].relpath, reqs[k].kind, reqs[k].out,
-			    reqs[k].bytes, reqs[k].digest, NULL);
-	}
+	if (rc == 0 && nreq > 0)
+		rc = scan_child_scan_batch(child, reqs, nreq);
 	for (k = 0; k < nreq; k++) {
 		close(reqs[k].fd);
 		if (rc == 0 && job->allow != NULL)
@@ -180,26 +173,18 @@ static void *
 scan_thread(void *arg)
 {
 	struct scan_job *job = arg;
-	struct scan_worker *w = NULL;
-	struct scan_child *child = NULL;
+	struct scan_child *child;
 	size_t i;
 
-	if (job->children != NULL)
-		child = job->children[atomic_fetch_add(&job->next_child, 1)];
-	else if (scan_worker_new(&w, job->engine) < 0 ||
-	    scan_worker_enable_types(w) < 0) {
-		job_fail(job, al_err_msg());
-		return NULL;
-	}
+	child = job->children[atomic_fetch_add(&job->next_child, 1)];
 	while (!atomic_load(&job->failed)) {
 		i = atomic_fetch_add(&job->next, SCAN_BATCH);
 		if (i >= job->entries->n)
 			break;
-		if (scan_entries(job, w, child, i, job->entries->n - i <
+		if (scan_entries(job, child, i, job->entries->n - i <
 		    SCAN_BATCH ? job->entries->n - i : SCAN_BATCH) < 0)
 			job_fail(job, al_err_msg());
 	}
-	scan_worker_free(w);
 	return NULL;
 }
 
@@ -454,34 +439,25 @@ cmd_scan(int argc, char **argv)
 	}
 	if (threads > entries.n)
 		threads = entries.n ? entries.n : 1;
-	if (no_sandbox) {
+	/* One scan child per thread, forked before the threads (with
+	 * --no-sandbox, one in-process scanner per thread instead). */
+	if (no_sandbox)
 		fprintf(stderr, "airlock scan: warning: --no-sandbox: artifact "
 		    "bytes are parsed in this process, unconfined\n");
-		if (scan_git_init() < 0 || scan_archive_warm() < 0) {
-			fprintf(stderr, "airlock scan: %s\n", al_err_msg());
-			goto out;
-		}
-	} else {
-		/* One sandboxed child per thread, forked before the threads.
-		 * libgit2 starts here, once (it reads the system's CA
-		 * certificates, ~9 ms): the children inherit it started. */
+	else
 		signal(SIGPIPE, SIG_IGN);
-		if (scan_git_init() < 0) {
+	job.children = calloc(threads, sizeof(*job.children));
+	if (job.children == NULL) {
+		fprintf(stderr, "airlock scan: out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < threads; i++)
+		if ((no_sandbox ? scan_inproc_start(&job.children[i], job.engine) :
+		    scan_child_start(&job.children[i], job.engine,
+		    (double)timeout)) < 0) {
 			fprintf(stderr, "airlock scan: %s\n", al_err_msg());
 			goto out;
 		}
-		job.children = calloc(threads, sizeof(*job.children));
-		if (job.children == NULL) {
-			fprintf(stderr, "airlock scan: out of memory\n");
-			goto out;
-		}
-		for (i = 0; i < threads; i++)
-			if (scan_child_start(&job.children[i], job.engine,
-			    (double)timeout) < 0) {
-				fprintf(stderr, "airlock scan: %s\n", al_err_msg());
-				goto out;
-			}
-	}
 	if (run_threads(&job, (unsigned)threads) < 0) {
 		fprintf(stderr, "airlock scan: %s\n", job.errmsg);
 		pthread_mutex_destroy(&job.lock);

@@ -54,6 +54,15 @@ int scan_child_scan_batch(struct scan_child *c, const struct scan_req *reqs,
 void scan_child_stop(struct scan_child *c);
 
 /*
+ * The same API without a child, for `airlock scan --no-sandbox`
+ * (debugging only): scan_child_scan_batch() then scans in the calling
+ * thread, and hostile bytes reach the parsers unconfined. One per thread;
+ * start it before the threads (it loads libgit2, the archive readers'
+ * character sets and libmagic).
+ */
+int scan_inproc_start(struct scan_child **out, const struct scan_engine *e);
+
+/*
  * The gate service's way: a launcher process, forked before any thread
  * starts, forks a fresh sandboxed child for each artifact (see the design
  * note in scan_child.c). One launcher per scanning thread.
