@@ -20,7 +20,6 @@
 #include "dynbuf.h"
 #include "err.h"
 #include "gate.h"
-#include "serve.h"
 #include "util.h"
 
 static const char verify_usage[] =

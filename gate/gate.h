@@ -12,6 +12,9 @@
 #define EXIT_FINDINGS 1
 #define EXIT_ERROR 2
 
+/* The service and its data directory (gate/serve/). */
+int cmd_serve(int argc, char **argv);
+int cmd_init(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 /* Commands that talk to a running gate (cmd_client.c). */

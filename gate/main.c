@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "gate.h"
-#include "serve.h"
 
 struct command {
 	const char *name;

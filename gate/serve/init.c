@@ -1,5 +1,5 @@
 /*
- * cmd_init.c - `airlock init`: the data directory, its database, store and
+ * init.c - `airlock init`: the data directory, its database, store and
  * signing key, and the first admin token.
  *
  * Idempotent and safe: an existing database is migrated, never replaced; an

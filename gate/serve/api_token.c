@@ -1,0 +1,103 @@
+/*
+ * api_token.c - tokens: create (shown once, stored as a hash), list,
+ * revoke. Admins only (the route table says so).
+ *
+ * Trust: the request body is bounded JSON; a new token never reaches a
+ * log, and is wiped from memory once answered.
+ */
+#include <openssl/crypto.h>
+#include <string.h>
+
+#include "auth.h"
+#include "err.h"
+#include "os.h"
+#include "serve.h"
+
+enum MHD_Result
+api_token_create(struct req *q, struct MHD_Connection *c, struct db *db)
+{
+	json_error_t jerr;
+	json_t *in = json_loadb(q->body.data ? q->body.data : "", q->body.len,
+	    JSON_REJECT_DUPLICATES, &jerr), *out;
+	const char *role = NULL, *name = NULL, *ttl = NULL, *obo = NULL;
+	char token[GATE_TOKEN_MAX], hash[65];
+	int64_t now = al_now_ms(), ms = 0;
+	int r, rc;
+
+	if (in == NULL || json_unpack_ex(in, &jerr, JSON_STRICT,
+	    "{s:s, s:s, s?s, s?s}", "role", &role, "name", &name, "ttl", &ttl,
+	    "on_behalf_of", &obo) < 0) {
+		json_decref(in);
+		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST, "expected "
+		    "{\"role\", \"name\", \"ttl\"?, \"on_behalf_of\"?}");
+	}
+	r = db_role_parse(role);
+	if (r < 0 || !srv_name_ok(name, 64) || (obo && !srv_name_ok(obo, 128)) ||
+	    (ttl && gate_parse_duration(ttl, &ms) < 0) ||
+	    ((r == DB_ROLE_AGENT) != (obo != NULL))) {
+		json_decref(in);
+		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST, "a role "
+		    "(agent, reviewer, ci, auditor, admin), a name of letters, "
+		    "digits and . _ - @, a ttl like 8h; on_behalf_of names the "
+		    "person who launched an agent, and is for agents only (and "
+		    "required for them)");
+	}
+	if (gate_token_new(token) < 0) {
+		json_decref(in);
+		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
+		    "no randomness");
+	}
+	gate_token_hash(token, strlen(token), hash);
+	rc = db_principal_create(db, name, (enum db_role)r, hash, obo,
+	    ms ? now + ms : 0, now, q->who.id, NULL);
+	if (rc < 0) {
+		json_decref(in);
+		return srv_fail(q, c, rc == AL_EEXIST ? MHD_HTTP_CONFLICT :
+		    MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX, rc == AL_EEXIST ?
+		    "that name is taken" : "database error");
+	}
+	out = json_pack("{s:s, s:s, s:s, s:o, s:o}", "name", name, "role", role,
+	    "token", token, "expires_at", srv_json_time(ms ? now + ms : 0),
+	    "on_behalf_of", srv_json_str(obo));
+	json_decref(in);         /* name and role live in it */
+	OPENSSL_cleanse(token, sizeof(token));
+	return srv_respond_json(c, MHD_HTTP_CREATED, out);
+}
+
+enum MHD_Result
+api_token_list(struct req *q, struct MHD_Connection *c, struct db *db)
+{
+	struct db_principal *v = NULL;
+	size_t n = 0, i;
+	json_t *arr;
+
+	if (db_principal_list(db, &v, &n) < 0)
+		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
+		    "database error");
+	arr = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:o, s:o, s:o, "
+		    "s:o}", "name", v[i].name, "role", db_role_name(v[i].role),
+		    "on_behalf_of", srv_json_str(v[i].on_behalf_of),
+		    "created_at", srv_json_time(v[i].created_at), "expires_at",
+		    srv_json_time(v[i].expires_at), "revoked_at",
+		    srv_json_time(v[i].revoked_at)));
+	db_principal_list_free(v, n);
+	return srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:o}", "tokens", arr));
+}
+
+enum MHD_Result
+api_token_revoke(struct req *q, struct MHD_Connection *c, struct db *db)
+{
+	int rc = db_principal_revoke(db, q->arg, al_now_ms(), q->who.id);
+
+	if (rc == AL_ENOTFOUND)
+		return srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such token");
+	if (rc == AL_EINVAL)
+		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, "already revoked");
+	if (rc < 0)
+		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
+		    "database error");
+	return srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:s, s:b}", "name",
+	    q->arg, "revoked", 1));
+}

@@ -1,0 +1,85 @@
+/*
+ * metrics.c - /metrics in Prometheus' text format: submissions by
+ * state, the queue, scans by verdict and time, refusals by reason.
+ *
+ * Trust: auditors and admins only; nothing here names a submission.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "serve.h"
+
+static const char *const reject_names[REJ_MAX] = {
+	"unauthenticated", "forbidden", "too_large", "bad_request", "bad_host",
+	"bad_origin",
+};
+static const double scan_buckets[] = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+    5, 10, 30, 60, 120};
+_Static_assert(sizeof(scan_buckets) / sizeof(scan_buckets[0]) ==
+    SRV_NBUCKETS, "a bound for every bucket but +Inf");
+
+void
+srv_metrics_scan(struct srv *s, enum al_verdict verdict, double secs)
+{
+	size_t b;
+
+	atomic_fetch_add(&s->verdicts[verdict], 1);
+	for (b = 0; b < SRV_NBUCKETS && secs > scan_buckets[b]; b++)
+		;
+	atomic_fetch_add(&s->buckets[b], 1);
+	atomic_fetch_add(&s->scan_ms_sum, (unsigned long)(secs * 1000));
+}
+
+enum MHD_Result
+api_metrics(struct req *q, struct MHD_Connection *c, struct db *db)
+{
+	int64_t counts[AL_STATE_MAX];
+	size_t i;
+	struct dynbuf t;
+	enum MHD_Result ok;
+	unsigned long cum = 0;
+
+	if (db_submission_counts(db, counts) < 0)
+		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
+		    "database error");
+	dynbuf_init(&t, 1 << 20);
+	(void)dynbuf_adds(&t, "# HELP airlock_submissions Submissions by "
+	    "state.\n# TYPE airlock_submissions gauge\n");
+	for (i = 0; i < AL_STATE_MAX; i++)
+		(void)dynbuf_addf(&t, "airlock_submissions{state=\"%s\"} %" PRId64
+		    "\n", al_state_name((enum al_state)i), counts[i]);
+	(void)dynbuf_addf(&t, "# HELP airlock_scan_queue_depth Submissions "
+	    "waiting for a scan.\n# TYPE airlock_scan_queue_depth gauge\n"
+	    "airlock_scan_queue_depth %" PRId64 "\n", counts[AL_STATE_RECEIVED]);
+	(void)dynbuf_adds(&t, "# HELP airlock_scans_total Scans finished, by "
+	    "verdict.\n# TYPE airlock_scans_total counter\n");
+	for (i = 0; i < AL_VERDICT_MAX; i++)
+		(void)dynbuf_addf(&t, "airlock_scans_total{verdict=\"%s\"} %lu\n",
+		    al_verdict_name((enum al_verdict)i),
+		    atomic_load(&q->s->verdicts[i]));
+	(void)dynbuf_adds(&t, "# HELP airlock_scan_seconds Wall time of a "
+	    "scan.\n# TYPE airlock_scan_seconds histogram\n");
+	for (i = 0; i <= SRV_NBUCKETS; i++) {
+		cum += atomic_load(&q->s->buckets[i]);
+		if (i < SRV_NBUCKETS)
+			(void)dynbuf_addf(&t, "airlock_scan_seconds_bucket{le=\"%g\"} "
+			    "%lu\n", scan_buckets[i], cum);
+		else
+			(void)dynbuf_addf(&t, "airlock_scan_seconds_bucket{le=\"+Inf\"}"
+			    " %lu\n", cum);
+	}
+	(void)dynbuf_addf(&t, "airlock_scan_seconds_sum %.3f\n"
+	    "airlock_scan_seconds_count %lu\n",
+	    (double)atomic_load(&q->s->scan_ms_sum) / 1000.0, cum);
+	(void)dynbuf_adds(&t, "# HELP airlock_intake_rejections_total Requests "
+	    "refused, by reason.\n# TYPE airlock_intake_rejections_total "
+	    "counter\n");
+	for (i = 0; i < REJ_MAX; i++)
+		(void)dynbuf_addf(&t, "airlock_intake_rejections_total{reason="
+		    "\"%s\"} %lu\n", reject_names[i],
+		    atomic_load(&q->s->rejects[i]));
+	ok = srv_respond(c, MHD_HTTP_OK, "text/plain; version=0.0.4",
+	    t.data ? t.data : "", t.len);
+	dynbuf_free(&t);
+	return ok;
+}

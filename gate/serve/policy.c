@@ -1,0 +1,122 @@
+/*
+ * policy.c - the review policy, DATA/policy: approvals needed by
+ * verdict and worst severity, how long a held submission waits, who may
+ * release. Read at start; a bad line stops the gate from starting.
+ *
+ * Trust: the file is the operator's; it is still parsed strictly, with
+ * the line of every problem.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "auth.h"
+#include "err.h"
+#include "serve.h"
+#include "util.h"
+
+/*
+ * The review policy: DATA/policy, lines "key = value", # comments.
+ *   approvals.clean = 1        approvals.flagged = 1 (worst at most medium)
+ *   approvals.high = 2         approvals.unscannable = 2 (and an override)
+ *   hold_expiry = 7d | never   release_roles = ci, reviewer, admin
+ */
+int
+srv_policy_load(struct srv *s)
+{
+	struct dynbuf p;
+	char line[512];
+	FILE *f;
+	int lineno = 0, rc = 0;
+
+	s->policy.clean = 1;
+	s->policy.flagged = 1;
+	s->policy.high = 2;
+	s->policy.unscannable = 2;
+	s->hold_expiry = 7LL * 86400000;
+	s->release_roles = ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_REVIEWER) |
+	    ROLE(DB_ROLE_ADMIN);
+	dynbuf_init(&p, 8192);
+	if (dynbuf_addf(&p, "%s/policy", s->datadir) < 0)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	if ((f = fopen(dynbuf_str(&p), "re")) == NULL) {
+		dynbuf_free(&p);
+		return 0;             /* the defaults */
+	}
+	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+		char *k = line, *v, *e;
+		int *slot = NULL;
+
+		lineno++;
+		line[strcspn(line, "#\n")] = '\0';
+		while (*k == ' ' || *k == '\t')
+			k++;
+		if (*k == '\0')
+			continue;
+		if ((v = strchr(k, '=')) == NULL) {
+			rc = al_err_set(AL_EINVAL, "%s:%d: expected key = value",
+			    dynbuf_str(&p), lineno);
+			break;
+		}
+		for (e = v; e > k && (e[-1] == ' ' || e[-1] == '\t'); e--)
+			;
+		*e = '\0';
+		for (v++; *v == ' ' || *v == '\t'; v++)
+			;
+		for (e = v + strlen(v); e > v && (e[-1] == ' ' ||
+		    e[-1] == '\t'); e--)
+			;
+		*e = '\0';
+		if (strcmp(k, "approvals.clean") == 0)
+			slot = &s->policy.clean;
+		else if (strcmp(k, "approvals.flagged") == 0)
+			slot = &s->policy.flagged;
+		else if (strcmp(k, "approvals.high") == 0)
+			slot = &s->policy.high;
+		else if (strcmp(k, "approvals.unscannable") == 0)
+			slot = &s->policy.unscannable;
+		if (slot != NULL) {
+			size_t n;
+
+			if (al_parse_size(v, &n) != 0 || n < 1 || n > 16)
+				rc = al_err_set(AL_EINVAL, "%s:%d: %s takes 1 to 16",
+				    dynbuf_str(&p), lineno, k);
+			else
+				*slot = (int)n;
+		} else if (strcmp(k, "hold_expiry") == 0) {
+			if (strcmp(v, "never") == 0)
+				s->hold_expiry = 0;
+			else if (gate_parse_duration(v, &s->hold_expiry) < 0)
+				rc = al_err_set(AL_EINVAL, "%s:%d: hold_expiry: %s",
+				    dynbuf_str(&p), lineno, al_err_msg());
+		} else if (strcmp(k, "release_roles") == 0) {
+			char *tok = v, *comma;
+
+			s->release_roles = 0;
+			for (; rc == 0 && tok != NULL; tok = comma ? comma + 1 :
+			    NULL) {
+				int r;
+
+				if ((comma = strchr(tok, ',')) != NULL)
+					*comma = '\0';
+				while (*tok == ' ')
+					tok++;
+				for (e = tok + strlen(tok); e > tok && e[-1] == ' '; e--)
+					;
+				*e = '\0';
+				r = db_role_parse(tok);
+				if (r < 0 || r == DB_ROLE_AGENT || r == DB_ROLE_AUDITOR)
+					rc = al_err_set(AL_EINVAL, "%s:%d: release_roles "
+					    "are among ci, reviewer, admin", dynbuf_str(&p),
+					    lineno);
+				else
+					s->release_roles |= ROLE(r);
+			}
+		} else {
+			rc = al_err_set(AL_EINVAL, "%s:%d: unknown key %s",
+			    dynbuf_str(&p), lineno, k);
+		}
+	}
+	fclose(f);
+	dynbuf_free(&p);
+	return rc;
+}

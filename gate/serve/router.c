@@ -1,0 +1,382 @@
+/*
+ * router.c - one request from its first line to its end: Host and
+ * Origin checks (DNS rebinding, CSRF), the route, the token and its role,
+ * the body (streamed to the store, or a bounded JSON buffer), then the
+ * endpoint. The table of who may call what is here, as docs/api.md shows
+ * it.
+ *
+ * Trust: every request is hostile until its token checks; nothing of a
+ * body is read before the route, the token and Content-Length allow it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "err.h"
+#include "gate.h"
+#include "os.h"
+#include "serve.h"
+
+/* Who may call what: the table docs/api.md shows. */
+static const struct {
+	enum route route;
+	unsigned roles;
+	int intake;               /* served on the intake socket too */
+} route_roles[] = {
+	{R_METRICS, ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_SUBMIT, ROLE(DB_ROLE_AGENT), 1},
+	{R_LIST, ANY_ROLE, 1},
+	{R_SHOW, ANY_ROLE, 1},
+	/* ci: released content only (checked in api_content). */
+	{R_CONTENT, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) |
+	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_APPROVE, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_REJECT, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_OVERRIDE, ROLE(DB_ROLE_ADMIN), 0},
+	{R_RELOAD, ROLE(DB_ROLE_ADMIN), 0},
+	/* Further narrowed by the policy's release roles. */
+	{R_RELEASE, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) |
+	    ROLE(DB_ROLE_ADMIN), 0},
+	{R_ATTESTATION, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) |
+	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_EVENTS, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_AUDITOR) |
+	    ROLE(DB_ROLE_ADMIN), 0},
+	{R_TOKEN_CREATE, ROLE(DB_ROLE_ADMIN), 0},
+	{R_TOKEN_LIST, ROLE(DB_ROLE_ADMIN), 0},
+	{R_TOKEN_REVOKE, ROLE(DB_ROLE_ADMIN), 0},
+};
+
+static int
+host_allowed(const struct req *q, const char *host)
+{
+	char want[300];
+
+	if (host == NULL)
+		return 0;
+	if (q->intake)
+		return strcmp(host, "localhost") == 0;
+	snprintf(want, sizeof(want), "%s:%u", q->s->host, q->s->port);
+	if (strcmp(host, want) == 0)
+		return 1;
+	snprintf(want, sizeof(want), "127.0.0.1:%u", q->s->port);
+	if (strcmp(host, want) == 0)
+		return 1;
+	snprintf(want, sizeof(want), "localhost:%u", q->s->port);
+	return strcmp(host, want) == 0;
+}
+
+static int
+origin_allowed(const struct req *q, const char *origin)
+{
+	/* Our own origin: http:// and a Host this listener answers to. */
+	return !q->intake && strncmp(origin, "http://", 7) == 0 &&
+	    host_allowed(q, origin + 7);
+}
+
+static enum route
+route_of(const char *method, const char *url, int64_t *id, char **arg)
+{
+	int get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
+	const char *p;
+
+	if (get && strcmp(url, "/healthz") == 0)
+		return R_HEALTHZ;
+	if (get && strcmp(url, "/metrics") == 0)
+		return R_METRICS;
+	if (strcmp(url, "/v1/submissions") == 0)
+		return post ? R_SUBMIT : get ? R_LIST : R_NONE;
+	if (strcmp(url, "/v1/tokens") == 0)
+		return post ? R_TOKEN_CREATE : get ? R_TOKEN_LIST : R_NONE;
+	if (post && strcmp(url, "/v1/rules/reload") == 0)
+		return R_RELOAD;
+	if (strncmp(url, "/v1/tokens/", 11) == 0 &&
+	    strcmp(method, "DELETE") == 0 && url[11] != '\0' &&
+	    strchr(url + 11, '/') == NULL) {
+		*arg = strdup(url + 11);
+		return *arg ? R_TOKEN_REVOKE : R_NONE;
+	}
+	if ((!get && !post) || strncmp(url, "/v1/submissions/", 16) != 0)
+		return R_NONE;
+	p = strchr(url + 16, '/');
+	*id = srv_parse_id(url + 16, p ? (size_t)(p - url - 16) : strlen(url + 16));
+	if (*id == 0)
+		return R_NONE;
+	if (get) {
+		if (p == NULL)
+			return R_SHOW;
+		if (strcmp(p, "/content") == 0)
+			return R_CONTENT;
+		if (strcmp(p, "/events") == 0)
+			return R_EVENTS;
+		if (strcmp(p, "/attestation") == 0)
+			return R_ATTESTATION;
+		return R_NONE;
+	}
+	if (p == NULL)
+		return R_NONE;
+	if (strcmp(p, "/approve") == 0)
+		return R_APPROVE;
+	if (strcmp(p, "/reject") == 0)
+		return R_REJECT;
+	if (strcmp(p, "/override") == 0)
+		return R_OVERRIDE;
+	if (strcmp(p, "/release") == 0)
+		return R_RELEASE;
+	return R_NONE;
+}
+
+/* Authenticates the bearer token: 0, or the status to answer. */
+static unsigned
+authenticate(struct req *q, struct MHD_Connection *c)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	    "Authorization");
+	struct db *db = srv_db(q->s);
+	char hash[65];
+	int64_t now = al_now_ms();
+	const char *tok;
+
+	if (db == NULL)
+		return MHD_HTTP_INTERNAL_SERVER_ERROR;
+	if (h == NULL || strncmp(h, "Bearer ", 7) != 0)
+		return MHD_HTTP_UNAUTHORIZED;
+	tok = h + 7;
+	if (!gate_token_wellformed(tok, strlen(tok)))
+		return MHD_HTTP_UNAUTHORIZED;
+	gate_token_hash(tok, strlen(tok), hash);
+	if (db_principal_by_token(db, hash, &q->who) < 0)
+		return MHD_HTTP_UNAUTHORIZED;
+	q->authed = 1;
+	if (q->who.revoked_at != 0 || (q->who.expires_at != 0 &&
+	    q->who.expires_at <= now))
+		return MHD_HTTP_UNAUTHORIZED;
+	return 0;
+}
+
+static void
+peer_creds(struct req *q, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c,
+	    MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	q->peer_uid = q->peer_pid = -1;
+	if (q->intake && ci != NULL && getsockopt(ci->connect_fd, SOL_SOCKET,
+	    SO_PEERCRED, &cr, &len) == 0) {
+		q->peer_uid = cr.uid;
+		q->peer_pid = cr.pid;
+	}
+}
+
+/* The first call for a request: checks, route, authentication. 0 to go on,
+ * else the result of the answer given. */
+static int
+admit(struct req *q, struct MHD_Connection *c, const char *url,
+    const char *method, enum MHD_Result *res)
+{
+	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	    "Host");
+	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	    "Origin");
+	const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	    "Content-Length");
+	unsigned st;
+	size_t i;
+
+	if (!host_allowed(q, host)) {
+		*res = srv_fail(q, c, MHD_HTTP_FORBIDDEN, REJ_BAD_HOST, "the Host "
+		    "header does not name this listener");
+		return 1;
+	}
+	if (origin != NULL && (strcmp(method, "POST") == 0 ||
+	    strcmp(method, "DELETE") == 0) && !origin_allowed(q, origin)) {
+		*res = srv_fail(q, c, MHD_HTTP_FORBIDDEN, REJ_BAD_ORIGIN, "cross-origin "
+		    "requests are refused");
+		return 1;
+	}
+	q->route = route_of(method, url, &q->id, &q->arg);
+	if (q->route == R_HEALTHZ && !q->intake) {
+		*res = srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:s, s:s, s:i}",
+		    "status", "ok", "version", AIRLOCK_VERSION, "schema",
+		    db_schema_latest()));
+		return 1;
+	}
+	for (i = 0; i < sizeof(route_roles) / sizeof(route_roles[0]); i++)
+		if (route_roles[i].route == q->route)
+			break;
+	if (i == sizeof(route_roles) / sizeof(route_roles[0]) ||
+	    (q->intake && !route_roles[i].intake)) {
+		*res = srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such endpoint");
+		return 1;
+	}
+	if ((st = authenticate(q, c)) != 0) {
+		*res = srv_fail(q, c, st, st == MHD_HTTP_UNAUTHORIZED ? REJ_UNAUTH :
+		    REJ_MAX, st == MHD_HTTP_UNAUTHORIZED ? "a valid token is "
+		    "required (Authorization: Bearer)" : "database error");
+		return 1;
+	}
+	/* On the intake socket, submitting is what anyone may do, and only
+	 * their own submissions are shown. */
+	if (!(route_roles[i].roles & ROLE(q->who.role)) &&
+	    !(q->intake && q->route != R_SUBMIT)) {
+		*res = srv_fail(q, c, MHD_HTTP_FORBIDDEN, REJ_FORBIDDEN, "this token's "
+		    "role may not do that");
+		return 1;
+	}
+	if (q->route == R_SUBMIT) {
+		unsigned long long n;
+		char *end;
+
+		if (clen != NULL) {
+			errno = 0;
+			n = strtoull(clen, &end, 10);
+			if (errno != 0 || *end != '\0' || n > q->s->max_body) {
+				*res = srv_fail(q, c, MHD_HTTP_CONTENT_TOO_LARGE,
+				    REJ_TOO_LARGE, "the artifact is larger than this "
+				    "gate accepts (--max-body)");
+				return 1;
+			}
+		}
+		peer_creds(q, c);
+		if (store_upload_begin(q->s->store, q->s->max_body, &q->up) < 0) {
+			*res = srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
+			    "cannot store uploads now");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+enum MHD_Result
+srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
+    const char *method, const char *version, const char *upload_data,
+    size_t *upload_size, void **con_cls)
+{
+	struct req *q = *con_cls;
+	enum MHD_Result res = MHD_NO;
+	struct db *db;
+
+	(void)cls;
+	(void)version;
+	if (q == NULL)
+		return MHD_NO;
+	if (q->route == R_NONE && q->body.max == 0) {
+		/* The first call: headers only. */
+		dynbuf_init(&q->body, SERVE_MAX_JSON);
+		if (admit(q, c, url, method, &res))
+			return res;
+		return MHD_YES;
+	}
+	if (*upload_size > 0) {
+		if (q->up != NULL && !q->too_large) {
+			if (store_upload_write(q->up, upload_data, *upload_size) < 0) {
+				/* Past the limit (a chunked body tells its size only
+				 * by sending it). libmicrohttpd cannot answer in the
+				 * middle of a body: the rest is read and dropped, up
+				 * to a bound, and the 413 comes at its end. */
+				store_upload_abort(q->up);
+				q->up = NULL;
+				q->too_large = 1;
+			}
+		} else if (q->route == R_TOKEN_CREATE || q->route == R_APPROVE ||
+		    q->route == R_REJECT || q->route == R_OVERRIDE ||
+		    q->route == R_RELEASE) {
+			if (dynbuf_add(&q->body, upload_data, *upload_size) < 0)
+				q->too_large = 1;
+		} else {
+			/* Discard what is over the limit, but not forever. */
+			q->discarded += *upload_size;
+			if (q->discarded > SERVE_MAX_DISCARD)
+				return MHD_NO;
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if ((db = srv_db(q->s)) == NULL)
+		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
+		    "database error");
+	switch (q->route) {
+	case R_SUBMIT:
+		return api_submit(q, c, db);
+	case R_LIST:
+		return api_list(q, c, db);
+	case R_SHOW:
+		return api_show(q, c, db);
+	case R_CONTENT:
+		return api_content(q, c, db);
+	case R_EVENTS:
+		return api_events(q, c, db);
+	case R_TOKEN_CREATE:
+		if (q->too_large)
+			return srv_fail(q, c, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE,
+			    "the request body is too large");
+		return api_token_create(q, c, db);
+	case R_TOKEN_LIST:
+		return api_token_list(q, c, db);
+	case R_TOKEN_REVOKE:
+		return api_token_revoke(q, c, db);
+	case R_METRICS:
+		return api_metrics(q, c, db);
+	case R_APPROVE:
+	case R_REJECT:
+	case R_OVERRIDE:
+		if (q->too_large)
+			return srv_fail(q, c, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE,
+			    "the request body is too large");
+		return api_decide(q, c, db);
+	case R_RELEASE:
+		return api_release(q, c, db);
+	case R_ATTESTATION:
+		return api_attestation(q, c, db);
+	case R_RELOAD:
+		/* The main thread restarts the gate with the rules on disk. */
+		(void)db_event_add(db, al_now_ms(), q->who.id, "rules.reload", 0,
+		    NULL);
+		kill(getpid(), SIGHUP);
+		return srv_respond_json(c, MHD_HTTP_ACCEPTED, json_pack("{s:b}",
+		    "reloading", 1));
+	default:
+		return srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such endpoint");
+	}
+}
+
+void
+srv_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+    enum MHD_RequestTerminationCode why)
+{
+	struct req *q = *con_cls;
+
+	(void)cls;
+	(void)c;
+	(void)why;
+	if (q == NULL)
+		return;
+	/* An upload cut short leaves nothing: its file goes, no row came. */
+	store_upload_abort(q->up);
+	db_principal_clear(&q->who);
+	dynbuf_free(&q->body);
+	free(q->arg);
+	free(q);
+	*con_cls = NULL;
+}
+
+/* Per-request state, made when libmicrohttpd parses a request line. */
+void *
+srv_on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct srv_listener *l = cls;
+	struct req *q = calloc(1, sizeof(*q));
+
+	(void)uri;
+	(void)c;
+	if (q == NULL)
+		return NULL;
+	q->s = l->s;
+	q->intake = l->intake;
+	return q;
+}

@@ -1,0 +1,190 @@
+/*
+ * scanq.c - the scan threads: each claims the oldest received
+ * submission (the queue is the database), has its launcher scan it in a
+ * fresh sandboxed child, and records the findings, what was read and the
+ * verdict in one transaction; when idle, held submissions past the
+ * policy's expiry expire.
+ *
+ * Trust: findings come from the scan child through the launcher's checks
+ * (scanners/parent.c); a child that failed makes the artifact unscannable.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "os.h"
+#include "scan.h"
+#include "serve.h"
+
+/* Scans one claimed submission and records the outcome. */
+static int
+scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
+    const struct db_scan_job *job)
+{
+	struct finding_list fl = {0};
+	struct scan_item_list items = {0};
+	struct db_finding *df = NULL;
+	struct db_item *di = NULL;
+	uint64_t bytes = 0;
+	enum al_verdict verdict = AL_VERDICT_CLEAN;
+	enum al_severity worst = AL_SEV_NONE;
+	enum al_kind kind = job->kind;
+	int fd = -1, rc;
+	char why[300] = "";
+	double t0 = al_mono_now();
+	size_t i;
+
+	if (!al_kind_submittable(kind))
+		kind = AL_KIND_AUTO;
+	rc = store_blob_open(s->store, job->sha256, &fd);
+	if (rc < 0) {
+		snprintf(why, sizeof(why), "the stored bytes cannot be read: %s",
+		    al_err_msg());
+		rc = finding_add_builtin(&fl, AL_RULE_UNSCANNABLE, job->name, why);
+	} else {
+		struct scan_req r = {fd, job->name, job->name, &fl, &bytes, NULL,
+		    kind, &items};
+
+		rc = scan_launcher_scan(l, &r);
+		close(fd);
+		if (rc == AL_EIO) {
+			/* The launcher is gone: nothing more can be scanned here.
+			 * The submission stays "scanning" and is taken again at the
+			 * next start; the service stops so that it is restarted. */
+			if (!s->stopping) {
+				fprintf(stderr, "airlock serve: %s; stopping\n",
+				    al_err_msg());
+				kill(getpid(), SIGTERM);
+			}
+			finding_list_free(&fl);
+			scan_item_list_free(&items);
+			return rc;
+		}
+	}
+	if (rc < 0) {
+		finding_list_free(&fl);
+		scan_item_list_free(&items);
+		return rc;
+	}
+	finding_list_sort(&fl);
+	if (fl.n > 0 && (df = calloc(fl.n, sizeof(*df))) == NULL) {
+		finding_list_free(&fl);
+		scan_item_list_free(&items);
+		return AL_ENOMEM;
+	}
+	for (i = 0; i < fl.n; i++) {
+		const struct finding *f = &fl.v[i];
+
+		df[i].rule = (char *)(uintptr_t)f->rule->id;
+		df[i].severity = f->severity;
+		df[i].path = f->path;
+		df[i].line = (int64_t)f->line;
+		df[i].column = (int64_t)f->column;
+		df[i].excerpt = f->excerpt ? f->excerpt : "";
+		df[i].fingerprint = (char *)(uintptr_t)f->fingerprint;
+		if (f->severity > worst)
+			worst = f->severity;
+		if (strcmp(f->rule->id, AL_RULE_UNSCANNABLE) == 0)
+			verdict = AL_VERDICT_UNSCANNABLE;
+		else if (f->severity >= AL_SEV_MEDIUM &&
+		    verdict == AL_VERDICT_CLEAN)
+			verdict = AL_VERDICT_FLAGGED;
+	}
+	if (items.n > 0 && (di = calloc(items.n, sizeof(*di))) == NULL) {
+		free(df);
+		finding_list_free(&fl);
+		scan_item_list_free(&items);
+		return AL_ENOMEM;
+	}
+	for (i = 0; i < items.n; i++) {
+		di[i].path = items.v[i].path;
+		di[i].mode = items.v[i].mode;
+		di[i].size = (int64_t)items.v[i].size;
+		di[i].sha256 = items.v[i].sha256;
+		di[i].type = items.v[i].type;
+	}
+	rc = db_scan_finish(db, job, verdict, worst, df, fl.n, di, items.n,
+	    NULL, al_now_ms());
+	if (rc == 0) {
+		/* A rescan that found nothing new: the approvals stand. */
+		struct db_review rv;
+
+		if (db_review_settle(db, job->submission_id, &s->policy,
+		    al_now_ms(), &rv) == 0)
+			db_review_clear(&rv);
+	}
+	free(df);
+	free(di);
+	finding_list_free(&fl);
+	scan_item_list_free(&items);
+	srv_metrics_scan(s, verdict, al_mono_now() - t0);
+	return rc;
+}
+
+void *
+srv_scan_thread(void *arg)
+{
+	struct scan_slot *slot = arg;
+	struct srv *s = slot->s;
+	struct db *db = srv_db(s);
+
+	if (db == NULL) {
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+		kill(getpid(), SIGTERM);
+		return NULL;
+	}
+	for (;;) {
+		struct db_scan_job job;
+		int rc;
+
+		pthread_mutex_lock(&s->lock);
+		if (s->stopping) {
+			pthread_mutex_unlock(&s->lock);
+			break;
+		}
+		pthread_mutex_unlock(&s->lock);
+		memset(&job, 0, sizeof(job));
+		rc = db_scan_claim(db, s->rs->digest, AL_ENGINE_VERSION,
+		    al_now_ms(), &job);
+		if (rc == AL_ENOTFOUND) {
+			struct timespec ts;
+			size_t expired = 0;
+
+			/* Idle: held submissions past the policy's expiry. */
+			if (s->hold_expiry > 0 && db_expire_held(db, al_now_ms() - s->hold_expiry,
+			    al_now_ms(), &expired) == 0 && expired > 0)
+				fprintf(stderr, "airlock serve: %zu held submission%s "
+				    "expired\n", expired, expired == 1 ? "" : "s");
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			pthread_mutex_lock(&s->lock);
+			if (!s->stopping)
+				pthread_cond_timedwait(&s->wake, &s->lock, &ts);
+			pthread_mutex_unlock(&s->lock);
+			continue;
+		}
+		if (rc < 0) {
+			fprintf(stderr, "airlock serve: claiming a scan: %s\n",
+			    al_err_msg());
+			sleep(1);
+			continue;
+		}
+		atomic_fetch_add(&s->active, 1);
+		rc = scan_one(s, slot->l, db, &job);
+		atomic_fetch_sub(&s->active, 1);
+		if (rc < 0 && !(rc == AL_EIO && s->stopping))
+			fprintf(stderr, "airlock serve: scanning submission %" PRId64
+			    ": %s\n", job.submission_id, al_err_msg());
+		db_scan_job_clear(&job);
+		if (rc == AL_EIO)
+			break;
+	}
+	return NULL;
+}

@@ -1,0 +1,362 @@
+/*
+ * serve.c - `airlock serve`: start-up, signals and the end; see serve.h
+ * for the service's files and docs/api.md for its contract.
+ *
+ * Start-up order matters: the rules compile and the scan launchers fork
+ * while the process is still single-threaded and holds no secrets (no
+ * database, no tokens); only then do the database, the store and the HTTP
+ * threads start. SIGTERM stops the listeners (libmicrohttpd lets requests
+ * in flight finish), then the scan threads after their current artifact;
+ * what was mid-scan is scanned again at the next start (the queue is in
+ * the database).
+ *
+ * Trust: requests are hostile until authenticated, and bounded before:
+ * header sizes by libmicrohttpd, bodies by --max-body, JSON by
+ * SERVE_MAX_JSON. Artifact bytes are never parsed here: they go to the
+ * store, and from there to a scan child.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attest.h"
+#include "dirs.h"
+#include "err.h"
+#include "gate.h"
+#include "os.h"
+#include "scan.h"
+#include "serve.h"
+#include "util.h"
+
+static const char serve_usage[] =
+    "usage: airlock serve [options]\n"
+    "\n"
+    "Runs the gate: the review/API listener on loopback TCP and the intake\n"
+    "unix socket for agent sandboxes; scans submissions in sandboxed\n"
+    "children as they arrive. Stops cleanly on SIGTERM or SIGINT; SIGHUP\n"
+    "(or airlock rules reload) reloads the rules and rescans what is held.\n"
+    "\n"
+    "options:\n"
+    "  --data DIR            data directory made by `airlock init`\n"
+    "                        (default: $AIRLOCK_DATA, or ./var)\n"
+    "  --listen HOST:PORT    API listener (default 127.0.0.1:8420)\n"
+    "  --intake-socket PATH  intake socket (default DIR/intake.sock)\n"
+    "  --scanners N          artifacts scanned at once (default: CPUs)\n"
+    "  --max-body SIZE       largest artifact accepted (default 256M)\n"
+    "  --rules DIR           rule directory (default as airlock scan)\n"
+    "  --timeout SECONDS     wall-clock limit per artifact scan (default 120)\n"
+    "  -h, --help            this help\n";
+
+static volatile sig_atomic_t got_signal;
+static char **serve_argv;         /* to start again on SIGHUP */
+
+/* This thread's database connection, opened on first use. */
+struct db *
+srv_db(struct srv *s)
+{
+	struct db *db = pthread_getspecific(s->dbkey);
+
+	if (db != NULL)
+		return db;
+	if (db_open(&db, s->dbpath, 0) < 0)
+		return NULL;
+	pthread_mutex_lock(&s->dbs_lock);
+	if (s->ndbs == sizeof(s->dbs) / sizeof(s->dbs[0])) {
+		pthread_mutex_unlock(&s->dbs_lock);
+		db_close(db);
+		al_err_set(AL_ELIMIT, "too many database connections");
+		return NULL;
+	}
+	s->dbs[s->ndbs++] = db;
+	pthread_mutex_unlock(&s->dbs_lock);
+	pthread_setspecific(s->dbkey, db);
+	return db;
+}
+
+/* A reload must not stop the gate over a typo: the new rules are loaded
+ * and compiled first, and kept out if they srv_fail. */
+static int
+rules_loadable(const char *dir, const char *cache)
+{
+	struct rule_set *rs = NULL;
+	struct scan_engine *e = NULL;
+	struct dynbuf diags;
+	size_t nerr = 0;
+	int ok;
+
+	dynbuf_init(&diags, 1 << 20);
+	ok = rule_set_load(&rs, dir, 0, &diags, &nerr) == 0 &&
+	    scan_engine_new(&e, rs, cache) == 0;
+	if (!ok)
+		fprintf(stderr, "%sairlock serve: the rules were NOT reloaded, the "
+		    "gate goes on with the old ones: %s\n", dynbuf_str(&diags),
+		    al_err_msg());
+	scan_engine_free(e);
+	rule_set_free(rs);
+	dynbuf_free(&diags);
+	return ok;
+}
+
+int
+cmd_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"data", required_argument, NULL, 'd'},
+		{"listen", required_argument, NULL, 'l'},
+		{"intake-socket", required_argument, NULL, 'i'},
+		{"scanners", required_argument, NULL, 'n'},
+		{"max-body", required_argument, NULL, 'm'},
+		{"rules", required_argument, NULL, 'r'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *data_opt = NULL, *listen_opt = "127.0.0.1:8420";
+	const char *sock_opt = NULL, *rules_opt = NULL;
+	struct srv s;
+	struct srv_listener lapi, lintake;
+	struct scan_slot *slots = NULL;
+	struct dynbuf diags, p;
+	sigset_t sigs;
+	int sig = 0;
+	char *rules_dir = NULL, *cache = NULL;
+	size_t nerr = 0, i, timeout = 0, nstarted = 0, requeued = 0;
+	size_t rescans = 0;
+	int c, ret = EXIT_ERROR, sfd = -1;
+	struct db *db;
+
+	memset(&s, 0, sizeof(s));
+	s.max_body = SERVE_DEFAULT_BODY;
+	serve_argv = argv - 1;    /* "airlock" "serve" ... (argv of main) */
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': data_opt = optarg; break;
+		case 'l': listen_opt = optarg; break;
+		case 'i': sock_opt = optarg; break;
+		case 'r': rules_opt = optarg; break;
+		case 'n':
+			if (al_parse_size(optarg, &s.nscan) != 0 || s.nscan == 0 ||
+			    s.nscan > 64) {
+				fprintf(stderr, "airlock serve: --scanners takes 1 to "
+				    "64\n");
+				return EXIT_ERROR;
+			}
+			break;
+		case 'm': {
+			uint64_t v;
+
+			if (al_parse_bytes(optarg, &v) != 0 || v == 0) {
+				fprintf(stderr, "airlock serve: --max-body takes a size "
+				    "like 64M\n");
+				return EXIT_ERROR;
+			}
+			s.max_body = v;
+			break;
+		}
+		case 'T':
+			if (al_parse_size(optarg, &timeout) != 0 || timeout == 0 ||
+			    timeout > 86400) {
+				fprintf(stderr, "airlock serve: --timeout takes 1 to "
+				    "86400 seconds\n");
+				return EXIT_ERROR;
+			}
+			break;
+		case 'h':
+			fputs(serve_usage, stdout);
+			return EXIT_OK;
+		default:
+			fputs(serve_usage, stderr);
+			return EXIT_ERROR;
+		}
+	}
+	if (optind != argc || srv_parse_listen(listen_opt, s.host, sizeof(s.host),
+	    &s.port) < 0) {
+		fprintf(stderr, "airlock serve: --listen takes HOST:PORT with an "
+		    "IPv4 address\n\n%s", serve_usage);
+		return EXIT_ERROR;
+	}
+	if (s.nscan == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		s.nscan = n > 0 ? (size_t)n : 1;
+	}
+	s.datadir = gate_data_dir(data_opt);
+	dynbuf_init(&p, 8192);
+	dynbuf_init(&diags, 1 << 20);
+	if (s.datadir == NULL || dynbuf_addf(&p, "%s/airlock.db",
+	    s.datadir) < 0 || (s.dbpath = strdup(dynbuf_str(&p))) == NULL) {
+		fprintf(stderr, "airlock serve: out of memory\n");
+		goto out;
+	}
+	dynbuf_reset(&p);
+	if (sock_opt == NULL && dynbuf_addf(&p, "%s/intake.sock",
+	    s.datadir) < 0) {
+		fprintf(stderr, "airlock serve: out of memory\n");
+		goto out;
+	}
+	s.sock_path = strdup(sock_opt ? sock_opt : dynbuf_str(&p));
+	if (access(s.dbpath, F_OK) != 0) {
+		fprintf(stderr, "airlock serve: %s has no database; run `airlock "
+		    "init --data %s` first\n", s.datadir, s.datadir);
+		goto out;
+	}
+	/* Single-threaded, holding no secret: rules, engine, launchers. */
+	rules_dir = gate_rules_dir(rules_opt);
+	if (rule_set_load(&s.rs, rules_dir, 0, &diags, &nerr) < 0) {
+		fprintf(stderr, "%sairlock serve: %s\n", dynbuf_str(&diags),
+		    al_err_msg());
+		goto out;
+	}
+	cache = gate_cache_dir();
+	if (scan_engine_new(&s.engine, s.rs, cache) < 0) {
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+		goto out;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	s.launchers = calloc(s.nscan, sizeof(*s.launchers));
+	s.scanners = calloc(s.nscan, sizeof(*s.scanners));
+	slots = calloc(s.nscan, sizeof(*slots));
+	if (s.launchers == NULL || s.scanners == NULL || slots == NULL) {
+		fprintf(stderr, "airlock serve: out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < s.nscan; i++)
+		if (scan_launcher_start(&s.launchers[i], s.engine,
+		    (double)timeout) < 0) {
+			fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+			goto out;
+		}
+	/* The secrets come after the launchers were forked. */
+	if (srv_policy_load(&s) < 0 || attest_key_load(s.datadir, &s.key) < 0 ||
+	    attest_keyid(s.key, s.keyid) < 0) {
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+		goto out;
+	}
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.wake, NULL);
+	pthread_mutex_init(&s.dbs_lock, NULL);
+	pthread_key_create(&s.dbkey, NULL);
+	if (store_open(&s.store, s.datadir, 0) < 0 || (db = srv_db(&s)) ==
+	    NULL || db_scan_requeue(db, al_now_ms(), &requeued) < 0 ||
+	    db_rescan_stale(db, s.rs->digest, al_now_ms(), &rescans) < 0) {
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+		goto out;
+	}
+	if ((sfd = srv_intake_socket(s.sock_path)) < 0) {
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+		goto out;
+	}
+	/* The main thread alone takes SIGTERM, SIGINT and SIGHUP, with
+	 * sigwait; every thread started from here on has them blocked. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	lapi.s = lintake.s = &s;
+	lapi.intake = 0;
+	lintake.intake = 1;
+	s.api = srv_start_daemon(&lapi, -1, s.port);
+	s.intake = s.api ? srv_start_daemon(&lintake, sfd, 0) : NULL;
+	if (s.api == NULL || s.intake == NULL) {
+		fprintf(stderr, "airlock serve: cannot listen on %s%s%s\n",
+		    s.api ? s.sock_path : listen_opt, s.api ? "" : " (in use?)",
+		    "");
+		goto stop;
+	}
+	sfd = -1;                 /* the daemon owns it now */
+	for (i = 0; i < s.nscan; i++) {
+		slots[i].s = &s;
+		slots[i].l = s.launchers[i];
+		if (pthread_create(&s.scanners[i], NULL, srv_scan_thread,
+		    &slots[i]) != 0)
+			break;
+		nstarted++;
+	}
+	fprintf(stderr, "airlock serve: listening on http://%s:%u, intake on "
+	    "%s; %zu scanners; rules %.19s (%zu); %zu scan%s resumed; %zu "
+	    "rescan%s for new rules\n", s.host, s.port, s.sock_path, s.nscan,
+	    s.rs->digest, s.rs->nrules, requeued, requeued == 1 ? "" : "s",
+	    rescans, rescans == 1 ? "" : "s");
+	for (;;) {
+		if (sigwait(&sigs, &sig) != 0)
+			continue;
+		if (sig != SIGHUP || rules_loadable(rules_dir, cache))
+			break;
+	}
+	got_signal = sig;
+	fprintf(stderr, "airlock serve: %s (signal %d)\n", got_signal ==
+	    SIGHUP ? "reloading the rules: restarting" : "stopping",
+	    (int)got_signal);
+	ret = EXIT_OK;
+stop:
+	/* Requests in flight finish; then the scanners end after their
+	 * current artifact. */
+	if (s.api)
+		(void)MHD_quiesce_daemon(s.api);
+	if (s.intake)
+		(void)MHD_quiesce_daemon(s.intake);
+	/* No new connections; those open get up to 10 s to finish. */
+	for (i = 0; i < 100 && (srv_open_connections(s.api) +
+	    srv_open_connections(s.intake)) > 0; i++)
+		usleep(100000);
+	if (s.api)
+		MHD_stop_daemon(s.api);
+	if (s.intake)
+		MHD_stop_daemon(s.intake);
+	pthread_mutex_lock(&s.lock);
+	s.stopping = 1;
+	pthread_cond_broadcast(&s.wake);
+	pthread_mutex_unlock(&s.lock);
+	/* A few seconds for the scans in flight; then they are cut short,
+	 * and scanned again at the next start. */
+	for (i = 0; i < 30 && atomic_load(&s.active) > 0; i++)
+		usleep(100000);
+	if (atomic_load(&s.active) > 0) {
+		fprintf(stderr, "airlock serve: cutting %lu scan%s short; they "
+		    "run again at the next start\n", atomic_load(&s.active),
+		    atomic_load(&s.active) == 1 ? "" : "s");
+		for (i = 0; i < s.nscan; i++)
+			scan_launcher_abort(s.launchers[i]);
+	}
+	for (i = 0; i < nstarted; i++)
+		pthread_join(s.scanners[i], NULL);
+	(void)unlink(s.sock_path);
+out:
+	if (sfd >= 0)
+		close(sfd);
+	for (i = 0; s.launchers && i < s.nscan; i++)
+		scan_launcher_stop(s.launchers[i]);
+	for (i = 0; i < s.ndbs; i++)
+		db_close(s.dbs[i]);
+	store_close(s.store);
+	scan_engine_free(s.engine);
+	rule_set_free(s.rs);
+	EVP_PKEY_free(s.key);
+	free(s.launchers);
+	free(s.scanners);
+	free(slots);
+	free(rules_dir);
+	free(cache);
+	free(s.datadir);
+	free(s.dbpath);
+	free(s.sock_path);
+	dynbuf_free(&diags);
+	dynbuf_free(&p);
+	/* SIGHUP: the rules are reloaded by starting afresh (the launchers
+	 * must be forked single-threaded, with the new engine); held and
+	 * approved submissions scanned by other rules are scanned again. */
+	if (ret == EXIT_OK && got_signal == SIGHUP) {
+		execv("/proc/self/exe", serve_argv);
+		fprintf(stderr, "airlock serve: cannot restart: %s\n",
+		    strerror(errno));
+		return EXIT_ERROR;
+	}
+	return ret;
+}

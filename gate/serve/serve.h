@@ -1,0 +1,204 @@
+/*
+ * serve.h - the gate service's own header (private to gate/serve/): the
+ * server's state, one request's state, the routes and who may call them,
+ * and what the service's files call in each other.
+ *
+ * The service is one process: libmicrohttpd's threads answer requests
+ * (router.c, api_*.c, release.c, metrics.c), scan threads take the queue
+ * (scanq.c) and hand each artifact to a scan launcher (scanners/), the
+ * main thread starts it all and waits for signals (serve.c). No file here
+ * parses artifact bytes: they go to the store (store.c) and from there to
+ * a scan child; `make lint` checks that no object here references a
+ * parser (libarchive, libgit2, libmagic, Hyperscan or PCRE2 matching).
+ *
+ * Trust: requests are hostile until authenticated, and bounded before
+ * (header sizes by libmicrohttpd, bodies by --max-body, JSON by
+ * SERVE_MAX_JSON).
+ */
+#ifndef AIRLOCK_SERVE_H
+#define AIRLOCK_SERVE_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "dynbuf.h"
+#include "store.h"
+#include "vocab.h"
+
+#define SERVE_MAX_JSON (64u << 10)      /* token requests and the like */
+#define SERVE_MAX_NAME 255u
+#define SERVE_MAX_LABELS 32u
+#define SERVE_MAX_LABEL_KEY 64u
+#define SERVE_MAX_LABEL_VALUE 1024u
+#define SERVE_DEFAULT_BODY (256ULL << 20)
+#define SERVE_HEADER_LIMIT (16u << 10)
+/* HTTP threads per listener: uploads block on fsync, so more than cores. */
+#define SERVE_THREADS 8u
+/* Bytes of an oversized chunked body read (and dropped) to be able to answer
+ * 413; past this the connection is closed without an answer. */
+#define SERVE_MAX_DISCARD (64ULL << 20)
+
+/* Why a request was refused, for the metrics. */
+enum reject {
+	REJ_UNAUTH, REJ_FORBIDDEN, REJ_TOO_LARGE, REJ_BAD_REQUEST, REJ_BAD_HOST,
+	REJ_BAD_ORIGIN, REJ_MAX,
+};
+
+/* Buckets of the scan-time histogram (metrics.c holds their bounds). */
+#define SRV_NBUCKETS 12
+
+struct rule_set;
+struct scan_engine;
+struct scan_launcher;
+
+struct srv {
+	char *datadir;
+	char *dbpath;
+	char *sock_path;
+	char host[256];           /* as given to --listen */
+	unsigned port;
+	uint64_t max_body;
+	struct gate_store *store;
+	struct rule_set *rs;
+	struct scan_engine *engine;
+	size_t nscan;
+	struct scan_launcher **launchers;
+	pthread_t *scanners;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;      /* a submission arrived, or stop */
+	atomic_int stopping;
+	struct MHD_Daemon *api, *intake;
+	pthread_key_t dbkey;      /* each thread its own connection */
+	pthread_mutex_t dbs_lock;
+	struct db *dbs[256];      /* to close at the end */
+	size_t ndbs;
+	atomic_ulong rejects[REJ_MAX];
+	atomic_ulong verdicts[AL_VERDICT_MAX];
+	atomic_ulong buckets[SRV_NBUCKETS + 1];
+	atomic_ulong scan_ms_sum;
+	atomic_ulong active;      /* scans in flight */
+	struct db_policy policy;
+	unsigned release_roles;   /* ROLE() mask */
+	int64_t hold_expiry;      /* ms; 0: never */
+	EVP_PKEY *key;            /* signs release statements */
+	char keyid[65];
+};
+
+/* What a listener's callbacks are given. */
+struct srv_listener {
+	struct srv *s;
+	int intake;
+};
+
+enum route {
+	R_NONE, R_HEALTHZ, R_METRICS, R_SUBMIT, R_LIST, R_SHOW, R_CONTENT,
+	R_EVENTS, R_TOKEN_CREATE, R_TOKEN_LIST, R_TOKEN_REVOKE, R_APPROVE,
+	R_REJECT, R_OVERRIDE, R_RELEASE, R_ATTESTATION, R_RELOAD,
+};
+
+#define ROLE(r) (1u << (r))
+#define ANY_ROLE (ROLE(DB_ROLE_AGENT) | ROLE(DB_ROLE_REVIEWER) | \
+    ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN))
+
+struct req {
+	struct srv *s;
+	int intake;               /* arrived on the unix socket */
+	enum route route;
+	int64_t id;               /* /v1/submissions/ID */
+	char *arg;                /* /v1/tokens/NAME */
+	struct db_principal who;
+	int authed;
+	struct store_upload *up;
+	int too_large;            /* the body passed its limit */
+	uint64_t discarded;
+	struct dynbuf body;       /* JSON bodies */
+	int64_t peer_uid, peer_pid;
+};
+
+/* What one scan thread is given. */
+struct scan_slot {
+	struct srv *s;
+	struct scan_launcher *l;
+};
+
+/* serve.c: this thread's database connection, opened on first use. */
+struct db *srv_db(struct srv *s);
+
+/* http.c: answers and the small parsers every endpoint uses. */
+enum MHD_Result srv_respond(struct MHD_Connection *c, unsigned status,
+    const char *type, const char *body, size_t len);
+/* Takes j (even on failure). */
+enum MHD_Result srv_respond_json(struct MHD_Connection *c, unsigned status,
+    json_t *j);
+/* An error answer; the message is the gate's own words, never an echo of
+ * a header or a token. */
+enum MHD_Result srv_fail(struct req *q, struct MHD_Connection *c,
+    unsigned status, enum reject why, const char *msg);
+json_t *srv_json_time(int64_t ms);       /* ISO 8601, or null for 0 */
+json_t *srv_json_str(const char *s);     /* a string, or null */
+/* Letters, digits and . _ - @, 1 to max bytes. */
+int srv_name_ok(const char *s, size_t max);
+/* A decimal id; 0 when it is not one. */
+int64_t srv_parse_id(const char *s, size_t n);
+
+/* router.c: libmicrohttpd's callbacks. */
+enum MHD_Result srv_on_request(void *cls, struct MHD_Connection *c,
+    const char *url, const char *method, const char *version,
+    const char *upload_data, size_t *upload_size, void **con_cls);
+void srv_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+    enum MHD_RequestTerminationCode why);
+void *srv_on_uri(void *cls, const char *uri, struct MHD_Connection *c);
+
+/* The endpoints: api_submission.c, api_token.c, api_review.c, release.c,
+ * metrics.c. Each answers the request q on c. */
+enum MHD_Result api_submit(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_list(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_show(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_content(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_events(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_token_create(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_token_list(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_token_revoke(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_decide(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_release(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_attestation(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_metrics(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+/* Where a submission stands against the policy, as JSON. */
+json_t *srv_review_json(const struct db_review *r);
+
+/* metrics.c: a finished scan, counted by verdict and time. */
+void srv_metrics_scan(struct srv *s, enum al_verdict verdict, double secs);
+
+/* policy.c: DATA/policy, or the defaults. */
+int srv_policy_load(struct srv *s);
+
+/* scanq.c: a scan thread (arg: its struct scan_slot). */
+void *srv_scan_thread(void *arg);
+
+/* listener.c: the listening sockets and libmicrohttpd's daemons. */
+int srv_parse_listen(const char *arg, char *host, size_t hn,
+    unsigned *port);
+int srv_intake_socket(const char *path);
+struct MHD_Daemon *srv_start_daemon(struct srv_listener *l, int listen_fd,
+    unsigned port);
+unsigned srv_open_connections(struct MHD_Daemon *d);
+
+#endif
