@@ -33,8 +33,10 @@ SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c scanner
 	scanners/scan_engine.c scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
 	scanners/sbx.c scanners/fdpass.c scanners/child.c scanners/parent.c scanners/launcher.c scanners/inproc.c scanners/scan_archive.c \
 	scanners/scan_type.c scanners/scan_patch.c scanners/scan_bundle.c
-GATE_SRC = gate/report.c gate/allowlist.c gate/cmd_scan.c gate/cmd_rules.c \
-	gate/attest.c gate/cmd_verify.c gate/client.c gate/cmd_client.c gate/dirs.c
+GATE_SRC = gate/attest.c gate/client.c gate/cmd_client.c gate/dirs.c
+# The offline commands: airlock scan, rules, verify, key (no server).
+CLI_SRC = gate/cli/cmd_scan.c gate/cli/cmd_rules.c gate/cli/cmd_verify.c \
+	gate/cli/report.c gate/cli/allowlist.c
 # The service and its data directory: airlock serve, airlock init.
 SERVE_SRC = gate/serve/serve.c gate/serve/listener.c gate/serve/router.c \
 	gate/serve/http.c gate/serve/api_submission.c gate/serve/api_token.c \
@@ -45,7 +47,8 @@ DB_SRC = db/db.c db/db_stmt.c db/db_event.c db/db_principal.c \
 	db/db_submission.c db/db_scan.c db/db_review.c
 # Generated: the schema migrations, compiled in (rule below).
 GEN_SRC = $(BUILD)/gen/db_migrations.c
-LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC) $(SERVE_SRC) $(DB_SRC)
+LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC) $(SERVE_SRC) $(CLI_SRC) \
+	$(DB_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
