@@ -156,8 +156,9 @@ asan:
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 		all unit rules-test e2e detect
 
-lint:
-	@bash tests/lint.sh
+# The service's and db/'s objects are checked too: build them first.
+lint: $(LIB_OBJ)
+	@BUILD=$(BUILD) bash tests/lint.sh
 
 # libFuzzer (clang) for FUZZ_SECONDS per target, seeded from tests/fuzz/corpus;
 # new inputs go to build-fuzz/corpus (copy a crash's input into the seed

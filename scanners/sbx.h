@@ -9,7 +9,7 @@
  * fd not kept, set rlimits, set no-new-privs, load a seccomp allow-list
  * whose default action kills the process.
  *
- * Everything the child needs from the file system (rules, the compiled
+ * Everything the child needs from disk (the rules, the compiled
  * database, the magic database) must be loaded before sbx_enter().
  */
 #ifndef AIRLOCK_SBX_H

@@ -1,47 +1,108 @@
 #!/usr/bin/env bash
-# lint.sh - refuses C code that calls a banned function.
+# lint.sh - refuses C code that calls a banned function, and code in the
+# service or the database layer that could reach artifact bytes' parsers.
 #
-# Run from anywhere: bash tests/lint.sh [DIR...]
-# Scans every .c and .h under common/ scanners/ gate/ tests/ (or the DIRs given)
-# for calls of functions that are unsafe (no bound: sprintf, strcpy, gets...),
-# error-prone (strncpy, strncat, strtok, atoi...) or racy (tmpnam, mktemp).
-# A call is NAME followed by optional blanks and '(' with no identifier
-# character before NAME, so snprintf, vsnprintf, mkstemp or my_strcpy are not
-# matched. Lines of // and /* */ comments and string literals are not exempt
-# on purpose: keep the names out of them or rephrase.
+# Run from anywhere: bash tests/lint.sh [DIR...]   (make lint builds first)
+#
+# 1. Banned calls. Every .c and .h under common/ scanners/ gate/ db/ tests/
+#    bench/ (or the DIRs given) is searched for calls of functions that are
+#    unsafe (no bound: sprintf, strcpy, gets...), error-prone (strncpy,
+#    strncat, strtok, atoi...) or racy (tmpnam, mktemp). In the product's
+#    own code (common/ scanners/ gate/ db/) also sscanf (unbounded fields,
+#    silent partial matches), system and popen (a shell between us and the
+#    arguments); tests may shell out to build their fixtures. A call is
+#    NAME followed by optional blanks and '(' with no identifier character
+#    before NAME, so snprintf, vsnprintf, mkstemp or my_strcpy are not
+#    matched. Comments and string literals are not exempt on purpose: keep
+#    the names out of them or rephrase.
+# 2. The door (DESIGN.md, invariant 4). Files under gate/serve/ and db/
+#    include nothing from scanners/ but its facade, scan.h; and their
+#    objects (in $BUILD/obj, default build/) reference no archive_read_*,
+#    git_*, magic_*, hs_scan* or pcre2_match* symbol: the service never
+#    hands bytes to libarchive, libgit2, libmagic or the regex engines;
+#    nor our own ways in to them (scan_fd, scan_mem, scan_stream, the
+#    readers' entry points, the in-process backend). Bytes reach those only
+#    in a scan child, through a launcher. (Skipped when DIRs are given.)
 # Prints file:line: text for every hit and exits 1, or prints 'lint: ok'.
 
 set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 BANNED='sprintf|vsprintf|strcpy|strcat|strncat|gets|strtok|atoi|atol|atoll|strncpy|alloca|tmpnam|mktemp'
-# (^|[^A-Za-z0-9_]) instead of \b so that my_strcpy( is not a hit either.
-RE="(^|[^A-Za-z0-9_])($BANNED)[[:space:]]*\\("
+BANNED_PRODUCT='sscanf|system|popen'
+# What reads artifact bytes: the libraries, and our entry points to them.
+PARSERS='archive_read_|git_|magic_|hs_scan|pcre2_match'
+PARSERS+='|scan_fd$|scan_mem$|scan_stream$|scan_artifact_fd$|scan_blob_mem$'
+PARSERS+='|scan_patch_mem$|scan_mbox_mem$|scan_bundle_mem$|scan_archive_fd$'
+PARSERS+='|scan_inproc_start$'
+call_re() { echo "(^|[^A-Za-z0-9_])($1)[[:space:]]*\\("; }
+bad=0
+
+c_files() {
+	find "$@" -type f \( -name '*.c' -o -name '*.h' \) -print0 2>/dev/null | sort -z
+}
+
+# grep_calls REGEX DIR...: prints the hits, relative to the root.
+grep_calls() {
+	local re=$1 f files=()
+	shift
+	while IFS= read -r -d '' f; do
+		files+=("$f")
+	done < <(c_files "$@")
+	[ ${#files[@]} -gt 0 ] || return 0
+	grep -nHE -- "$re" "${files[@]}" | sed "s|^$ROOT/||"
+}
+
+report() { # HITS MESSAGE
+	[ -n "$1" ] || return 0
+	echo "$1"
+	echo "lint: $(printf '%s\n' "$1" | wc -l) $2" >&2
+	bad=1
+}
 
 if [ $# -gt 0 ]; then
 	DIRS=("$@")
+	PRODUCT=("$@")
 else
-	DIRS=()
+	DIRS=() PRODUCT=()
 	for d in common scanners gate db tests bench; do
 		[ -d "$ROOT/$d" ] && DIRS+=("$ROOT/$d")
 	done
+	for d in common scanners gate db; do
+		[ -d "$ROOT/$d" ] && PRODUCT+=("$ROOT/$d")
+	done
 fi
 
-files=()
-while IFS= read -r -d '' f; do
-	files+=("$f")
-done < <(find "${DIRS[@]}" -type f \( -name '*.c' -o -name '*.h' \) -print0 2>/dev/null | sort -z)
+report "$(grep_calls "$(call_re "$BANNED")" "${DIRS[@]}")" \
+    "call(s) of banned functions ($(echo "$BANNED" | sed 's/|/, /g'))"
+report "$(grep_calls "$(call_re "$BANNED_PRODUCT")" "${PRODUCT[@]}")" \
+    "call(s) in product code of $(echo "$BANNED_PRODUCT" | sed 's/|/, /g')"
 
-if [ ${#files[@]} -eq 0 ]; then
-	echo "lint: ok (no C files)"
-	exit 0
+if [ $# -eq 0 ]; then
+	# The headers of scanners/ by name (the include path is flat).
+	inner=$(find "$ROOT/scanners" -name '*.h' ! -name scan.h -printf '%f\n' |
+	    sed 's/[.]/[.]/g' | paste -sd'|')
+	report "$(grep_calls "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<]($inner)[\">]" \
+	    "$ROOT/gate/serve" "$ROOT/db")" \
+	    "include(s) of scanners/ internals in the service or db/ (only scan.h)"
+	objs=$(find "$BUILD/obj/gate/serve" "$BUILD/obj/db" -name '*.o' 2>/dev/null | sort)
+	if [ -z "$objs" ]; then
+		echo "lint: no objects under $BUILD/obj/gate/serve and db/: build first (make lint does)" >&2
+		bad=1
+	else
+		hits=""
+		for o in $objs; do
+			syms=$(nm -u "$o" | awk '{print $NF}' |
+			    grep -E "^($PARSERS)" |
+			    paste -sd' ')
+			[ -z "$syms" ] || hits+="${o#$ROOT/}: references $syms"$'\n'
+		done
+		report "${hits%$'\n'}" \
+		    "object(s) of the service or db/ that reach a parser of artifact bytes"
+	fi
 fi
 
-hits=$(grep -nHE -- "$RE" "${files[@]}" | sed "s|^$ROOT/||")
-if [ -n "$hits" ]; then
-	echo "$hits"
-	n=$(printf '%s\n' "$hits" | wc -l)
-	echo "lint: $n call(s) of banned functions ($BANNED)" | sed 's/|/, /g' >&2
-	exit 1
-fi
-echo "lint: ok"
+[ $bad -eq 0 ] && echo "lint: ok"
+exit $bad
