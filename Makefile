@@ -30,8 +30,11 @@ LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 COMMON_SRC = common/err.c common/dynbuf.c common/util.c common/vocab.c common/os.c common/path.c common/text.c common/term.c
 SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c scanners/rule_factor.c \
-	scanners/scan_engine.c scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
-	scanners/sbx.c scanners/fdpass.c scanners/child.c scanners/parent.c scanners/launcher.c scanners/inproc.c scanners/scan_archive.c \
+	scanners/scan_finding.c scanners/scan_build.c scanners/scan_worker.c \
+	scanners/scan_pos.c scanners/scan_redact.c scanners/scan_blob.c \
+	scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
+	scanners/sbx.c scanners/fdpass.c scanners/child.c scanners/parent.c scanners/launcher.c \
+	scanners/inproc.c scanners/scan_archive.c \
 	scanners/scan_type.c scanners/scan_patch.c scanners/scan_bundle.c
 GATE_SRC = gate/attest.c gate/client.c gate/cmd_client.c gate/dirs.c
 # The offline commands: airlock scan, rules, verify, key (no server).

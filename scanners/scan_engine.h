@@ -11,6 +11,10 @@
  *
  * Threads: a scan_engine is read-only once built and may be shared; each
  * thread scans with its own scan_worker.
+ *
+ * Files: the engine is built by scan_build.c, in the parent, and a worker
+ * scans with scan_worker.c, in the scan child; findings are scan_finding.h.
+ * scan_engine_int.h, private to these files, lists the rest.
  */
 #ifndef AIRLOCK_SCAN_ENGINE_H
 #define AIRLOCK_SCAN_ENGINE_H
@@ -21,27 +25,12 @@
 #include <sys/types.h>
 
 #include "rule.h"
+#include "scan_finding.h"
 
 #define AL_ENGINE_VERSION "1"
 
 struct scan_engine;
 struct scan_worker;
-
-struct finding {
-	const struct rule *rule;  /* borrowed from the rule set or built-ins */
-	enum al_severity severity; /* the rule's, or raised by context */
-	char *path;               /* display path */
-	uint64_t line;            /* 1-based; 0 = the whole file */
-	uint64_t column;          /* 1-based, in code points; 0 with line 0 */
-	char *excerpt;            /* redacted line excerpt, or a message */
-	char fingerprint[33];     /* 128 bits of hex, stable across line moves */
-};
-
-struct finding_list {
-	struct finding *v;
-	size_t n;
-	size_t cap;
-};
 
 /* What was read: one entry per file or member scanned whole (provenance
  * for the gate service). */
@@ -60,27 +49,6 @@ struct scan_item_list {
 };
 
 void scan_item_list_free(struct scan_item_list *l);
-
-/* Built-in findings the engine and the walker report themselves. */
-#define AL_RULE_UNSCANNABLE "airlock.unscannable"
-#define AL_RULE_SYMLINK "airlock.symlink"
-#define AL_RULE_SYMLINK_ESCAPE "airlock.symlink-escape"
-#define AL_RULE_SPECIAL "airlock.special-file"
-#define AL_RULE_ENCODED_TEXT "airlock.encoded-text"
-#define AL_RULE_ARCHIVE_PATH "airlock.archive-path"
-#define AL_RULE_ARCHIVE_HARDLINK "airlock.archive-hardlink"
-#define AL_RULE_ARCHIVE_MODE "airlock.archive-mode"
-#define AL_RULE_ARCHIVE_DUPLICATE "airlock.archive-duplicate"
-#define AL_RULE_EXECUTABLE "airlock.executable"
-#define AL_RULE_TYPE_MISMATCH "airlock.type-mismatch"
-#define AL_RULE_PATCH_PATH "airlock.patch-path"
-#define AL_RULE_SUBMODULE "airlock.submodule"
-#define AL_RULE_EXEC_MODE "airlock.executable-mode"
-#define AL_RULE_BUNDLE_INCOMPLETE "airlock.bundle-incomplete"
-
-const struct rule *scan_builtin_rule(const char *id);
-/* The built-in rules, for SARIF's rule table. */
-const struct rule *const *scan_builtin_rules(size_t *n_out);
 
 /*
  * Compiles the rule set into one Hyperscan stream database. With cache_dir
@@ -129,22 +97,5 @@ int scan_stream(struct scan_worker *w, scan_read_fn cb, void *ctx,
     uint64_t *bytes);
 int scan_mem(struct scan_worker *w, const char *data, size_t len,
     const char *path, const char *relpath, struct finding_list *out);
-
-/* Appends a built-in finding about a whole file (line 0). */
-int finding_add_builtin(struct finding_list *l, const char *rule_id,
-    const char *path, const char *message);
-/* The same with the message formatted (cut at AL_MAX_PATH + 511 bytes). */
-int finding_add_builtinf(struct finding_list *l, const char *rule_id,
-    const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-int finding_add_builtinv(struct finding_list *l, const char *rule_id,
-    const char *path, const char *fmt, va_list ap)
-    __attribute__((format(printf, 4, 0)));
-
-void finding_list_free(struct finding_list *l);
-/* Sorts by path, line, column, rule id. */
-void finding_list_sort(struct finding_list *l);
-/* Moves all findings of src to the end of dst. */
-int finding_list_move(struct finding_list *dst, struct finding_list *src);
 
 #endif

@@ -1,0 +1,898 @@
+/*
+ * scan_worker.c - the per-thread worker and the one pass over a file:
+ * Hyperscan hits, PCRE2 confirmation around each hit, the filters, and
+ * findings with their excerpts; the items collected for provenance.
+ *
+ * How a file is read. Bytes arrive in chunks of AL_SCAN_CHUNK into a buffer
+ * that also keeps the last KEEP (2 * AL_SCAN_WINDOW) bytes of the previous
+ * chunk. Every chunk goes through the one Hyperscan stream database (all
+ * content patterns and all keywords together). Hyperscan reports only where a
+ * match ends, so each hit is confirmed by the rule's own PCRE2 regex, run on
+ * a window of at most AL_SCAN_WINDOW bytes each side of that end; PCRE2's
+ * match gives the start, the captures and so the secret. A hit too close to
+ * the end of the buffer to have its window is held until the next chunk
+ * arrives. Memory is thus O(chunk + window), whatever the file size.
+ *
+ * Dedupe. A rule's confirmed match covers every later hit of the same rule
+ * that ends inside it (Hyperscan reports every end of `[a-z]{20,}`); and a
+ * rule reports at most once per line.
+ *
+ * Positions are kept by scan_pos.c, a file's findings are finished
+ * (redacted, fingerprinted) by scan_redact.c, and encoded blobs are
+ * decoded and scanned again by scan_blob.c.
+ *
+ * Trust: the content is hostile. A worker runs in the sandboxed scan child
+ * (scan_child.c), which makes it before the sandbox closes; the only
+ * in-process uses are `--no-sandbox`, a debugging mode that warns, and
+ * `airlock rules test`, which scans the operator's own rule examples.
+ * PCRE2 runs with match and depth limits, findings per file are capped
+ * (AL_MAX_FINDINGS_PER_FILE), and every failure makes the file unscannable
+ * instead of clean.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <hs.h>
+#include <openssl/evp.h>
+#include <pcre2.h>
+
+#include "al_limits.h"
+#include "err.h"
+#include "scan_check.h"
+#include "scan_decode.h"
+#include "scan_engine_int.h"
+#include "scan_type.h"
+#include "util.h"
+
+/* ---- per-thread worker --------------------------------------------------- */
+
+void
+scan_worker_free(struct scan_worker *w)
+{
+	if (w == NULL)
+		return;
+	hs_free_scratch(w->scratch);
+	pcre2_match_data_free(w->md);
+	pcre2_match_data_free(w->md_allow);
+	pcre2_match_context_free(w->mctx);
+	pcre2_match_context_free(w->mctx_allow);
+	pcre2_jit_stack_free(w->jit);
+	free(w->buf);
+	free(w->last_end);
+	free(w->last_line);
+	free(w->done);
+	free(w->active);
+	free(w->glob_memo);
+	free(w->pending);
+	free(w->spans);
+	free(w->meta);
+	free(w->dec);
+	scan_typer_free(w->typer);
+	scan_worker_free(w->child);
+	EVP_MD_CTX_free(w->imd);
+	free(w);
+}
+
+void
+scan_item_list_free(struct scan_item_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].type);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+int
+scan_worker_collect_items(struct scan_worker *w, struct scan_item_list *items)
+{
+	if (items != NULL && w->imd == NULL &&
+	    (w->imd = EVP_MD_CTX_new()) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	w->items = items;
+	return 0;
+}
+
+void
+scan_worker_item_mode(struct scan_worker *w, uint32_t mode)
+{
+	w->item_mode = mode;
+}
+
+/* Appends the item just read. */
+static int
+item_push(struct scan_worker *w, const char *path, uint64_t size, int whole,
+    int binary)
+{
+	struct scan_item_list *l = w->items;
+	struct scan_item *it;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct scan_item *v = reallocarray(l->v, cap, sizeof(*v));
+
+		if (v == NULL)
+			return AL_ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	it = &l->v[l->n];
+	memset(it, 0, sizeof(*it));
+	it->mode = w->item_mode;
+	it->size = size;
+	if (EVP_DigestFinal_ex(w->imd, md, &mdlen) == 1 && mdlen == 32 && whole)
+		al_hex(it->sha256, md, mdlen);
+	it->path = strdup(path);
+	it->type = strdup(w->mime ? w->mime : binary ?
+	    "application/octet-stream" : "text/plain");
+	if (it->path == NULL || it->type == NULL) {
+		free(it->path);
+		free(it->type);
+		return AL_ENOMEM;
+	}
+	l->n++;
+	return 0;
+}
+
+int
+scan_worker_enable_types(struct scan_worker *w)
+{
+	return w->typer != NULL ? 0 : scan_typer_new(&w->typer);
+}
+
+int
+scan_worker_new(struct scan_worker **out, const struct scan_engine *e)
+{
+	struct scan_worker *w;
+	size_t nr = e->rs->nrules ? e->rs->nrules : 1;
+
+	*out = NULL;
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	w->e = e;
+	if (e->db != NULL &&
+	    hs_alloc_scratch(e->db, &w->scratch) != HS_SUCCESS) {
+		scan_worker_free(w);
+		return al_err_set(AL_EENGINE,
+		    "Hyperscan scratch allocation failed");
+	}
+	w->md = pcre2_match_data_create(e->max_groups + 1, NULL);
+	w->md_allow = pcre2_match_data_create(1, NULL);
+	w->mctx = pcre2_match_context_create(NULL);
+	w->mctx_allow = pcre2_match_context_create(NULL);
+	w->jit = pcre2_jit_stack_create(32 * 1024, 512 * 1024, NULL);
+	w->buf = malloc(KEEP + AL_SCAN_CHUNK);
+	w->last_end = calloc(nr, sizeof(*w->last_end));
+	w->last_line = calloc(nr, sizeof(*w->last_line));
+	w->done = calloc(nr, sizeof(*w->done));
+	w->active = calloc(nr, 1);
+	w->glob_memo = malloc(e->nglobs ? e->nglobs : 1);
+	w->pending = calloc(AL_MAX_PENDING_HITS, sizeof(*w->pending));
+	w->dec = malloc(scan_decoded_max(AL_DECODE_MAX_BLOB));
+	if (!w->md || !w->md_allow || !w->mctx || !w->mctx_allow || !w->jit ||
+	    !w->buf ||
+	    !w->last_end || !w->last_line || !w->done || !w->active ||
+	    !w->glob_memo ||
+	    !w->pending ||
+	    !w->dec) {
+		scan_worker_free(w);
+		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	pcre2_set_match_limit(w->mctx, AL_PCRE2_MATCH_LIMIT);
+	pcre2_set_depth_limit(w->mctx, AL_PCRE2_DEPTH_LIMIT);
+	pcre2_jit_stack_assign(w->mctx, NULL, w->jit);
+	pcre2_set_match_limit(w->mctx_allow, AL_PCRE2_MATCH_LIMIT);
+	pcre2_set_depth_limit(w->mctx_allow, AL_PCRE2_DEPTH_LIMIT);
+	pcre2_jit_stack_assign(w->mctx_allow, NULL, w->jit);
+	*out = w;
+	return 0;
+}
+
+/* ---- findings from content ---------------------------------------------- */
+
+void
+eng_unscannable(struct scan_worker *w, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->stop = 1;
+	if (eng_meta_reserve(w, (size_t)eng_file_findings(w) + 1) < 0 ||
+	    finding_add_builtin(w->out, AL_RULE_UNSCANNABLE, w->path, msg) < 0)
+		w->nomem = 1;
+	else
+		memset(&w->meta[eng_file_findings(w) - 1], 0, sizeof(*w->meta));
+}
+
+int
+eng_meta_reserve(struct scan_worker *w, size_t n)
+{
+	if (n > w->meta_cap) {
+		size_t ncap = w->meta_cap ? w->meta_cap * 2 : 64;
+		struct fmeta *nv;
+
+		while (ncap < n)
+			ncap *= 2;
+		nv = realloc(w->meta, ncap * sizeof(*nv));
+		if (nv == NULL)
+			return al_err_set(AL_ENOMEM, "out of memory");
+		w->meta = nv;
+		w->meta_cap = ncap;
+	}
+	return 0;
+}
+
+/*
+ * A new finding of the current file, with its meta zeroed; NULL when the
+ * per-file cap is reached (the file is then unscannable) or memory ran out.
+ */
+struct finding *
+eng_new_finding(struct scan_worker *w, struct fmeta **meta_out)
+{
+	struct finding *f;
+
+	if ((size_t)eng_file_findings(w) >= AL_MAX_FINDINGS_PER_FILE) {
+		eng_unscannable(w, "more than %u findings in this file; the "
+		    "rest were not examined", AL_MAX_FINDINGS_PER_FILE);
+		return NULL;
+	}
+	if (eng_meta_reserve(w, (size_t)eng_file_findings(w) + 1) < 0 ||
+	    eng_finding_push(w->out, &f) < 0) {
+		w->nomem = w->stop = 1;
+		return NULL;
+	}
+	*meta_out = &w->meta[eng_file_findings(w) - 1];
+	memset(*meta_out, 0, sizeof(**meta_out));
+	return f;
+}
+
+int
+eng_span_push(struct scan_worker *w, uint64_t s, uint64_t e)
+{
+	if (w->nspans == w->spans_cap) {
+		size_t ncap = w->spans_cap ? w->spans_cap * 2 : 16;
+		struct span *nv = realloc(w->spans, ncap * sizeof(*nv));
+
+		if (nv == NULL)
+			return al_err_set(AL_ENOMEM, "out of memory");
+		w->spans = nv;
+		w->spans_cap = ncap;
+	}
+	w->spans[w->nspans].s = s;
+	w->spans[w->nspans].e = e;
+	w->nspans++;
+	return 0;
+}
+
+/* Runs the rule's check, if any, on the line around the match [s, t). */
+static int
+check_passes(const struct scan_worker *w, const struct rule *r, uint64_t s,
+    uint64_t t)
+{
+	const char *base = w->buf - w->buf_off, *nl;
+	uint64_t buf_end = w->buf_off + w->buf_len, ls, le;
+
+	if (r->check == 0)
+		return 1;
+	ls = s > w->buf_off + AL_SCAN_WINDOW ? s - AL_SCAN_WINDOW : w->buf_off;
+	nl = memrchr(base + ls, '\n', s - ls);
+	if (nl != NULL)
+		ls = (uint64_t)(nl - base) + 1;
+	le = t + AL_SCAN_WINDOW < buf_end ? t + AL_SCAN_WINDOW : buf_end;
+	nl = memchr(base + s, '\n', le - s);
+	if (nl != NULL)
+		le = (uint64_t)(nl - base);
+	if (t > le)
+		t = le;
+	return scan_check_run(r->check, (const unsigned char *)base + ls,
+	    le - ls, s - ls, t - ls, ls == 0);
+}
+
+/* Does the secret pass the rule's entropy floor and allow-list? */
+static int
+secret_counts(struct scan_worker *w, const struct rule *r, const char *sec,
+    size_t n)
+{
+	size_t i;
+
+	if (r->entropy > 0 && al_entropy((const unsigned char *)sec, n) <
+	    r->entropy)
+		return 0;
+	for (i = 0; i < r->allow_stopwords.n; i++)
+		if (al_memcasemem(sec, n, r->allow_stopwords.v[i],
+		    strlen(r->allow_stopwords.v[i])) != NULL)
+			return 0;
+	for (i = 0; i < r->allow_regexes.n; i++)
+		if (pcre2_match(r->allow_re[i], (PCRE2_SPTR)sec, n, 0, 0,
+		    w->md_allow, w->mctx_allow) >= 0)
+			return 0;
+	return 1;
+}
+
+/* Records a confirmed match [s, t) of rule ri; sec is the secret span. */
+static void
+emit(struct scan_worker *w, size_t ri, uint64_t s, uint64_t t, uint64_t sec_s,
+    uint64_t sec_e)
+{
+	const struct rule *r = w->e->rs->rules[ri];
+	const char *base = w->buf - w->buf_off;
+	uint64_t buf_end = w->buf_off + w->buf_len, lo, ex_s, ex_e;
+	struct finding *f;
+	struct fmeta *m;
+	const char *nl;
+
+	/* Every secret is masked, also those a deduped finding would show. */
+	if (strcmp(r->category, "secret") == 0 &&
+	    eng_span_push(w, sec_s, sec_e) < 0) {
+		w->nomem = w->stop = 1;
+		return;
+	}
+	eng_cursor_to(w, s);
+	if (w->last_line[ri] == w->cur_line)
+		return; /* one finding per (rule, file, line) */
+	w->last_line[ri] = w->cur_line;
+	if ((f = eng_new_finding(w, &m)) == NULL)
+		return;
+	f->rule = r;
+	f->severity = r->severity;
+	f->line = w->cur_line;
+	f->column = w->cur_col + 1;
+	/* The excerpt: the line around s, at most AL_EXCERPT_BYTES. */
+	lo = s > w->buf_off + AL_EXCERPT_BYTES / 2 ? s - AL_EXCERPT_BYTES / 2 :
+	    w->buf_off;
+	nl = memrchr(base + lo, '\n', s - lo);
+	ex_s = nl ? (uint64_t)(nl - base) + 1 : lo;
+	m->ex_head = nl == NULL && !(lo == 0 ||
+	    (lo == w->buf_off && w->bol_at_start));
+	ex_e = ex_s + AL_EXCERPT_BYTES < buf_end ? ex_s + AL_EXCERPT_BYTES :
+	    buf_end;
+	nl = memchr(base + s, '\n', ex_e - s);
+	if (nl != NULL)
+		ex_e = (uint64_t)(nl - base);
+	m->ex_tail = nl == NULL && !(ex_e == buf_end && w->eof);
+	if (ex_e > ex_s && base[ex_e - 1] == '\r')
+		ex_e--;
+	m->ex_abs = ex_s;
+	f->excerpt = malloc(ex_e - ex_s + 1);
+	f->path = strdup(w->path);
+	if (f->excerpt == NULL || f->path == NULL) {
+		w->nomem = w->stop = 1;
+		return;
+	}
+	memcpy(f->excerpt, base + ex_s, ex_e - ex_s);
+	f->excerpt[ex_e - ex_s] = '\0';
+	al_sha256_hex(m->hash, base + s, t - s);
+}
+
+/*
+ * Confirms a hit of expression id ending at end: runs the rule's regex on the
+ * window around it and reports every match there that survives the filters.
+ *
+ * A keyword hit is confirmed on its line. A pattern or factor hit is
+ * confirmed on [end - W, end + W], W being the rule's longest match (capped
+ * by AL_SCAN_WINDOW): every match that contains the hit lies inside. What a
+ * search has already covered for the rule (done[]) is not searched again, so
+ * frequent hits cost no more than one pass of the regex over the file.
+ */
+static void
+confirm(struct scan_worker *w, unsigned id, uint64_t end)
+{
+	const struct scan_engine *e = w->e;
+	size_t ri = e->expr_rule[id];
+	const struct rule *r = e->rs->rules[ri];
+	int kw = e->expr_kw[id] == EXPR_KEYWORD;
+	uint64_t buf_end = w->buf_off + w->buf_len, ws, we, pos;
+	const char *base = w->buf - w->buf_off;
+	uint64_t width = r->max_width < AL_SCAN_WINDOW ? r->max_width :
+	    AL_SCAN_WINDOW;
+	PCRE2_SIZE *ov;
+	uint32_t opts = 0;
+
+	if (!w->active[ri] || end <= w->last_end[ri] || w->stop)
+		return;
+	if (kw) {
+		uint64_t lo = end > w->buf_off + AL_SCAN_WINDOW ?
+		    end - AL_SCAN_WINDOW : w->buf_off;
+		uint64_t hi = end + AL_SCAN_WINDOW < buf_end ?
+		    end + AL_SCAN_WINDOW : buf_end;
+		const char *nl = memrchr(base + lo, '\n', end - lo);
+
+		ws = nl ? (uint64_t)(nl - base) + 1 : lo;
+		nl = memchr(base + end, '\n', hi - end);
+		we = nl ? (uint64_t)(nl - base) : hi;
+		w->last_end[ri] = we;
+		pcre2_set_offset_limit(w->mctx, PCRE2_UNSET);
+	} else {
+		/* A match containing the hit starts at or before it: the
+		 * search may not start later (offset limit), and matches that
+		 * start before the previous hit were found by its search. */
+		ws = end > w->buf_off + width ? end - width : w->buf_off;
+		if (ws < w->done[ri])
+			ws = w->done[ri];
+		we = end + width < buf_end ? end + width : buf_end;
+		if (ws > end)
+			return;
+		w->done[ri] = end;
+		pcre2_set_offset_limit(w->mctx, end - w->buf_off);
+	}
+	if (ws > 0 && (ws > w->buf_off ? base[ws - 1] != '\n' :
+	    !w->bol_at_start))
+		opts |= PCRE2_NOTBOL;
+	if (we < buf_end ? base[we] != '\n' : !w->eof)
+		opts |= PCRE2_NOTEOL;
+	ov = pcre2_get_ovector_pointer(w->md);
+	for (pos = ws; pos < we && (kw || pos <= end) && !w->stop;) {
+		uint64_t s, t, sec_s, sec_e;
+		unsigned g;
+		int rc;
+
+		rc = pcre2_match(r->re, (PCRE2_SPTR)w->buf, we - w->buf_off,
+		    pos - w->buf_off, opts, w->md, w->mctx);
+		if (rc == PCRE2_ERROR_NOMATCH)
+			break;
+		if (rc < 0) {
+			PCRE2_UCHAR msg[128];
+
+			pcre2_get_error_message(rc, msg, sizeof(msg));
+			eng_cursor_to(w, pos);
+			eng_unscannable(w, "rule %s could not be evaluated "
+			    "near line %llu: %s", r->id,
+			    (unsigned long long)w->cur_line, (char *)msg);
+			return;
+		}
+		s = ov[0] + w->buf_off;
+		t = ov[1] + w->buf_off;
+		pos = t > s ? t : s + 1;
+		if (t <= s || (!kw && t <= w->last_end[ri]))
+			continue; /* empty, or already reported */
+		if (!kw)
+			w->last_end[ri] = t;
+		g = r->secret_group;
+		if ((int)g >= rc || ov[2 * g] == PCRE2_UNSET)
+			g = 0;
+		sec_s = ov[2 * g] + w->buf_off;
+		sec_e = ov[2 * g + 1] + w->buf_off;
+		/* Every match on the window is reported (once per line): a
+		 * keyword line is read to its end, so that every secret on it
+		 * is known for redaction too. */
+		if (secret_counts(w, r, base + sec_s, sec_e - sec_s) &&
+		    check_passes(w, r, s, t))
+			emit(w, ri, s, t, sec_s, sec_e);
+	}
+}
+
+static int
+on_hit(unsigned int id, unsigned long long from, unsigned long long to,
+    unsigned int flags, void *ctx)
+{
+	struct scan_worker *w = ctx;
+	const struct rule *r = w->e->rs->rules[w->e->expr_rule[id]];
+	uint64_t la = w->e->expr_kw[id] == EXPR_KEYWORD ? AL_SCAN_WINDOW :
+	    (r->max_width < AL_SCAN_WINDOW ? r->max_width : AL_SCAN_WINDOW);
+
+	(void)from;
+	(void)flags;
+	if (w->stop)
+		return 1;
+	if (!w->active[w->e->expr_rule[id]])
+		return 0;
+	if (w->eof || to + la <= w->buf_off + w->buf_len) {
+		confirm(w, id, to);
+	} else if (w->npending < AL_MAX_PENDING_HITS) {
+		w->pending[w->npending].id = id;
+		w->pending[w->npending].end = to;
+		w->npending++;
+	} else {
+		confirm(w, id, to); /* with the lookahead there is */
+	}
+	return w->stop ? 1 : 0;
+}
+
+static void
+flush_pending(struct scan_worker *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->npending && !w->stop; i++)
+		confirm(w, w->pending[i].id, w->pending[i].end);
+	w->npending = 0;
+}
+
+/* ---- driving a file through -------------------------------------------- */
+
+static const char *const text_exts[] = {
+	"sh", "bash", "zsh", "fish", "ksh", "py", "pyw", "pth", "rb", "pl",
+	"pm", "php", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "yml",
+	"yaml", "toml", "ini", "cfg", "conf", "env", "md", "txt", "rst", "xml",
+	"html", "htm", "ps1", "psm1", "bat", "cmd", "go", "rs", "c", "h", "cc",
+	"cpp", "java", "kt", "gradle", "swift", "lua", "sql", "tf", "mk",
+	"cmake", "service", "plist", "desktop", "gemspec", "csv", "svg",
+};
+
+/* A NUL in the first bytes means binary, unless the name says it is a
+ * script or text a tool will run or read: then a stray NUL must not be a
+ * way to switch the text rules off. */
+static int
+is_binary(const char *relpath, const char *p, size_t n)
+{
+	const char *slash, *dot;
+	size_t i;
+
+	if (memchr(p, '\0', n < AL_BINARY_SNIFF ? n : AL_BINARY_SNIFF) == NULL)
+		return 0;
+	slash = strrchr(relpath, '/');
+	dot = strrchr(slash ? slash : relpath, '.');
+	if (dot == NULL)
+		return 1;
+	for (i = 0; i < sizeof(text_exts) / sizeof(text_exts[0]); i++)
+		if (strcasecmp(dot + 1, text_exts[i]) == 0)
+			return 0;
+	return 1;
+}
+
+struct source {
+	int fd;
+	const char *mem;
+	size_t mem_len, mem_pos;
+	EVP_MD_CTX *md;           /* hashes what is read, when wanted */
+	scan_read_fn cb;          /* or reads through a callback */
+	void *cb_ctx;
+};
+
+static ssize_t
+source_read(struct source *src, char *dst, size_t n)
+{
+	ssize_t r;
+
+	if (src->cb != NULL)
+		return src->cb(src->cb_ctx, dst, n);
+
+	if (src->mem != NULL) {
+		size_t left = src->mem_len - src->mem_pos;
+
+		if (n > left)
+			n = left;
+		memcpy(dst, src->mem + src->mem_pos, n);
+		src->mem_pos += n;
+		return (ssize_t)n;
+	}
+	do
+		r = read(src->fd, dst, n);
+	while (r < 0 && errno == EINTR);
+	/* libcrypto that cannot hash leaves nothing safe to go on with. */
+	AL_ASSERT(r <= 0 || src->md == NULL ||
+	    EVP_DigestUpdate(src->md, dst, (size_t)r) == 1);
+	return r;
+}
+
+/* Glob k matches relpath? Each distinct glob is matched once per file. */
+static int
+glob_memo_match(struct scan_worker *w, unsigned k, const char *relpath)
+{
+	if (w->glob_memo[k] < 0)
+		w->glob_memo[k] = (signed char)rule_glob_match(w->e->globs[k],
+		    relpath);
+	return w->glob_memo[k];
+}
+
+/* Does the i-th scoped rule apply to relpath: one of its paths matches (or it
+ * has none) and none of its exclude_paths does. */
+static int
+scoped_applies(struct scan_worker *w, size_t i, const char *relpath)
+{
+	const struct scan_engine *e = w->e;
+	const unsigned *g = e->gidx + e->g_at[i];
+	size_t j;
+	int in = e->g_npaths[i] == 0;
+
+	for (j = 0; j < e->g_npaths[i] && !in; j++)
+		in = glob_memo_match(w, g[j], relpath);
+	for (j = 0; in && j < e->g_nexcl[i]; j++)
+		if (glob_memo_match(w, g[e->g_npaths[i] + j], relpath))
+			in = 0;
+	return in;
+}
+
+static void
+file_begin(struct scan_worker *w, const char *path, const char *relpath,
+    struct finding_list *out)
+{
+	const struct rule_set *rs = w->e->rs;
+	size_t i;
+
+	w->path = path;
+	w->relpath = relpath;
+	w->out = out;
+	w->first = out->n;
+	w->buf_off = 0;
+	w->buf_len = 0;
+	w->bol_at_start = 1;
+	w->prev_byte = 0;
+	w->base_line = w->cur_line = 1;
+	w->base_col = w->cur_col = 0;
+	w->cur_abs = 0;
+	w->eof = w->stop = w->nomem = 0;
+	w->npending = 0;
+	w->nspans = 0;
+	w->blob_pos = w->xesc_pos = 0;
+	w->decoded_total = 0;
+	memset(w->last_end, 0, rs->nrules * sizeof(*w->last_end));
+	memset(w->last_line, 0, rs->nrules * sizeof(*w->last_line));
+	memset(w->done, 0, rs->nrules * sizeof(*w->done));
+	memset(w->active, 1, rs->nrules);
+	memset(w->glob_memo, -1, w->e->nglobs);
+	for (i = 0; i < w->e->nscoped; i++)
+		w->active[w->e->scoped[i]] = (unsigned char)scoped_applies(w, i,
+		    relpath);
+	/* Path rules: a finding for the file itself, whatever its content. */
+	for (i = 0; i < rs->nrules && !w->nomem; i++) {
+		const struct rule *r = rs->rules[i];
+		struct finding *f;
+
+		if (r->pattern != NULL || !w->active[i] || w->depth > 0)
+			continue;
+		if (eng_meta_reserve(w, (size_t)eng_file_findings(w) + 1) < 0 ||
+		    eng_finding_push(out, &f) < 0) {
+			w->nomem = 1;
+			break;
+		}
+		memset(&w->meta[eng_file_findings(w) - 1], 0, sizeof(*w->meta));
+		f->rule = r;
+		f->severity = r->severity;
+		f->path = strdup(path);
+		f->excerpt = strdup("");
+		if (f->path == NULL || f->excerpt == NULL)
+			w->nomem = 1;
+		eng_fingerprint(f->fingerprint, r->id, relpath, "", 0);
+	}
+}
+
+/* Adds a whole-file built-in finding for the current file. */
+static void
+worker_builtin(struct scan_worker *w, const char *rule, const char *msg)
+{
+	if (eng_meta_reserve(w, (size_t)eng_file_findings(w) + 1) < 0 ||
+	    finding_add_builtin(w->out, rule, w->path, msg) < 0)
+		w->nomem = 1;
+	else
+		memset(&w->meta[eng_file_findings(w) - 1], 0, sizeof(*w->meta));
+}
+
+/* Types the file from its first bytes: executables, and binaries wearing
+ * the name of a text file or an image, are findings. */
+static void
+check_type(struct scan_worker *w, const char *p, size_t n)
+{
+	const char *mime;
+	char msg[256];
+
+	if (w->typer == NULL || w->depth > 0)
+		return;
+	/* Machine code and bytecode have NUL bytes at once; text does not,
+	 * and libmagic is too slow to ask about every text file. */
+	if (memchr(p, '\0', n < AL_BINARY_SNIFF ? n : AL_BINARY_SNIFF) == NULL)
+		return;
+	mime = scan_typer_mime(w->typer, p, n);
+	w->mime = mime;
+	if (!scan_type_is_executable(mime))
+		return;
+	snprintf(msg, sizeof(msg), "content is %s", mime);
+	worker_builtin(w, AL_RULE_EXECUTABLE, msg);
+	if (scan_name_promises_data(w->relpath)) {
+		snprintf(msg, sizeof(msg), "named like text or an image, "
+		    "but the content is %s", mime);
+		worker_builtin(w, AL_RULE_TYPE_MISMATCH, msg);
+	}
+}
+
+/* Keeps the last KEEP bytes, counting what leaves. */
+static void
+slide(struct scan_worker *w)
+{
+	uint64_t new_off;
+	size_t drop;
+
+	if (w->buf_len <= KEEP)
+		return;
+	drop = w->buf_len - KEEP;
+	new_off = w->buf_off + drop;
+	eng_cursor_to(w, new_off);
+	w->base_line = w->cur_line;
+	w->base_col = w->cur_col;
+	w->bol_at_start = w->buf[drop - 1] == '\n';
+	w->prev_byte = (unsigned char)w->buf[drop - 1];
+	memmove(w->buf, w->buf + drop, KEEP);
+	w->buf_off = new_off;
+	w->buf_len = KEEP;
+	if (w->blob_pos < new_off)
+		w->blob_pos = new_off;
+	if (w->xesc_pos < new_off)
+		w->xesc_pos = new_off;
+}
+
+static int
+scan_source(struct scan_worker *w, struct source *src, const char *path,
+    const char *relpath, struct finding_list *out, uint64_t *bytes)
+{
+	const struct scan_engine *e = w->e;
+	hs_stream_t *stream = NULL;
+	uint64_t total = 0;
+	int first = 1, binary = 0, item = w->items != NULL && w->depth == 0;
+
+	w->mime = NULL;
+	if (item && EVP_DigestInit_ex(w->imd, EVP_sha256(), NULL) != 1)
+		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
+	file_begin(w, path, relpath, out);
+	if (w->nomem)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	if (e->db != NULL && hs_open_stream(e->db, 0, &stream) != HS_SUCCESS) {
+		eng_unscannable(w, "the scan engine could not open a stream");
+		stream = NULL;
+	}
+	while (!w->stop) {
+		ssize_t n;
+
+		/* Slide only when the buffer is nearly full: a file that fits
+		 * is never slid, so its lines are counted only up to its
+		 * hits. */
+		if (KEEP + AL_SCAN_CHUNK - w->buf_len < AL_SCAN_CHUNK / 4)
+			slide(w);
+		n = source_read(src, w->buf + w->buf_len,
+		    KEEP + AL_SCAN_CHUNK - w->buf_len);
+		if (n < 0) {
+			eng_unscannable(w, "read error after %llu bytes: %s",
+			    (unsigned long long)total, strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			w->eof = 1;
+			break;
+		}
+		total += (uint64_t)n;
+		AL_ASSERT(!item || EVP_DigestUpdate(w->imd, w->buf + w->buf_len,
+		    (size_t)n) == 1);
+		if (total > AL_MAX_FILE_BYTES) {
+			eng_unscannable(w, "larger than the %llu-byte limit",
+			    (unsigned long long)AL_MAX_FILE_BYTES);
+			break;
+		}
+		if (first)
+			check_type(w, w->buf, (size_t)n);
+		if (first && is_binary(relpath, w->buf, (size_t)n)) {
+			w->stop = binary = 1; /* not for text rules; no error */
+			break;
+		}
+		first = 0;
+		w->buf_len += (size_t)n;
+		if (stream == NULL)
+			continue;
+		flush_pending(w);
+		if (w->stop)
+			break;
+		if (hs_scan_stream(stream, w->buf + w->buf_len - (size_t)n,
+		    (unsigned)n, 0, w->scratch, on_hit, w) != HS_SUCCESS &&
+		    !w->stop)
+			eng_unscannable(w, "the scan engine failed");
+		if (w->depth < AL_DECODE_DEPTH && !w->stop) {
+			w->blob_pos = eng_find_b64hex(w, w->blob_pos,
+			    w->buf_off + w->buf_len, 0);
+			w->xesc_pos = eng_find_xesc(w, w->xesc_pos,
+			    w->buf_off + w->buf_len, 0);
+		}
+	}
+	if (stream != NULL) {
+		flush_pending(w);
+		/* Matches that end at end of data ($, \b) are reported here. */
+		if (hs_close_stream(stream, w->scratch, w->stop ? NULL : on_hit,
+		    w) != HS_SUCCESS && !w->stop)
+			eng_unscannable(w, "the scan engine failed at end of "
+			    "data");
+		if (w->depth < AL_DECODE_DEPTH && !w->stop) {
+			(void)eng_find_b64hex(w, w->blob_pos,
+			    w->buf_off + w->buf_len, 1);
+			(void)eng_find_xesc(w, w->xesc_pos,
+			    w->buf_off + w->buf_len, 1);
+		}
+	}
+	/* A binary file is still hashed whole, for the allow-list and the
+	 * item record. */
+	while (binary && (src->md != NULL || item)) {
+		ssize_t n = source_read(src, w->buf, KEEP + AL_SCAN_CHUNK);
+
+		if (n <= 0) {
+			w->eof = n == 0;
+			break;
+		}
+		total += (uint64_t)n;
+		AL_ASSERT(!item ||
+		    EVP_DigestUpdate(w->imd, w->buf, (size_t)n) == 1);
+		if (total > AL_MAX_FILE_BYTES)
+			break;
+	}
+	*bytes += total;
+	if (w->nomem || eng_finish_file(w) < 0)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	if (item && item_push(w, path, total, w->eof, binary) < 0)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	w->item_mode = 0;
+	return 0;
+}
+
+/* Scans decoded bytes with a child worker one level deeper. */
+int
+eng_scan_nested(struct scan_worker *w, const unsigned char *p, size_t n,
+    struct finding_list *out)
+{
+	struct source src = {-1, (const char *)p, n, 0, NULL, NULL, NULL};
+	uint64_t bytes = 0;
+	int rc;
+
+	if (w->child == NULL) {
+		if ((rc = scan_worker_new(&w->child, w->e)) < 0)
+			return rc;
+		w->child->depth = w->depth + 1;
+	}
+	return scan_source(w->child, &src, w->path, w->relpath, out, &bytes);
+}
+
+int
+scan_fd(struct scan_worker *w, int fd, const char *path, const char *relpath,
+    struct finding_list *out, uint64_t *bytes, char *digest)
+{
+	struct source src = {fd, NULL, 0, 0, NULL, NULL, NULL};
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	int rc;
+
+	if (digest != NULL) {
+		digest[0] = '\0';
+		if ((src.md = EVP_MD_CTX_new()) == NULL ||
+		    EVP_DigestInit_ex(src.md, EVP_sha256(), NULL) != 1) {
+			EVP_MD_CTX_free(src.md);
+			return al_err_set(AL_ENOMEM, "out of memory");
+		}
+	}
+	rc = scan_source(w, &src, path, relpath, out, bytes);
+	/* Only a file read to its end has a digest. */
+	if (digest != NULL && rc == 0 && w->eof &&
+	    EVP_DigestFinal_ex(src.md, md, &mdlen) == 1 && mdlen == 32)
+		al_hex(digest, md, mdlen);
+	EVP_MD_CTX_free(src.md);
+	return rc;
+}
+
+int
+scan_stream(struct scan_worker *w, scan_read_fn cb, void *ctx,
+    const char *path, const char *relpath, struct finding_list *out,
+    uint64_t *bytes)
+{
+	struct source src = {-1, NULL, 0, 0, NULL, cb, ctx};
+
+	return scan_source(w, &src, path, relpath, out, bytes);
+}
+
+int
+scan_mem(struct scan_worker *w, const char *data, size_t len,
+    const char *path, const char *relpath, struct finding_list *out)
+{
+	struct source src = {-1, data ? data : "", len, 0, NULL, NULL, NULL};
+	uint64_t bytes = 0;
+
+	return scan_source(w, &src, path, relpath, out, &bytes);
+}
