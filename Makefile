@@ -29,7 +29,7 @@ LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(SAN) -pthread $(LDFLAGS)
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 COMMON_SRC = common/err.c common/dynbuf.c common/util.c common/vocab.c common/os.c common/path.c common/text.c common/term.c
-SCAN_SRC = scanners/rule_load.c scanners/rule_glob.c scanners/rule_lit.c scanners/rule_factor.c \
+SCAN_SRC = scanners/rule_load.c scanners/rule_yaml.c scanners/rule_glob.c scanners/rule_lit.c scanners/rule_factor.c \
 	scanners/scan_finding.c scanners/scan_build.c scanners/scan_worker.c \
 	scanners/scan_pos.c scanners/scan_redact.c scanners/scan_blob.c \
 	scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
