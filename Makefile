@@ -36,7 +36,7 @@ SCAN_SRC = scanners/rule_load.c scanners/rule_yaml.c scanners/rule_glob.c scanne
 	scanners/sbx.c scanners/fdpass.c scanners/child.c scanners/parent.c scanners/launcher.c \
 	scanners/inproc.c scanners/scan_archive.c \
 	scanners/scan_type.c scanners/scan_patch.c scanners/scan_bundle.c
-GATE_SRC = gate/attest.c gate/client.c gate/cmd_client.c gate/dirs.c
+GATE_SRC = gate/attest.c gate/client/transport.c gate/cmd_client.c gate/dirs.c
 # The offline commands: airlock scan, rules, verify, key (no server).
 CLI_SRC = gate/cli/cmd_scan.c gate/cli/cmd_rules.c gate/cli/cmd_verify.c \
 	gate/cli/report.c gate/cli/allowlist.c
