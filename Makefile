@@ -36,7 +36,11 @@ SCAN_SRC = scanners/rule_load.c scanners/rule_yaml.c scanners/rule_glob.c scanne
 	scanners/sbx.c scanners/fdpass.c scanners/child.c scanners/parent.c scanners/launcher.c \
 	scanners/inproc.c scanners/scan_archive.c \
 	scanners/scan_type.c scanners/scan_patch.c scanners/scan_bundle.c
-GATE_SRC = gate/attest.c gate/client/transport.c gate/cmd_client.c gate/dirs.c
+GATE_SRC = gate/attest.c gate/dirs.c
+# The client: commands that talk to a gate over HTTP.
+CLIENT_SRC = gate/client/transport.c gate/client/tarpack.c gate/client/common.c \
+	gate/client/submit.c gate/client/list.c gate/client/diff.c gate/client/token.c \
+	gate/client/decide.c gate/client/release.c gate/client/pull.c
 # The offline commands: airlock scan, rules, verify, key (no server).
 CLI_SRC = gate/cli/cmd_scan.c gate/cli/cmd_rules.c gate/cli/cmd_verify.c \
 	gate/cli/report.c gate/cli/allowlist.c
@@ -51,7 +55,7 @@ DB_SRC = db/db.c db/db_stmt.c db/db_event.c db/db_principal.c \
 # Generated: the schema migrations, compiled in (rule below).
 GEN_SRC = $(BUILD)/gen/db_migrations.c
 LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC) $(SERVE_SRC) $(CLI_SRC) \
-	$(DB_SRC)
+	$(CLIENT_SRC) $(DB_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 MAIN_OBJ = $(BUILD)/obj/gate/main.o
 

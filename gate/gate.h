@@ -17,7 +17,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
-/* Commands that talk to a running gate (cmd_client.c). */
+/* Commands that talk to a running gate (gate/client/). */
 int cmd_submit(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);

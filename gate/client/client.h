@@ -1,6 +1,6 @@
 /*
- * client.h - the HTTP client of the gate service, for the CLI commands
- * (submit, list, show, token); see docs/api.md for the contract.
+ * client.h - the HTTP client of the gate service (transport.c), for the CLI
+ * commands in gate/client/; see docs/api.md for the contract.
  *
  * Trust: the server is the gate we chose to talk to, but what it returns
  * carries artifact names, paths, excerpts and agent-asserted labels, which
@@ -11,7 +11,6 @@
 #ifndef AIRLOCK_CLIENT_H
 #define AIRLOCK_CLIENT_H
 
-#include <stdio.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -127,16 +126,7 @@ void client_reply_free(struct client_reply *r);
 /* Appends s to b percent-encoded for a query value or a path segment. */
 int client_url_escape(struct dynbuf *b, const char *s);
 
-/*
- * Packs the directory dir as a tar (pax restricted) into an unlinked
- * temporary file: entries are relative to dir, symbolic links are stored
- * as links and never followed, and what tar cannot hold (sockets) is left
- * out with a warning on stderr. *fd_out is positioned at 0; *size_out is
- * the tar's size.
- */
-int client_tar_dir(const char *dir, int *fd_out, off_t *size_out);
-
-/* Pretty-prints a JSON document (non-ASCII escaped), with a newline. */
-int client_print_json(FILE *out, const json_t *j);
+/* The value of the environment variable name; NULL when unset or empty. */
+const char *client_env_nonempty(const char *name);
 
 #endif

@@ -1,0 +1,290 @@
+/*
+ * diff.c - `airlock diff`: prints a submission's content with its findings
+ * marked inline, each under the added line of a patch or mailbox it is on
+ * (post-image line numbers read from the hunk headers, as the scan
+ * reported them) or under its line of a text file; findings that have no
+ * line in the text are listed after it, so none is hidden.
+ *
+ * Trust: the content is the artifact itself, hostile, and so are the
+ * findings' paths, rules and excerpts: every line is escaped before it is
+ * printed (long lines are cut for display), binary content is not shown,
+ * and at most DIFF_MAX_CONTENT bytes are read. The gate records the read
+ * as a view. The token is never printed.
+ *
+ * Exit status: 0 shown, 1 refused by the gate (the content needs a
+ * reviewer, auditor or admin token), 2 usage, transport or server errors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "client_int.h"
+#include "dynbuf.h"
+#include "gate.h"
+#include "path.h"
+#include "term.h"
+#include "text.h"
+#include "vocab.h"
+
+static const char diff_usage[] =
+    "usage: airlock diff [options] ID\n"
+    "\n"
+    "Prints a submission's content with its findings marked inline: for a\n"
+    "patch or mailbox, each finding under the added line it is on (the\n"
+    "post-image line numbers the scan reported); for a text file, under its\n"
+    "line. Findings that have no line in the text (binary content, whole\n"
+    "files, bundles, archive members) are listed after it, so none is\n"
+    "hidden. Reading the content is recorded as a view (reviewer, auditor\n"
+    "or admin token).\n"
+    "\n"
+    "options:\n" CLIENT_USAGE_OPTIONS;
+
+/* Largest content diff shows: past it, ask for the bytes another way. */
+#define DIFF_MAX_CONTENT ((size_t)64 << 20)
+
+struct diff_mark {
+	const char *path;
+	json_int_t line;
+	const json_t *f;
+	int shown;
+};
+
+/* Prints the findings on (path, line) under the current line. */
+static void
+diff_marks(FILE *out, struct diff_mark *m, size_t n, const char *path,
+    json_int_t line)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (m[i].shown || m[i].line != line || strcmp(m[i].path, path))
+			continue;
+		m[i].shown = 1;
+		fputs("        ^^^ ", out);
+		al_term_put(out, json_string_value(json_object_get(m[i].f,
+		    "severity")));
+		fputc(' ', out);
+		al_term_put(out, json_string_value(json_object_get(m[i].f,
+		    "rule")));
+		fputs(": ", out);
+		al_term_put(out, json_string_value(json_object_get(m[i].f,
+		    "excerpt")));
+		fputc('\n', out);
+	}
+}
+
+/*
+ * Walks a patch or mailbox as the scan named its parts: "NAME" (or
+ * "NAME!/0002" per message of a series) for message text, "NAME!/file" (or
+ * "NAME!/0002!/file") for what a diff adds, with post-image line numbers
+ * taken from the hunk headers.
+ */
+static void
+diff_patch(FILE *out, const char *name, const char *p, size_t len,
+    struct diff_mark *m, size_t n, int series)
+{
+	const char *end = p + len, *next;
+	char item[512], file[1024];
+	json_int_t msgline = 0, newline = 0;
+	long old_left = 0, new_left = 0;
+	int msg = 0, prev_empty = 1, in_diff = 0;
+	struct al_text t;
+	size_t ln;
+
+	snprintf(item, sizeof(item), "%s", name);
+	file[0] = '\0';
+	al_text_init(&t, p, len);
+	while (al_text_next(&t, &p, &ln)) {
+		char line[8192];
+
+		next = t.p;
+		snprintf(line, sizeof(line), "%.*s", (int)(ln < sizeof(line) - 1 ?
+		    ln : sizeof(line) - 1), p);
+		if (series && prev_empty && al_starts(p, ln, "From ") &&
+		    old_left == 0 && new_left == 0) {
+			snprintf(item, sizeof(item), "%s" AL_MEMBER_SEP "%04d", name,
+			    ++msg);
+			msgline = 0;
+			in_diff = 0;
+		}
+		prev_empty = ln == 0;
+		msgline++;
+		al_term_put(out, line);
+		fputc('\n', out);
+		if (old_left > 0 || new_left > 0) {
+			if (ln > 0 && p[0] == '-') {
+				old_left--;
+			} else if (ln > 0 && p[0] == '+') {
+				diff_marks(out, m, n, file, newline);
+				newline++;
+				new_left--;
+			} else if (ln == 0 || p[0] == ' ') {
+				newline++;
+				old_left--;
+				new_left--;
+			}
+			continue;
+		}
+		if (al_starts(p, ln, "diff --git ") || (al_starts(p, ln,
+		    "--- ") && next < end && al_starts(next, (size_t)(end - next),
+		    "+++ ")))
+			in_diff = 1;
+		if (in_diff && al_starts(p, ln, "+++ ")) {
+			const char *f = line + 4;
+
+			if (strncmp(f, "b/", 2) == 0)
+				f += 2;
+			else if (strchr(f, '/') != NULL)
+				f = strchr(f, '/') + 1;
+			snprintf(file, sizeof(file), "%s" AL_MEMBER_SEP "%.*s", item,
+			    (int)strcspn(f, "\t"), f);
+			diff_marks(out, m, n, file, 0);
+		} else if (in_diff && al_starts(p, ln, "@@ -")) {
+			long a = 0, b = 1, c2 = 0, d = 1;
+			const char *q = line + 4;
+			char *e;
+
+			a = strtol(q, &e, 10);
+			if (*e == ',')
+				b = strtol(e + 1, &e, 10);
+			if (strncmp(e, " +", 2) == 0) {
+				c2 = strtol(e + 2, &e, 10);
+				if (*e == ',')
+					d = strtol(e + 1, &e, 10);
+			}
+			(void)a;
+			old_left = b;
+			new_left = d;
+			newline = c2;
+		} else if (!in_diff) {
+			diff_marks(out, m, n, item, msgline);
+		}
+	}
+}
+
+static void
+diff_text(FILE *out, const char *name, const char *p, size_t len,
+    struct diff_mark *m, size_t n)
+{
+	struct al_text t;
+	size_t ln;
+
+	al_text_init(&t, p, len);
+	while (al_text_next(&t, &p, &ln)) {
+		char buf[8192];
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)(ln < sizeof(buf) - 1 ?
+		    ln : sizeof(buf) - 1), p);
+		fprintf(out, "%6lld  ", (long long)t.line);
+		al_term_put(out, buf);
+		fputc('\n', out);
+		diff_marks(out, m, n, name, (json_int_t)t.line);
+	}
+}
+
+int
+cmd_diff(int argc, char **argv)
+{
+	struct client_conf conf = {0};
+	struct client_reply r = {0, NULL};
+	struct client *c = NULL;
+	struct diff_mark *m = NULL;
+	struct dynbuf body;
+	const json_t *fs;
+	const char *name, *kind, *id;
+	char path[96];
+	long status = 0;
+	size_t n = 0, i, left = 0;
+	int ret = EXIT_ERROR, text, series = 0;
+
+	if ((id = cli_id_args(argc, argv, "diff", diff_usage, &conf,
+	    &ret)) == NULL)
+		return ret;
+	dynbuf_init(&body, DIFF_MAX_CONTENT);
+	snprintf(path, sizeof(path), "/v1/submissions/%s", id);
+	if (client_new(&c, &conf) < 0 || client_get(c, path, &r) < 0) {
+		ret = cli_fail("diff");
+		goto out;
+	}
+	if ((ret = cli_reply_check("diff", c, &r, 200)) != EXIT_OK)
+		goto out;
+	snprintf(path, sizeof(path), "/v1/submissions/%s/content",
+	    id);
+	if (client_get_raw(c, path, &body, &status) < 0) {
+		ret = cli_fail("diff");
+		goto out;
+	}
+	if (status != 200) {
+		fprintf(stderr, "airlock diff: the gate refused the content "
+		    "(HTTP %ld): it needs a reviewer, auditor or admin token\n",
+		    status);
+		ret = EXIT_FINDINGS;
+		goto out;
+	}
+	if (conf.json) {
+		ret = client_print_json(stdout, r.json) < 0 ? cli_fail("diff") :
+		    EXIT_OK;
+		goto out;
+	}
+	name = json_string_value(json_object_get(r.json, "name"));
+	kind = json_string_value(json_object_get(r.json, "kind"));
+	fs = json_object_get(r.json, "findings");
+	n = json_array_size(fs);
+	if (name == NULL || (n > 0 && (m = calloc(n, sizeof(*m))) == NULL)) {
+		fprintf(stderr, "airlock diff: an unexpected reply\n");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const json_t *f = json_array_get(fs, i);
+		const char *fp = json_string_value(json_object_get(f, "path"));
+
+		m[i].path = fp ? fp : "";
+		m[i].line = json_integer_value(json_object_get(f, "line"));
+		m[i].f = f;
+		if (strncmp(m[i].path, name, strlen(name)) == 0 &&
+		    strncmp(m[i].path + strlen(name), AL_MEMBER_SEP "0", 3) == 0)
+			series = 1;
+	}
+	text = body.len == 0 || memchr(body.data, '\0', body.len) == NULL;
+	if (text && al_kind_parse(kind) != AL_KIND_BUNDLE &&
+	    (strstr(body.data ? body.data : "", "\n+++ ") != NULL ||
+	    strstr(body.data ? body.data : "", "diff --git ") != NULL) &&
+	    al_kind_parse(kind) != AL_KIND_FILE)
+		diff_patch(stdout, name, body.data, body.len, m, n, series);
+	else if (text)
+		diff_text(stdout, name, body.data ? body.data : "", body.len, m, n);
+	else
+		printf("(%zu bytes of binary content not shown)\n", body.len);
+	for (i = 0; i < n; i++)
+		left += !m[i].shown;
+	if (left > 0) {
+		printf("\n%zu finding%s not on a line shown above:\n", left,
+		    left == 1 ? "" : "s");
+		for (i = 0; i < n; i++) {
+			if (m[i].shown)
+				continue;
+			fputs("  ", stdout);
+			al_term_put(stdout, m[i].path);
+			if (m[i].line > 0)
+				printf(":%lld", (long long)m[i].line);
+			fputs("  ", stdout);
+			al_term_put(stdout, json_string_value(
+			    json_object_get(m[i].f, "severity")));
+			fputc(' ', stdout);
+			al_term_put(stdout, json_string_value(
+			    json_object_get(m[i].f, "rule")));
+			fputs(": ", stdout);
+			al_term_put(stdout, json_string_value(
+			    json_object_get(m[i].f, "excerpt")));
+			fputc('\n', stdout);
+		}
+	}
+	ret = EXIT_OK;
+out:
+	free(m);
+	dynbuf_free(&body);
+	client_reply_free(&r);
+	client_free(c);
+	return cli_finish("diff", ret);
+}

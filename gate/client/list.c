@@ -1,0 +1,289 @@
+/*
+ * list.c - `airlock list` (the submissions at the gate, newest first, as a
+ * table) and `airlock show` (one submission: what the gate witnessed, what
+ * the agent asserted, the scan and its findings).
+ *
+ * Trust: every value in the gate's reply may have come from an agent or an
+ * artifact (names, labels, paths, excerpts, even the keys of what was
+ * asserted); each is escaped before it is printed. What the agent asserted
+ * is shown under its own heading, as claims, not verified. --json prints
+ * the server's document, pretty and ASCII-only. The token is never
+ * printed.
+ *
+ * Exit status: 0 listed or shown, 1 refused by the gate (or no such
+ * submission), 2 usage, transport or server errors.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "client.h"
+#include "client_int.h"
+#include "dynbuf.h"
+#include "gate.h"
+#include "term.h"
+#include "util.h"
+#include "vocab.h"
+
+static const char list_usage[] =
+    "usage: airlock list [options]\n"
+    "\n"
+    "Lists submissions at the gate, newest first (an agent sees its own).\n"
+    "\n"
+    "options:\n"
+    "  --state STATE        only those in STATE: received, scanning, held,\n"
+    "                       approved, rejected, released or expired\n"
+    "  --limit N            at most N (default 100, at most 1000)\n"
+    CLIENT_USAGE_OPTIONS
+    "\n"
+    "exit status: 0 listed, 1 refused by the gate, 2 error\n";
+
+static const char show_usage[] =
+    "usage: airlock show [options] ID\n"
+    "\n"
+    "Shows one submission: what the gate witnessed, what the agent asserted\n"
+    "(claims, not verified), the scan and its findings.\n"
+    "\n"
+    "options:\n"
+    CLIENT_USAGE_OPTIONS
+    "\n"
+    "exit status: 0 shown, 1 refused by the gate (or no such submission),\n"
+    "2 error\n";
+
+/* ---- list -------------------------------------------------------------------- */
+
+/* A field of a submission, at the top or among what was witnessed. */
+static const json_t *
+sub_field(const json_t *sub, const char *key)
+{
+	const json_t *v = json_object_get(sub, key);
+
+	if (v == NULL)
+		v = json_object_get(json_object_get(sub, "witnessed"), key);
+	return v;
+}
+
+static int
+list_print(const json_t *subs)
+{
+	static const char *const head[] = {"ID", "STATE", "VERDICT", "WORST",
+	    "KIND", "NAME", "SUBMITTER", "RECEIVED"};
+	static const char *const keys[] = {"id", "state", "verdict", "worst",
+	    "kind", "name", "submitter", "received_at"};
+	static const size_t widths[] = {20, 12, 12, 10, 10, 40, 24, 30};
+	struct cli_table t = {8, head, NULL, 0, 0, {0}};
+	const json_t *s;
+	size_t i, k;
+	int rc = 0;
+
+	if (json_array_size(subs) == 0) {
+		fputs("no submissions\n", stderr);
+		return 0;
+	}
+	json_array_foreach(subs, i, s)
+		for (k = 0; k < 8 && rc == 0; k++)
+			rc = cli_table_add(&t, sub_field(s, keys[k]),
+			    widths[k]);
+	if (rc == 0)
+		cli_table_print(stdout, &t);
+	cli_table_free(&t);
+	return rc;
+}
+
+int
+cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"state", required_argument, NULL, 's'},
+		{"limit", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		CLIENT_LONG_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct client_conf conf = {0};
+	struct client_reply r = {0, NULL};
+	struct client *c = NULL;
+	const char *state = NULL;
+	const json_t *subs;
+	struct dynbuf path;
+	size_t limit = 0;
+	int ch, ret = EXIT_ERROR;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (client_conf_option(&conf, ch, optarg))
+			continue;
+		switch (ch) {
+		case 's':
+			if (al_state_parse(optarg) < 0)
+				return cli_usage_error(list_usage, "list",
+				    "unknown state", optarg, 0);
+			state = optarg;
+			break;
+		case 'n':
+			if (al_parse_size(optarg, &limit) != 0 || limit == 0 ||
+			    limit > 1000)
+				return cli_usage_error(list_usage, "list",
+				    "--limit takes 1 to 1000, not", optarg, 0);
+			break;
+		case 'h':
+			fputs(list_usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_usage_error(list_usage, "list", NULL, NULL,
+			    0);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(list_usage, "list", "unexpected "
+		    "argument", argv[optind], 0);
+	dynbuf_init(&path, 256);
+	(void)dynbuf_adds(&path, "/v1/submissions");
+	if (state != NULL)
+		(void)dynbuf_addf(&path, "?state=%s", state);
+	if (limit > 0)
+		(void)dynbuf_addf(&path, "%climit=%zu", state ? '&' : '?', limit);
+	if (client_new(&c, &conf) < 0 ||
+	    client_get(c, dynbuf_str(&path), &r) < 0) {
+		ret = cli_fail("list");
+		goto out;
+	}
+	if ((ret = cli_reply_check("list", c, &r, 200)) != EXIT_OK)
+		goto out;
+	subs = json_object_get(r.json, "submissions");
+	if (!json_is_array(subs)) {
+		fprintf(stderr, "airlock list: the gate's reply has no "
+		    "submissions list\n");
+		ret = EXIT_ERROR;
+	} else if (conf.json) {
+		ret = client_print_json(stdout, r.json) < 0 ? cli_fail("list") :
+		    EXIT_OK;
+	} else {
+		ret = list_print(subs) < 0 ? cli_fail("list") : EXIT_OK;
+	}
+out:
+	client_reply_free(&r);
+	client_free(c);
+	dynbuf_free(&path);
+	return cli_finish("list", ret);
+}
+
+/* ---- show -------------------------------------------------------------------- */
+
+static void
+print_member(FILE *out, const char *key, const json_t *v)
+{
+	size_t w;
+
+	fputs("  ", out);
+	al_term_put(out, key);
+	for (w = al_utf8_count(key, strlen(key)); w < 14; w++)
+		fputc(' ', out);
+	fputc(' ', out);
+	cli_put_value(out, v);
+	fputc('\n', out);
+}
+
+/*
+ * "  key            value" for every member of an object (all hostile):
+ * the keys in first (NULL-terminated) in that order, then the others.
+ */
+static void
+print_members(FILE *out, const json_t *obj, const char *const *first)
+{
+	const char *const *f;
+	const char *key;
+	const json_t *v;
+
+	for (f = first; *f != NULL; f++)
+		if ((v = json_object_get(obj, *f)) != NULL)
+			print_member(out, *f, v);
+	json_object_foreach((json_t *)obj, key, v) {
+		for (f = first; *f != NULL && strcmp(*f, key) != 0; f++)
+			;
+		if (*f == NULL)
+			print_member(out, key, v);
+	}
+}
+
+static void
+show_print(FILE *out, const json_t *sub)
+{
+	static const char *const facts[] = {"state", "sha256", "kind", "name"};
+	static const char *const wkeys[] = {"submitter", "launched_by", "via",
+	    "peer_uid", "peer_pid", "received_at", NULL};
+	static const char *const skeys[] = {"ruleset", "engine", "started_at",
+	    "finished_at", NULL};
+	static const char *const none[] = {NULL};
+	const json_t *asserted = json_object_get(sub, "asserted");
+	const json_t *witnessed = json_object_get(sub, "witnessed");
+	const json_t *scan = json_object_get(sub, "scan");
+	const json_t *findings = json_object_get(sub, "findings");
+	char size[32];
+	size_t i;
+
+	fputs("submission ", out);
+	cli_put_value(out, json_object_get(sub, "id"));
+	fputc('\n', out);
+	for (i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		fprintf(out, "  %-14s ", facts[i]);
+		cli_put_value(out, json_object_get(sub, facts[i]));
+		fputc('\n', out);
+	}
+	al_human_size(size, sizeof(size), json_integer_value(
+	    json_object_get(sub, "size")));
+	fprintf(out, "  %-14s ", "size");
+	cli_put_value(out, json_object_get(sub, "size"));
+	fprintf(out, " (%s)\n  %-14s ", size, "verdict");
+	cli_print_verdict(out, sub);
+	fputc('\n', out);
+	if (json_is_object(witnessed)) {
+		fputs("\nwitnessed by the gate\n", out);
+		print_members(out, witnessed, wkeys);
+	}
+	fputs("\nasserted by the agent (claims, not verified)\n", out);
+	if (json_object_size(asserted) > 0)
+		print_members(out, asserted, none);
+	else
+		fputs("  (nothing)\n", out);
+	if (json_is_object(scan)) {
+		fputs("\nscan\n", out);
+		print_members(out, scan, skeys);
+	}
+	if (json_is_array(findings)) {
+		fputc('\n', out);
+		cli_print_findings(out, findings, out == stdout &&
+		    cli_use_color());
+	}
+}
+
+int
+cmd_show(int argc, char **argv)
+{
+	struct client_conf conf = {0};
+	struct client_reply r = {0, NULL};
+	struct client *c = NULL;
+	const char *id;
+	char path[64];
+	int ret = EXIT_ERROR;
+
+	if ((id = cli_id_args(argc, argv, "show", show_usage, &conf,
+	    &ret)) == NULL)
+		return ret;
+	snprintf(path, sizeof(path), "/v1/submissions/%s", id);
+	if (client_new(&c, &conf) < 0 || client_get(c, path, &r) < 0) {
+		ret = cli_fail("show");
+		goto out;
+	}
+	if ((ret = cli_reply_check("show", c, &r, 200)) != EXIT_OK)
+		goto out;
+	if (conf.json)
+		ret = client_print_json(stdout, r.json) < 0 ? cli_fail("show") :
+		    EXIT_OK;
+	else
+		show_print(stdout, r.json);
+out:
+	client_reply_free(&r);
+	client_free(c);
+	return cli_finish("show", ret);
+}
