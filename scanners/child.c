@@ -26,6 +26,7 @@
 #include "proto.h"
 #include "sbx.h"
 #include "scan_archive.h"
+#include "scan_artifact.h"
 #include "scan_patch.h"
 #include "util.h"
 

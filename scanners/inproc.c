@@ -13,6 +13,7 @@
 #include "err.h"
 #include "parent.h"
 #include "scan_archive.h"
+#include "scan_artifact.h"
 #include "scan_patch.h"
 
 int

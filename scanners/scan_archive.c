@@ -24,8 +24,6 @@
 #include "err.h"
 #include "path.h"
 #include "scan_archive.h"
-#include "scan_bundle.h"
-#include "scan_patch.h"
 #include "scan_type.h"
 #include "scan_walk.h"
 #include "util.h"
@@ -79,25 +77,6 @@ scan_is_archive_magic(const unsigned char *h, size_t n)
 	    memcmp(h, "070701", 6) == 0 || memcmp(h, "070702", 6) == 0)) ||
 	    memcmp(h, "\xc7\x71", 2) == 0 ||                   /* binary cpio */
 	    (n >= 262 && memcmp(h + 257, "ustar", 5) == 0);    /* tar */
-}
-
-enum al_kind
-scan_sniff_kind(const char *h, size_t n, const char *relpath, int top)
-{
-	if (scan_is_archive_magic((const unsigned char *)h, n))
-		return AL_KIND_ARCHIVE;
-	if (!top)
-		return AL_KIND_FILE;
-	if (n >= 16 && (memcmp(h, "# v2 git bundle\n", 16) == 0 ||
-	    memcmp(h, "# v3 git bundle\n", 16) == 0))
-		return AL_KIND_BUNDLE;
-	/* NUL bytes do not make a patch or a mail binary: git apply and
-	 * git am read past them, so the readers must too. */
-	if (scan_looks_mbox(h, n))
-		return AL_KIND_MBOX;
-	if (scan_looks_patch(h, n, relpath))
-		return AL_KIND_PATCH;
-	return AL_KIND_FILE;
 }
 
 /* What all the archives of one artifact share: nested ones count against
@@ -510,8 +489,7 @@ done:
 	return rc < 0 ? rc : 0;
 }
 
-/* The outermost archive: read from its file. */
-static int
+int
 scan_archive_fd(struct scan_worker *w, int fd, const char *path,
     struct finding_list *out, uint64_t *bytes)
 {
@@ -529,132 +507,20 @@ scan_archive_fd(struct scan_worker *w, int fd, const char *path,
 }
 
 int
-scan_blob_mem(struct scan_worker *w, const char *data, size_t len,
-    const char *path, const char *relpath, struct finding_list *out)
+scan_archive_mem(struct scan_worker *w, const char *data, size_t len,
+    const char *path, struct finding_list *out, uint64_t *bytes)
 {
 	struct arc_budget bud = {0, 0, 0, 0};
 	struct arc_in *in;
-	uint64_t bytes = 0;
 	int rc;
 
-	if (!scan_is_archive_magic((const unsigned char *)data, len))
-		return scan_mem(w, data, len, path, relpath, out);
-	if (scan_name_promises_data(relpath) && (rc = finding_add_builtin(out,
-	    AL_RULE_TYPE_MISMATCH, path, "named like text or an image, but "
-	    "the content is an archive")) < 0)
-		return rc;
 	if ((in = calloc(1, sizeof(*in))) == NULL)
 		return al_err_set(AL_ENOMEM, "out of memory");
 	in->fd = -1;
 	in->mem = data;
 	in->mem_len = len;
 	in->budget = &bud;
-	rc = scan_archive(w, in, path, 1, out, &bytes);
+	rc = scan_archive(w, in, path, 1, out, bytes);
 	free(in);
 	return rc;
-}
-
-/* Reads all of fd, up to max bytes: 0, or 1 when it is larger. */
-static int
-read_whole(int fd, uint64_t max, char **out, size_t *len)
-{
-	struct dynbuf b;
-	char chunk[65536];
-	ssize_t n;
-
-	dynbuf_init(&b, (size_t)max);
-	for (;;) {
-		do
-			n = read(fd, chunk, sizeof(chunk));
-		while (n < 0 && errno == EINTR);
-		if (n < 0) {
-			dynbuf_free(&b);
-			return al_err_set(AL_EIO, "read: %s", strerror(errno));
-		}
-		if (n == 0)
-			break;
-		if ((uint64_t)b.len + (uint64_t)n > max) {
-			dynbuf_free(&b);
-			return 1;
-		}
-		if (dynbuf_add(&b, chunk, (size_t)n) < 0) {
-			dynbuf_free(&b);
-			return al_err_set(AL_ENOMEM, "out of memory");
-		}
-	}
-	*len = b.len;
-	*out = dynbuf_take(&b, len);
-	if (*out == NULL && (*out = strdup("")) == NULL)
-		return al_err_set(AL_ENOMEM, "out of memory");
-	return 0;
-}
-
-/* Patches, mailboxes and bundles are read whole. */
-static int
-scan_whole(struct scan_worker *w, int fd, const char *path,
-    enum al_kind kind, struct finding_list *out, uint64_t *bytes)
-{
-	uint64_t max = kind == AL_KIND_BUNDLE ? AL_BUNDLE_MAX_BYTES :
-	    AL_PATCH_MAX_BYTES;
-	char *data = NULL;
-	size_t len = 0;
-	int rc = read_whole(fd, max, &data, &len);
-
-	if (rc < 0 && rc != AL_ENOMEM)
-		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path,
-		    al_err_msg());
-	if (rc == 1)
-		return finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "a %s larger than "
-		    "%llu MiB is not read", al_kind_name(kind),
-		    (unsigned long long)(max >> 20));
-	if (rc < 0)
-		return rc;
-	*bytes += len;
-	if (kind == AL_KIND_BUNDLE)
-		rc = scan_bundle_mem(w, data, len, path, out);
-	else
-		rc = scan_patch_mem(w, data, len, path, kind == AL_KIND_MBOX,
-		    out);
-	free(data);
-	return rc;
-}
-
-int
-scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
-    const char *relpath, enum al_kind kind, struct finding_list *out,
-    uint64_t *bytes, char *digest, enum al_kind *kind_out)
-{
-	char head[65536];
-	ssize_t n;
-	int rc, sniffed;
-
-	if (lseek(fd, 0, SEEK_SET) != 0)
-		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path,
-		    "cannot rewind the file to read it from its start");
-	sniffed = kind == AL_KIND_MEMBER || kind == AL_KIND_AUTO;
-	if (sniffed) {
-		/* Archive magic is within 512 bytes (tar's at 257); patches and
-		 * mailboxes, possible only for a whole artifact, need more. */
-		size_t want = kind == AL_KIND_AUTO ? sizeof(head) : 512;
-
-		do
-			n = pread(fd, head, want, 0);
-		while (n < 0 && errno == EINTR);
-		kind = scan_sniff_kind(head, n > 0 ? (size_t)n : 0, relpath,
-		    kind == AL_KIND_AUTO);
-	}
-	if (kind_out != NULL)
-		*kind_out = kind;
-	if (kind == AL_KIND_FILE || kind == AL_KIND_DIRECTORY)
-		return scan_fd(w, fd, path, relpath, out, bytes, digest);
-	if (digest != NULL)
-		digest[0] = '\0';
-	if (kind != AL_KIND_ARCHIVE)
-		return scan_whole(w, fd, path, kind, out, bytes);
-	/* (Forced with --kind, the content may not be an archive at all.) */
-	if (sniffed && scan_name_promises_data(relpath) &&
-	    (rc = finding_add_builtin(out, AL_RULE_TYPE_MISMATCH, path, "named "
-	    "like text or an image, but the content is an archive")) < 0)
-		return rc;
-	return scan_archive_fd(w, fd, path, out, bytes);
 }

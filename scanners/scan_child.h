@@ -16,8 +16,8 @@
 
 #include <stdint.h>
 
-#include "scan_archive.h"
 #include "scan_engine.h"
+#include "vocab.h"
 
 struct scan_child;
 

@@ -19,7 +19,7 @@
 #include "dynbuf.h"
 #include "err.h"
 #include "path.h"
-#include "scan_archive.h"
+#include "scan_artifact.h"
 #include "scan_decode.h"
 #include "scan_patch.h"
 #include "scan_walk.h"

@@ -12,9 +12,9 @@
 #include "test_util.h"
 
 #include "rule.h"
-#include "scan_archive.h"
 #include "scan_child.h"
 #include "util.h"
+#include "vocab.h"
 
 #define TOKEN "ghp_R2d5Zk9hV1pLbE1xT3BuUWRzYUJjRGVmR2hJ"
 

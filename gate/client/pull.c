@@ -41,7 +41,7 @@
 #include "err.h"
 #include "gate.h"
 #include "path.h"
-#include "scan_archive.h"
+#include "scan_artifact.h"
 #include "scan_walk.h"
 #include "util.h"
 #include "vocab.h"

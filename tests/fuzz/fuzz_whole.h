@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "fuzz_engine.h"
-#include "scan_archive.h"
+#include "scan_artifact.h"
 #include "scan_patch.h"
 
 static struct scan_worker *fuzz_worker;
