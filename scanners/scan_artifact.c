@@ -23,6 +23,7 @@
 #include "scan_archive.h"
 #include "scan_artifact.h"
 #include "scan_bundle.h"
+#include "scan_mbox.h"
 #include "scan_patch.h"
 #include "scan_type.h"
 
@@ -59,6 +60,15 @@ scan_blob_mem(struct scan_worker *w, const char *data, size_t len,
 	    "the content is an archive")) < 0)
 		return rc;
 	return scan_archive_mem(w, data, len, path, out, &bytes);
+}
+
+int
+scan_patch_mem(struct scan_worker *w, const char *data, size_t len,
+    const char *path, int mbox, struct finding_list *out)
+{
+	if (mbox)
+		return scan_mbox_mem(w, data, len, path, out);
+	return scan_patch_apply_mem(w, data, len, path, out);
 }
 
 /* Reads all of fd, up to max bytes: 0, or 1 when it is larger. */

@@ -34,6 +34,17 @@ int scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
     const char *relpath, enum al_kind kind, struct finding_list *out,
     uint64_t *bytes, char *digest, enum al_kind *kind_out);
 
+/*
+ * Scans a patch held in memory, or with mbox a mailbox: read as `git am`
+ * would (messages, headers, body; see scan_mbox.h), else as `git apply`
+ * would (text before the first diff is ignored by git but scanned; see
+ * scan_patch.h). Findings about a file the patch writes are reported under
+ * "PATH!/file" (in a mailbox of several messages, "PATH!/0002!/file"); the
+ * commit message under PATH (or "PATH!/0002").
+ */
+int scan_patch_mem(struct scan_worker *w, const char *data, size_t len,
+    const char *path, int mbox, struct finding_list *out);
+
 /* Scans a file held in memory (a blob of a bundle, a binary hunk): opened as
  * an archive when it is one, else scanned as a file. */
 int scan_blob_mem(struct scan_worker *w, const char *data, size_t len,

@@ -1,15 +1,15 @@
 /*
- * scan_patch.h - patches (unified and git diffs) and `git format-patch`
- * mailboxes, read the way `git apply` and `git am` read them, in the scan
- * child.
+ * scan_patch.h - patches (unified and git diffs), read the way `git apply`
+ * reads them, in the scan child; the mailbox reader (scan_mbox.h) reads
+ * each message's diff with scan_patch_diff.
  *
  * Trust: the patch is hostile; this runs only inside the sandboxed child.
  * libgit2 parses each diff; what it rejects (mismatched file headers, hunks
  * whose counts lie, header-only files) git rejects too, and the patch is
  * unscannable rather than read some other way. What is scanned is what
  * applying adds: added lines with their post-image line numbers, whole new
- * files, binary files decoded; plus the commit message and author, which a
- * human reads. Removed and context lines are not the submitter's content.
+ * files, binary files decoded; plus the text before the first diff, which
+ * a human reads. Removed and context lines are not the submitter's content.
  */
 #ifndef AIRLOCK_SCAN_PATCH_H
 #define AIRLOCK_SCAN_PATCH_H
@@ -22,19 +22,25 @@
 /* Loads libgit2 (call before the sandbox: it reads nothing later). */
 int scan_git_init(void);
 
-/* 1 if the text starts like a mailbox (a "From " separator line or mail
- * headers); 1 if it starts like a diff, or a .patch/.diff file holds one. */
-int scan_looks_mbox(const char *p, size_t n);
+/* 1 if the text starts like a diff, or a .patch/.diff file holds one. */
 int scan_looks_patch(const char *p, size_t n, const char *relpath);
 
+/* The first line of [p, end) where a diff starts ("diff --git", or "--- "
+ * followed by "+++ "), or end. */
+const char *scan_patch_find_diff(const char *p, const char *end);
+
 /*
- * Scans a patch held in memory. Findings about a file the patch writes are
- * reported under "PATH!/file" (in a mailbox of several messages,
- * "PATH!/0002!/file"); the commit message under PATH (or "PATH!/0002").
- * mbox: read as `git am` would (messages, headers, body), else as `git
- * apply` would (text before the first diff is ignored by git but scanned).
+ * Scans a patch held in memory as `git apply` would read it: findings
+ * about a file the patch writes are reported under "PATH!/file"; the text
+ * before the first diff (ignored by git, but read by a human) under PATH.
  */
-int scan_patch_mem(struct scan_worker *w, const char *data, size_t len,
-    const char *path, int mbox, struct finding_list *out);
+int scan_patch_apply_mem(struct scan_worker *w, const char *data,
+    size_t len, const char *path, struct finding_list *out);
+
+/* Scans the diff in [p, p + n): findings about a file it writes under
+ * prefix followed by the file's name, problems with it as a whole under
+ * item. */
+int scan_patch_diff(struct scan_worker *w, const char *p, size_t n,
+    const char *prefix, const char *item, struct finding_list *out);
 
 #endif

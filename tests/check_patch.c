@@ -7,7 +7,7 @@
 
 #include "test_util.h"
 
-#include "scan_patch.h"
+#include "scan_artifact.h"
 
 static const char rules[] =
     "rules:\n"

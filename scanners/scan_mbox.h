@@ -1,0 +1,32 @@
+/*
+ * scan_mbox.h - `git format-patch` mailboxes, read the way `git am` reads
+ * them, in the scan child.
+ *
+ * Trust: the mailbox is hostile; this runs only inside the sandboxed child.
+ * A mailbox is split into messages; each message's From, Date and Subject
+ * (encoded words decoded, as git am shows them) and its body up to the
+ * diff are scanned as prose, a human reads them; its diff is read by the
+ * patch reader (scan_patch.h). A body git am would decode first
+ * (transfer-encoded, multipart) is unscannable, its raw text still scanned.
+ */
+#ifndef AIRLOCK_SCAN_MBOX_H
+#define AIRLOCK_SCAN_MBOX_H
+
+#include <stddef.h>
+
+#include "scan_engine.h"
+
+/* 1 if the text starts like a mailbox (a "From " separator line followed
+ * by a mail header, or a leading From:, Subject: or Date: header). */
+int scan_looks_mbox(const char *p, size_t n);
+
+/*
+ * Scans a mailbox held in memory. A message's text is reported under PATH
+ * when the mailbox holds one message, else under "PATH!/0002" (its number,
+ * from 1); the files its diff writes under "PATH!/file" or
+ * "PATH!/0002!/file".
+ */
+int scan_mbox_mem(struct scan_worker *w, const char *data, size_t len,
+    const char *path, struct finding_list *out);
+
+#endif
