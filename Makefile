@@ -35,7 +35,8 @@ SCAN_SRC = scanners/rule_load.c scanners/rule_yaml.c scanners/rule_glob.c scanne
 	scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
 	scanners/sbx.c scanners/fdpass.c scanners/child.c scanners/parent.c scanners/launcher.c \
 	scanners/inproc.c scanners/scan_archive.c scanners/scan_artifact.c \
-	scanners/scan_type.c scanners/scan_patch.c scanners/scan_mbox.c scanners/scan_bundle.c
+	scanners/scan_type.c scanners/scan_patch.c scanners/scan_mbox.c scanners/scan_bundle.c \
+	scanners/scan_pack.c
 GATE_SRC = gate/attest.c gate/dirs.c
 # The client: commands that talk to a gate over HTTP.
 CLIENT_SRC = gate/client/transport.c gate/client/tarpack.c gate/client/common.c \

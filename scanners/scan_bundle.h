@@ -6,13 +6,11 @@
  * The header (prerequisites, refs) is parsed strictly; the pack is indexed
  * in memory (no file is written: the child cannot open one), every object
  * id is recomputed from its content and the pack checksum is verified, so
- * what is scanned is what git would store. Then every commit reachable from
- * the refs is walked: its message and identities are scanned as text, and
- * each blob it brings is scanned once per (object id, path) with that path.
- *
- * libgit2 cannot index a pack without writing .pack/.idx files, and its
- * in-memory object database takes loose objects only, so the pack reader
- * here is our own: object headers, zlib, OFS/REF deltas, trees, commits.
+ * what is scanned is what git would store (the pack reader is scan_pack.h,
+ * our own: libgit2 cannot index a pack in memory). Then every commit
+ * reachable from the refs is walked: its message and identities are
+ * scanned as text, and each blob it brings is scanned once per (object id,
+ * path) with that path.
  */
 #ifndef AIRLOCK_SCAN_BUNDLE_H
 #define AIRLOCK_SCAN_BUNDLE_H
