@@ -21,7 +21,8 @@ OPT ?= -O2 -g
 SAN ?=
 # Folders say the process (docs/architecture.md); every one is on the
 # include path, and lint (tests/lint.sh) keeps each to what it may include.
-SRC_DIRS = common scanners gate gate/serve gate/client gate/cli db
+SRC_DIRS = common scanners scanners/rules scanners/child scanners/parent \
+	gate gate/serve gate/client gate/cli db
 SRC_HDRS = $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.h))
 CPPFLAGS_ALL = -D_GNU_SOURCE $(SRC_DIRS:%=-I%) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS_ALL = $(WARN) $(OPT) $(HARDEN) $(SAN) -pthread $(CFLAGS)
@@ -29,14 +30,17 @@ LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(SAN) -pthread $(LDFLAGS)
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 COMMON_SRC = common/err.c common/dynbuf.c common/util.c common/vocab.c common/os.c common/path.c common/text.c common/term.c
-SCAN_SRC = scanners/rule_load.c scanners/rule_yaml.c scanners/rule_glob.c scanners/rule_lit.c scanners/rule_factor.c \
-	scanners/scan_finding.c scanners/scan_build.c scanners/scan_worker.c \
-	scanners/scan_pos.c scanners/scan_redact.c scanners/scan_blob.c \
-	scanners/scan_check.c scanners/scan_decode.c scanners/scan_walk.c scanners/proto.c \
-	scanners/sbx.c scanners/fdpass.c scanners/child.c scanners/parent.c scanners/launcher.c \
-	scanners/inproc.c scanners/scan_archive.c scanners/scan_artifact.c \
-	scanners/scan_type.c scanners/scan_patch.c scanners/scan_mbox.c scanners/scan_bundle.c \
-	scanners/scan_pack.c
+# scanners/: the wire between the sides and the findings (both sides), the
+# rule set and its compiled engine (the parent, before any fork), what runs
+# in the sandboxed scan child, and the parent's side of a child.
+SCAN_SRC = scanners/proto.c scanners/fdpass.c scanners/scan_finding.c \
+	$(addprefix scanners/rules/,rule_load.c rule_yaml.c rule_glob.c \
+	rule_lit.c rule_factor.c scan_build.c) \
+	$(addprefix scanners/child/,child.c sbx.c scan_worker.c scan_pos.c \
+	scan_redact.c scan_blob.c scan_check.c scan_decode.c scan_type.c \
+	scan_artifact.c scan_archive.c scan_patch.c scan_mbox.c scan_bundle.c \
+	scan_pack.c) \
+	$(addprefix scanners/parent/,parent.c launcher.c inproc.c scan_walk.c)
 GATE_SRC = gate/attest.c gate/dirs.c
 # The client: commands that talk to a gate over HTTP.
 CLIENT_SRC = gate/client/transport.c gate/client/tarpack.c gate/client/common.c \

@@ -15,7 +15,7 @@
  * Trust: used by both sides. The scan child appends findings about hostile
  * bytes; the parent makes findings of its own (the walker, the archive and
  * patch readers when run in-process) and rebuilds the child's from its
- * frames with finding_add_builtin (scan_child.c). Nothing here reads
+ * frames with finding_add_builtin (parent/parent.c). Nothing here reads
  * artifact bytes: a path and a message are copied as given, a formatted
  * message is cut at AL_MAX_PATH + 511 bytes, and a failed allocation is
  * returned, never ignored.

@@ -783,7 +783,7 @@ t_child_timeout_is_unscannable() {
 t_child_memory_limit_is_unscannable() {
 	if [ -n "${AIRLOCK_SANITIZED:-}" ]; then
 		# AddressSanitizer needs terabytes of address space: the sandbox
-		# does not apply RLIMIT_AS in such builds (scanners/sbx.c).
+		# does not apply RLIMIT_AS in such builds (scanners/child/sbx.c).
 		echo "SKIP: no address-space limit under AddressSanitizer"
 		return 0
 	fi

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "dynbuf.h"
-#include "scan_engine.h"
+#include "scan.h"
 
 struct allow_entry {
 	char *rule;

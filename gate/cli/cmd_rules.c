@@ -12,7 +12,7 @@
 #include "dirs.h"
 #include "err.h"
 #include "gate.h"
-#include "scan_engine.h"
+#include "scan.h"
 
 static const char rules_usage[] =
     "usage: airlock rules list [DIR]    rules, their severities and the "

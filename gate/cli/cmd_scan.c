@@ -27,9 +27,7 @@
 #include "os.h"
 #include "gate.h"
 #include "report.h"
-#include "scan_child.h"
-#include "scan_engine.h"
-#include "scan_walk.h"
+#include "scan.h"
 #include "util.h"
 
 static const char scan_usage[] =

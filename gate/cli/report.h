@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "scan_engine.h"
+#include "scan.h"
 
 struct scan_report {
 	const struct rule_set *rs;

@@ -8,7 +8,7 @@
  * A known, documented exception to "folders say the process": this file
  * reads artifact bytes in the CLI client process, outside the scan child
  * and its sandbox. It sniffs the kind of the released bytes with
- * scan_sniff_kind (scanners/scan_archive.h) and unpacks an archive with
+ * scan_sniff_kind (scanners/scan.h) and unpacks an archive with
  * libarchive, here. A later issue is to remove the exception; until then
  * the code stays as it is, alone in this file, so that it is easy to find
  * and the rest of gate/client/ parses no artifact.
@@ -41,8 +41,7 @@
 #include "err.h"
 #include "gate.h"
 #include "path.h"
-#include "scan_artifact.h"
-#include "scan_walk.h"
+#include "scan.h"
 #include "util.h"
 #include "vocab.h"
 

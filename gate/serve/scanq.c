@@ -6,7 +6,7 @@
  * policy's expiry expire.
  *
  * Trust: findings come from the scan child through the launcher's checks
- * (scanners/parent.c); a child that failed makes the artifact unscannable.
+ * (scanners/parent/parent.c); a child that failed makes the artifact unscannable.
  */
 #include <inttypes.h>
 #include <pthread.h>

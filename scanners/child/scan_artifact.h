@@ -17,12 +17,10 @@
 #include <stdint.h>
 
 #include "scan_engine.h"
+#include "scan.h"
 #include "vocab.h"
 
-/* The kind the first bytes of an artifact show (never MEMBER or AUTO). */
-enum al_kind scan_sniff_kind(const char *h, size_t n, const char *relpath,
-    int top);
-
+/* scan_sniff_kind(): declared in scan.h, the facade (the client uses it). */
 /*
  * Scans the file open at fd as kind (MEMBER and AUTO: the kind its content
  * shows; patches, mailboxes and bundles only with AUTO, since a .patch

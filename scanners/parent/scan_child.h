@@ -65,7 +65,7 @@ int scan_inproc_start(struct scan_child **out, const struct scan_engine *e);
 /*
  * The gate service's way: a launcher process, forked before any thread
  * starts, forks a fresh sandboxed child for each artifact (see the design
- * note in scan_child.c). One launcher per scanning thread.
+ * note in launcher.c). One launcher per scanning thread.
  */
 struct scan_launcher;
 

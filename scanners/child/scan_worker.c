@@ -22,7 +22,7 @@
  * decoded and scanned again by scan_blob.c.
  *
  * Trust: the content is hostile. A worker runs in the sandboxed scan child
- * (scan_child.c), which makes it before the sandbox closes; the only
+ * (child.c), which makes it before the sandbox closes; the only
  * in-process uses are `--no-sandbox`, a debugging mode that warns, and
  * `airlock rules test`, which scans the operator's own rule examples.
  * PCRE2 runs with match and depth limits, findings per file are capped
