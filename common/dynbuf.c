@@ -89,26 +89,66 @@ dynbuf_adds(struct dynbuf *b, const char *s)
 }
 
 int
-dynbuf_addf(struct dynbuf *b, const char *fmt, ...)
+dynbuf_vaddf(struct dynbuf *b, const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list again;
 	char small[256];
 	int n, rc;
 
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
 	if (n < 0)
-		return al_err_set(AL_EINVAL, "format error");
-	if ((size_t)n < sizeof(small))
-		return dynbuf_add(b, small, (size_t)n);
-	if ((rc = dynbuf_grow(b, (size_t)n)) < 0)
-		return rc;
+		rc = al_err_set(AL_EINVAL, "format error");
+	else if ((size_t)n < sizeof(small))
+		rc = dynbuf_add(b, small, (size_t)n);
+	else if ((rc = dynbuf_grow(b, (size_t)n)) == 0) {
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+		b->len += (size_t)n;
+	}
+	va_end(again);
+	return rc;
+}
+
+int
+dynbuf_addf(struct dynbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
 	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	rc = dynbuf_vaddf(b, fmt, ap);
 	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
+	return rc;
+}
+
+/* What ends a list of problems that did not all fit. */
+#define DIAG_MORE "(more problems; not all are shown)\n"
+
+void
+dynbuf_diag(struct dynbuf *b, const char *fmt, ...)
+{
+	size_t mlen = sizeof(DIAG_MORE) - 1;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = dynbuf_vaddf(b, fmt, ap);
+	va_end(ap);
+	if (rc == 0)
+		return;
+	/* Said once, at the end: whole lines make room for it. */
+	if (b->len >= mlen && memcmp(b->data + b->len - mlen, DIAG_MORE,
+	    mlen) == 0)
+		return;
+	while (b->len > 0 && b->len + mlen > b->max) {
+		b->len--;
+		while (b->len > 0 && b->data[b->len - 1] != '\n')
+			b->len--;
+	}
+	if (b->data != NULL)
+		b->data[b->len] = '\0';
+	if (dynbuf_add(b, DIAG_MORE, mlen) < 0 && b->data != NULL)
+		b->data[b->len] = '\0'; /* a buffer too small for even that */
 }
 
 void

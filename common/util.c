@@ -39,6 +39,39 @@ al_hex(char *out, const unsigned char *p, size_t n)
 	out[2 * n] = '\0';
 }
 
+void
+al_hash_begin(struct al_hash *h)
+{
+	h->md = EVP_MD_CTX_new();
+	AL_ASSERT(h->md != NULL &&
+	    EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) == 1);
+}
+
+void
+al_hash_add(struct al_hash *h, const void *p, size_t n)
+{
+	AL_ASSERT(EVP_DigestUpdate(h->md, p, n) == 1);
+}
+
+void
+al_hash_addz(struct al_hash *h, const char *s)
+{
+	al_hash_add(h, s, strlen(s) + 1);
+}
+
+void
+al_hash_end(struct al_hash *h, char out[AL_SHA256_HEX])
+{
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+
+	AL_ASSERT(EVP_DigestFinal_ex(h->md, md, &mdlen) == 1 &&
+	    mdlen == sizeof(md));
+	EVP_MD_CTX_free(h->md);
+	h->md = NULL;
+	al_hex(out, md, sizeof(md));
+}
+
 int
 al_sha256_fd(int fd, char out[AL_SHA256_HEX])
 {

@@ -15,6 +15,17 @@
 void al_sha256_hex(char out[AL_SHA256_HEX], const void *p, size_t n);
 /* The SHA-256 (hex) of what fd reads from where it is to its end. */
 int al_sha256_fd(int fd, char out[AL_SHA256_HEX]);
+/* A SHA-256 fed in pieces, for keys made of many parts (no buffer to
+ * outgrow). libcrypto failing to hash is a programming error (AL_ASSERT). */
+struct al_hash {
+	void *md;                 /* EVP_MD_CTX */
+};
+void al_hash_begin(struct al_hash *h);
+void al_hash_add(struct al_hash *h, const void *p, size_t n);
+/* Adds s and its terminating NUL (a field separator that no field holds). */
+void al_hash_addz(struct al_hash *h, const char *s);
+void al_hash_end(struct al_hash *h, char out[AL_SHA256_HEX]);
+
 /* n bytes as 2n lowercase hex digits and a NUL. */
 void al_hex(char *out, const unsigned char *p, size_t n);
 

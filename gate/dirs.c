@@ -78,15 +78,22 @@ gate_cache_dir(void)
 		return xstrdup(env);
 	dynbuf_init(&b, PATH_MAX);
 	if ((env = getenv("XDG_CACHE_HOME")) != NULL && env[0] == '/') {
-		(void)dynbuf_addf(&b, "%s/airlock", env);
+		if (dynbuf_addf(&b, "%s/airlock", env) < 0)
+			goto none;
 	} else if ((env = getenv("HOME")) != NULL && env[0] == '/') {
-		(void)dynbuf_addf(&b, "%s/.cache", env);
+		if (dynbuf_addf(&b, "%s/.cache", env) < 0)
+			goto none;
 		(void)mkdir(dynbuf_str(&b), 0700);
-		(void)dynbuf_adds(&b, "/airlock");
+		if (dynbuf_adds(&b, "/airlock") < 0)
+			goto none;
 	} else {
 		return NULL;
 	}
 	return dynbuf_take(&b, NULL);
+none:
+	/* A home longer than a path can be: compile without a cache. */
+	dynbuf_free(&b);
+	return NULL;
 }
 
 char *

@@ -254,14 +254,18 @@ void
 eng_fingerprint(char out[33], const char *rule_id, const char *relpath,
     const char *content_hash, size_t occurrence)
 {
-	struct dynbuf b;
-	char hex[AL_SHA256_HEX];
+	struct al_hash h;
+	char hex[AL_SHA256_HEX], num[24];
 
-	dynbuf_init(&b, 3 * AL_MAX_PATH);
-	(void)dynbuf_addf(&b, "%s%c%s%c%s%c%zu", rule_id, 0, relpath, 0,
-	    content_hash, 0, occurrence);
-	al_sha256_hex(hex, dynbuf_str(&b), b.len);
-	dynbuf_free(&b);
+	/* rule NUL relpath NUL content-hash NUL occurrence: hashed as it
+	 * comes, so no path is too long to be told apart. */
+	snprintf(num, sizeof(num), "%zu", occurrence);
+	al_hash_begin(&h);
+	al_hash_addz(&h, rule_id);
+	al_hash_addz(&h, relpath);
+	al_hash_addz(&h, content_hash);
+	al_hash_add(&h, num, strlen(num));
+	al_hash_end(&h, hex);
 	memcpy(out, hex, 32);
 	out[32] = '\0';
 }

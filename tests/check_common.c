@@ -269,6 +269,34 @@ START_TEST(findings_printed_escaped)
 }
 END_TEST
 
+/* A list of problems that outgrows its buffer says so at its end, in
+ * whole lines, once. */
+START_TEST(diag_list_says_it_is_incomplete)
+{
+	static const char more[] = "(more problems; not all are shown)\n";
+	struct dynbuf d;
+	int i;
+
+	dynbuf_init(&d, 100);
+	for (i = 0; i < 20; i++)
+		dynbuf_diag(&d, "rules.yml:%d: problem number %d\n", i + 1, i);
+	ck_assert_uint_le(d.len, 100);
+	ck_assert_uint_ge(d.len, sizeof(more) - 1);
+	ck_assert_str_eq(dynbuf_str(&d) + d.len - (sizeof(more) - 1), more);
+	ck_assert_ptr_null(strstr(dynbuf_str(&d), "number 19"));
+	ck_assert_ptr_nonnull(strstr(dynbuf_str(&d), "rules.yml:1: problem "
+	    "number 0\n"));
+	/* Every line before the marker is whole. */
+	ck_assert_int_eq(dynbuf_str(&d)[d.len - sizeof(more)], '\n');
+	dynbuf_free(&d);
+	/* A list that fits is left alone. */
+	dynbuf_init(&d, 100);
+	dynbuf_diag(&d, "a:1: %s\n", "x");
+	ck_assert_str_eq(dynbuf_str(&d), "a:1: x\n");
+	dynbuf_free(&d);
+}
+END_TEST
+
 static Suite *
 common_suite(void)
 {
@@ -292,6 +320,7 @@ common_suite(void)
 	tcase_add_test(tc, text_cursor_lines);
 	tcase_add_test(tc, dec_parse_bounded);
 	tcase_add_test(tc, findings_printed_escaped);
+	tcase_add_test(tc, diag_list_says_it_is_incomplete);
 	suite_add_tcase(s, tc);
 	return s;
 }

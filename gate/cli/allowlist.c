@@ -71,7 +71,7 @@ load_entry(yaml_document_t *doc, yaml_node_t *map, const char *file,
 
 	e->line = (int)map->start_mark.line + 1;
 	if (map->type != YAML_MAPPING_NODE) {
-		(void)dynbuf_addf(diags, "%s:%d: an entry is a mapping {rule, path, "
+		dynbuf_diag(diags, "%s:%d: an entry is a mapping {rule, path, "
 		    "sha256, reason}\n", file, e->line);
 		return 1;
 	}
@@ -90,7 +90,7 @@ load_entry(yaml_document_t *doc, yaml_node_t *map, const char *file,
 		else if (key != NULL && strcmp(key, "reason") == 0)
 			slot = &e->reason;
 		if (slot == NULL || val == NULL || *slot != NULL) {
-			(void)dynbuf_addf(diags, "%s:%d: %s '%s'\n", file,
+			dynbuf_diag(diags, "%s:%d: %s '%s'\n", file,
 			    k ? (int)k->start_mark.line + 1 : e->line,
 			    slot == NULL ? "unknown key" : val == NULL ?
 			    "not a string:" : "duplicate key", key ? key : "?");
@@ -103,11 +103,11 @@ load_entry(yaml_document_t *doc, yaml_node_t *map, const char *file,
 	}
 	if (e->rule == NULL || e->path == NULL || e->sha256 == NULL ||
 	    e->reason == NULL) {
-		(void)dynbuf_addf(diags, "%s:%d: an entry needs rule, path, sha256 "
+		dynbuf_diag(diags, "%s:%d: an entry needs rule, path, sha256 "
 		    "and reason (never a path alone)\n", file, e->line);
 		bad++;
 	} else if (!is_sha256_hex(e->sha256)) {
-		(void)dynbuf_addf(diags, "%s:%d: sha256 must be 64 lower-case hex "
+		dynbuf_diag(diags, "%s:%d: sha256 must be 64 lower-case hex "
 		    "digits (sha256sum of the whole file)\n", file, e->line);
 		bad++;
 	}
@@ -136,7 +136,7 @@ allowlist_load(struct allowlist **out, const char *file, struct dynbuf *diags)
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		(void)dynbuf_addf(diags, "%s:%d: YAML: %s\n", file,
+		dynbuf_diag(diags, "%s:%d: YAML: %s\n", file,
 		    (int)parser.problem_mark.line + 1,
 		    parser.problem ? parser.problem : "error");
 		yaml_parser_delete(&parser);
@@ -155,7 +155,7 @@ allowlist_load(struct allowlist **out, const char *file, struct dynbuf *diags)
 		free(key);
 	}
 	if (list == NULL || list->type != YAML_SEQUENCE_NODE) {
-		(void)dynbuf_addf(diags, "%s:1: an allow-list is a mapping with "
+		dynbuf_diag(diags, "%s:1: an allow-list is a mapping with "
 		    "one key, 'allow', holding a list\n", file);
 		bad++;
 	} else {

@@ -123,31 +123,34 @@ sarif_rule(const struct rule *ru)
 }
 
 /* A relative URI reference for a path: unreserved bytes and '/' kept,
- * everything else percent-encoded; absolute paths become file:// URIs. */
+ * everything else percent-encoded; absolute paths become file:// URIs.
+ * NULL when out of memory (the buffer holds the worst case). */
 static json_t *
 sarif_uri(const char *path)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	struct dynbuf b;
 	const unsigned char *p;
-	json_t *j;
+	json_t *j = NULL;
+	int rc = 0;
 
 	dynbuf_init(&b, (size_t)3 * strlen(path) + 16);
 	while (path[0] == '.' && path[1] == '/')
 		path += 2;
 	if (path[0] == '/')
-		(void)dynbuf_adds(&b, "file://");
-	for (p = (const unsigned char *)path; *p; p++) {
+		rc = dynbuf_adds(&b, "file://");
+	for (p = (const unsigned char *)path; rc == 0 && *p; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || strchr("-._~/", *p) != NULL) {
-			(void)dynbuf_addc(&b, (char)*p);
+			rc = dynbuf_addc(&b, (char)*p);
 		} else {
-			(void)dynbuf_addc(&b, '%');
-			(void)dynbuf_addc(&b, hex[*p >> 4]);
-			(void)dynbuf_addc(&b, hex[*p & 15]);
+			char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+
+			rc = dynbuf_add(&b, esc, sizeof(esc));
 		}
 	}
-	j = json_string(dynbuf_str(&b));
+	if (rc == 0)
+		j = json_string(dynbuf_str(&b));
 	dynbuf_free(&b);
 	return j;
 }
@@ -194,11 +197,17 @@ report_sarif(const struct scan_report *r)
 			    "{s:I, s:I, s:{s:o}}", "startLine", (json_int_t)f->line,
 			    "startColumn", (json_int_t)f->column, "snippet", "text",
 			    jstr(f->excerpt)));
-		dynbuf_init(&m, 8192);
-		(void)dynbuf_adds(&m, f->rule->title);
-		if (f->excerpt[0] != '\0') {
-			(void)dynbuf_adds(&m, ": ");
-			(void)dynbuf_adds(&m, f->excerpt);
+		/* The title, and ": excerpt" when there is one; sized to fit,
+		 * so only memory can fail it, and then no document is made. */
+		dynbuf_init(&m, strlen(f->rule->title) + strlen(f->excerpt) + 3);
+		if (dynbuf_adds(&m, f->rule->title) < 0 ||
+		    (f->excerpt[0] != '\0' && (dynbuf_adds(&m, ": ") < 0 ||
+		    dynbuf_adds(&m, f->excerpt) < 0))) {
+			dynbuf_free(&m);
+			json_decref(loc);
+			json_decref(rules);
+			json_decref(results);
+			return NULL;
 		}
 		msg = jstr(dynbuf_str(&m));
 		dynbuf_free(&m);

@@ -138,12 +138,11 @@ cmd_list(int argc, char **argv)
 		return cli_usage_error(list_usage, "list", "unexpected "
 		    "argument", argv[optind], 0);
 	dynbuf_init(&path, 256);
-	(void)dynbuf_adds(&path, "/v1/submissions");
-	if (state != NULL)
-		(void)dynbuf_addf(&path, "?state=%s", state);
-	if (limit > 0)
-		(void)dynbuf_addf(&path, "%climit=%zu", state ? '&' : '?', limit);
-	if (client_new(&c, &conf) < 0 ||
+	if (dynbuf_adds(&path, "/v1/submissions") < 0 ||
+	    (state != NULL && dynbuf_addf(&path, "?state=%s", state) < 0) ||
+	    (limit > 0 && dynbuf_addf(&path, "%climit=%zu", state ? '&' : '?',
+	    limit) < 0) ||
+	    client_new(&c, &conf) < 0 ||
 	    client_get(c, dynbuf_str(&path), &r) < 0) {
 		ret = cli_fail("list");
 		goto out;

@@ -367,9 +367,8 @@ cmd_submit(int argc, char **argv)
 	kind = o.kind;
 	dynbuf_init(&name, CLIENT_MAX_NAME + 8);
 	dynbuf_init(&path, 65536);
-	if (o.name != NULL)
-		(void)dynbuf_adds(&name, o.name);
-	if (client_new(&c, &conf) < 0 ||
+	if ((o.name != NULL && dynbuf_adds(&name, o.name) < 0) ||
+	    client_new(&c, &conf) < 0 ||
 	    submit_open(argv[optind], &kind, &name, &fd, &len) < 0 ||
 	    (name.len > CLIENT_MAX_NAME && al_err_set(AL_EINVAL, "the name "
 	    "is longer than %u bytes: give a shorter one with --name",

@@ -217,9 +217,8 @@ token_simple(struct client_conf *conf, int argc, char **argv, int revoke)
 		return cli_usage_error(token_usage, "token", "bad token name",
 		    argv[optind], 0);
 	}
-	if (!revoke)
-		(void)dynbuf_adds(&path, "/v1/tokens");
-	if (client_new(&c, conf) < 0 || (revoke ?
+	if ((!revoke && dynbuf_adds(&path, "/v1/tokens") < 0) ||
+	    client_new(&c, conf) < 0 || (revoke ?
 	    client_delete(c, dynbuf_str(&path), &r) :
 	    client_get(c, dynbuf_str(&path), &r)) < 0) {
 		ret = cli_fail("token");

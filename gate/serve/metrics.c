@@ -5,6 +5,7 @@
  * Trust: auditors and admins only; nothing here names a submission.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "serve.h"
@@ -30,6 +31,24 @@ srv_metrics_scan(struct srv *s, enum al_verdict verdict, double secs)
 	atomic_fetch_add(&s->scan_ms_sum, (unsigned long)(secs * 1000));
 }
 
+/* Appends to the page; the first failure is kept in *rc (and the page is
+ * then not served: a truncated page would read as zeros). */
+static void
+put(struct dynbuf *t, int *rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+put(struct dynbuf *t, int *rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*rc < 0)
+		return;
+	va_start(ap, fmt);
+	*rc = dynbuf_vaddf(t, fmt, ap);
+	va_end(ap);
+}
+
 enum MHD_Result
 api_metrics(struct req *q, struct MHD_Connection *c, struct db *db)
 {
@@ -38,46 +57,52 @@ api_metrics(struct req *q, struct MHD_Connection *c, struct db *db)
 	struct dynbuf t;
 	enum MHD_Result ok;
 	unsigned long cum = 0;
+	int rc = 0;
 
 	if (db_submission_counts(db, counts) < 0)
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
 	dynbuf_init(&t, 1 << 20);
-	(void)dynbuf_adds(&t, "# HELP airlock_submissions Submissions by "
+	put(&t, &rc, "%s", "# HELP airlock_submissions Submissions by "
 	    "state.\n# TYPE airlock_submissions gauge\n");
 	for (i = 0; i < AL_STATE_MAX; i++)
-		(void)dynbuf_addf(&t, "airlock_submissions{state=\"%s\"} %" PRId64
+		put(&t, &rc, "airlock_submissions{state=\"%s\"} %" PRId64
 		    "\n", al_state_name((enum al_state)i), counts[i]);
-	(void)dynbuf_addf(&t, "# HELP airlock_scan_queue_depth Submissions "
+	put(&t, &rc, "# HELP airlock_scan_queue_depth Submissions "
 	    "waiting for a scan.\n# TYPE airlock_scan_queue_depth gauge\n"
 	    "airlock_scan_queue_depth %" PRId64 "\n", counts[AL_STATE_RECEIVED]);
-	(void)dynbuf_adds(&t, "# HELP airlock_scans_total Scans finished, by "
+	put(&t, &rc, "%s", "# HELP airlock_scans_total Scans finished, by "
 	    "verdict.\n# TYPE airlock_scans_total counter\n");
 	for (i = 0; i < AL_VERDICT_MAX; i++)
-		(void)dynbuf_addf(&t, "airlock_scans_total{verdict=\"%s\"} %lu\n",
+		put(&t, &rc, "airlock_scans_total{verdict=\"%s\"} %lu\n",
 		    al_verdict_name((enum al_verdict)i),
 		    atomic_load(&q->s->verdicts[i]));
-	(void)dynbuf_adds(&t, "# HELP airlock_scan_seconds Wall time of a "
+	put(&t, &rc, "%s", "# HELP airlock_scan_seconds Wall time of a "
 	    "scan.\n# TYPE airlock_scan_seconds histogram\n");
 	for (i = 0; i <= SRV_NBUCKETS; i++) {
 		cum += atomic_load(&q->s->buckets[i]);
 		if (i < SRV_NBUCKETS)
-			(void)dynbuf_addf(&t, "airlock_scan_seconds_bucket{le=\"%g\"} "
+			put(&t, &rc, "airlock_scan_seconds_bucket{le=\"%g\"} "
 			    "%lu\n", scan_buckets[i], cum);
 		else
-			(void)dynbuf_addf(&t, "airlock_scan_seconds_bucket{le=\"+Inf\"}"
+			put(&t, &rc, "airlock_scan_seconds_bucket{le=\"+Inf\"}"
 			    " %lu\n", cum);
 	}
-	(void)dynbuf_addf(&t, "airlock_scan_seconds_sum %.3f\n"
+	put(&t, &rc, "airlock_scan_seconds_sum %.3f\n"
 	    "airlock_scan_seconds_count %lu\n",
 	    (double)atomic_load(&q->s->scan_ms_sum) / 1000.0, cum);
-	(void)dynbuf_adds(&t, "# HELP airlock_intake_rejections_total Requests "
+	put(&t, &rc, "%s", "# HELP airlock_intake_rejections_total Requests "
 	    "refused, by reason.\n# TYPE airlock_intake_rejections_total "
 	    "counter\n");
 	for (i = 0; i < REJ_MAX; i++)
-		(void)dynbuf_addf(&t, "airlock_intake_rejections_total{reason="
+		put(&t, &rc, "airlock_intake_rejections_total{reason="
 		    "\"%s\"} %lu\n", reject_names[i],
 		    atomic_load(&q->s->rejects[i]));
+	if (rc < 0) {
+		dynbuf_free(&t);
+		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
+		    "the metrics do not fit in their buffer");
+	}
 	ok = srv_respond(c, MHD_HTTP_OK, "text/plain; version=0.0.4",
 	    t.data ? t.data : "", t.len);
 	dynbuf_free(&t);

@@ -61,8 +61,11 @@ adopt_decoded(struct scan_worker *w, enum scan_encoding enc, uint64_t s,
 		f->column = w->cur_col + 1;
 		f->path = strdup(w->path);
 		dynbuf_init(&x, 4 * AL_EXCERPT_BYTES + 256);
-		(void)dynbuf_addf(&x, "decoded %s: %s", scan_encoding_name(enc),
-		    in->excerpt);
+		/* The excerpt is bounded, so this fits; if it did not, the
+		 * file must not pass with a finding that says less. */
+		if (dynbuf_addf(&x, "decoded %s: %s", scan_encoding_name(enc),
+		    in->excerpt) < 0)
+			w->nomem = w->stop = 1;
 		f->excerpt = dynbuf_take(&x, NULL);
 		if (f->path == NULL || f->excerpt == NULL)
 			w->nomem = w->stop = 1;

@@ -58,10 +58,10 @@ rule_diag(struct loader *l, const char *file, int line, const char *id,
 	va_end(ap);
 	l->nerrors++;
 	if (id != NULL)
-		(void)dynbuf_addf(l->diags, "%s:%d: rule %s: %s\n", file, line,
+		dynbuf_diag(l->diags, "%s:%d: rule %s: %s\n", file, line,
 		    id, msg);
 	else
-		(void)dynbuf_addf(l->diags, "%s:%d: %s\n", file, line, msg);
+		dynbuf_diag(l->diags, "%s:%d: %s\n", file, line, msg);
 }
 
 int

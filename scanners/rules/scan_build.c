@@ -93,19 +93,24 @@ cache_key(char out[AL_SHA256_HEX], const char *const *exprs,
     const unsigned *flags, size_t n)
 {
 	hs_platform_info_t plat;
-	struct dynbuf b;
+	struct al_hash h;
+	char num[16];
 	size_t i;
 
 	memset(&plat, 0, sizeof(plat));
 	(void)hs_populate_platform(&plat);
-	dynbuf_init(&b, (size_t)256 << 20);
-	(void)dynbuf_addf(&b, "airlock-hs%c%s%c%s%c", 0, AL_ENGINE_VERSION, 0,
-	    hs_version(), 0);
-	(void)dynbuf_add(&b, &plat, sizeof(plat));
-	for (i = 0; i < n; i++)
-		(void)dynbuf_addf(&b, "%u%c%s%c", flags[i], 0, exprs[i], 0);
-	al_sha256_hex(out, dynbuf_str(&b), b.len);
-	dynbuf_free(&b);
+	/* Hashed as it comes: no rule set is too large to be told apart. */
+	al_hash_begin(&h);
+	al_hash_addz(&h, "airlock-hs");
+	al_hash_addz(&h, AL_ENGINE_VERSION);
+	al_hash_addz(&h, hs_version());
+	al_hash_add(&h, &plat, sizeof(plat));
+	for (i = 0; i < n; i++) {
+		snprintf(num, sizeof(num), "%u", flags[i]);
+		al_hash_addz(&h, num);
+		al_hash_addz(&h, exprs[i]);
+	}
+	al_hash_end(&h, out);
 }
 
 #define CACHE_MAGIC "ALHSDB01"
