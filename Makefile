@@ -64,7 +64,7 @@ LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC) $(SERVE_SRC) $(CLI_SRC) \
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
-TESTS = check_util check_common check_rule check_patch check_engine check_report check_proto check_sbx check_launch check_attest \
+TESTS = check_util check_common check_rule check_patch check_bundle check_engine check_report check_proto check_sbx check_launch check_attest \
 	check_db
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
 FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest

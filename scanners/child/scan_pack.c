@@ -253,7 +253,9 @@ delta_size(const unsigned char **p, const unsigned char *end, uint64_t *out)
 	return 0;
 }
 
-/* Applies delta d to base; the result replaces d's data. */
+/* Applies delta d to base; the result replaces d's data. AL_EINVAL for a
+ * delta that does not apply, AL_ELIMIT past the inflated-bytes limit,
+ * AL_ENOMEM. */
 static int
 apply_delta(struct scan_pack *pk, struct pack_obj *d,
     const struct pack_obj *base)
@@ -265,10 +267,10 @@ apply_delta(struct scan_pack *pk, struct pack_obj *d,
 
 	if (delta_size(&p, end, &src) < 0 || delta_size(&p, end, &dst) < 0 ||
 	    src != base->len)
-		return -1;
+		return AL_EINVAL;
 	if (dst > AL_BUNDLE_MAX_INFLATED || pk->inflated + dst >
 	    AL_BUNDLE_MAX_INFLATED)
-		return -2;
+		return AL_ELIMIT;
 	pk->inflated += dst;
 	if ((out = malloc(dst ? (size_t)dst : 1)) == NULL)
 		return AL_ENOMEM;
@@ -317,7 +319,7 @@ apply_delta(struct scan_pack *pk, struct pack_obj *d,
 	return 0;
 bad:
 	free(out);
-	return -1;
+	return AL_EINVAL;
 }
 
 static int
@@ -411,17 +413,15 @@ resolve(struct scan_pack *pk, EVP_MD_CTX *md)
 					    "deeper than %u", AL_BUNDLE_MAX_DELTA_DEPTH);
 					goto out;
 				}
+				/* A delta that does not apply is the bundle's
+				 * fault, not the reader's memory. */
 				r = apply_delta(pk, d, base);
-				/* XXX apply_delta's -1 (malformed) is also AL_ENOMEM's
-				 * value, so a malformed delta is taken for out of
-				 * memory here; kept as it was by a behaviour-free
-				 * move, to be fixed on its own. */
 				if (r == AL_ENOMEM) {
 					rc = al_err_set(AL_ENOMEM, "out of memory");
 					goto out;
 				}
 				if (r < 0) {
-					rc = al_err_set(AL_EINVAL, r == -2 ?
+					rc = al_err_set(AL_EINVAL, r == AL_ELIMIT ?
 					    "its objects inflate to more than the limit" :
 					    "object %zu is a malformed delta", c);
 					goto out;
