@@ -282,7 +282,7 @@ api_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 		return srv_fail(q, c, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE,
 		    "the artifact is larger than this gate accepts (--max-body)");
 	if (kind == NULL)
-		kind = "auto";
+		kind = al_kind_name(AL_KIND_AUTO);
 	if (name == NULL)
 		name = "artifact";
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_label, &ls);
