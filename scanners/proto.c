@@ -296,15 +296,16 @@ proto_finding_free(struct proto_finding *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* n lower-case hex digits, then the string ends. */
 static int
-is_hex32(const char *s)
+is_hex(const char *s, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < 32; i++)
+	for (i = 0; i < n; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
-	return s[32] == '\0';
+	return s[n] == '\0';
 }
 
 int
@@ -329,7 +330,7 @@ proto_decode_finding(const unsigned char *p, size_t len,
 		    (unsigned long long)out->severity);
 		goto fail;
 	}
-	if (!is_hex32(out->fingerprint)) {
+	if (!is_hex(out->fingerprint, 32)) {
 		rc = al_err_set(AL_EINVAL, "malformed fingerprint");
 		goto fail;
 	}
@@ -344,17 +345,6 @@ fail:
 }
 
 /* ---- messages ------------------------------------------------------------ */
-
-static int
-is_hex(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return s[n] == '\0';
-}
 
 int
 proto_encode_hello(struct dynbuf *b, const char *engine, const char *ruleset)

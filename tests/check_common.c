@@ -5,7 +5,6 @@
  * output.
  */
 #include <fcntl.h>
-#include <sys/mman.h>
 
 #include "test_util.h"
 
@@ -196,17 +195,11 @@ END_TEST
  */
 START_TEST(dec_parse_bounded)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	char *map = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	const char *p, *q;
 	uint64_t v = 7;
-	char *digits;
+	size_t maplen;
+	char *map, *digits = tu_at_page_end("12345", 5, &map, &maplen);
 
-	ck_assert_ptr_ne(map, MAP_FAILED);
-	ck_assert_int_eq(mprotect(map + pg, (size_t)pg, PROT_NONE), 0);
-	digits = map + pg - 5;
-	memcpy(digits, "12345", 5);
 	p = digits;
 	ck_assert_int_eq(al_dec_parse(&p, digits + 5, UINT64_MAX, &v), 0);
 	ck_assert_uint_eq(v, 12345);
@@ -228,7 +221,7 @@ START_TEST(dec_parse_bounded)
 	ck_assert(v == UINT64_MAX);
 	p = digits;
 	ck_assert_int_eq(al_dec_parse(&p, digits, 100, &v), -1);
-	munmap(map, (size_t)pg * 2);
+	munmap(map, maplen);
 }
 END_TEST
 

@@ -3,8 +3,6 @@
  * their (pointer, length) bounds, so a diff that ends in the middle of a
  * number is read to its last byte and no further.
  */
-#include <sys/mman.h>
-
 #include "test_util.h"
 
 #include "scan_artifact.h"
@@ -17,27 +15,6 @@ static const char rules[] =
     "    severity: critical\n"
     "    pattern: 'curl\\s[^|\\n]*\\|\\s*(ba)?sh\\b'\n"
     "    description: D\n";
-
-/*
- * Copies text so that its last byte is the last readable byte of a page:
- * the page after it cannot be read, so any read past the end faults, in
- * every build (with or without a sanitizer). *map_out is to be unmapped.
- */
-static char *
-at_page_end(const char *text, size_t n, char **map_out, size_t *maplen)
-{
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t pages = (n + (size_t)pg - 1) / (size_t)pg + 1;
-	char *map = mmap(NULL, pages * (size_t)pg, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	ck_assert_ptr_ne(map, MAP_FAILED);
-	ck_assert_int_eq(mprotect(map + (pages - 1) * (size_t)pg, (size_t)pg,
-	    PROT_NONE), 0);
-	*map_out = map;
-	*maplen = pages * (size_t)pg;
-	return memcpy(map + (pages - 1) * (size_t)pg - n, text, n);
-}
 
 /* Hunk headers whose counts run to the very end of the buffer, in a
  * traditional diff (the reader counts its hunks itself) and a git one. */
@@ -58,7 +35,7 @@ START_TEST(hunk_counts_stay_in_bounds)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct finding_list fl = {0};
 		size_t n = strlen(cases[i]), maplen;
-		char *map, *p = at_page_end(cases[i], n, &map, &maplen);
+		char *map, *p = tu_at_page_end(cases[i], n, &map, &maplen);
 
 		ck_assert_int_eq(scan_patch_mem(sc.w, p, n, "x.patch", 0, &fl), 0);
 		/* A patch that ends mid-hunk is not read some other way. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -130,6 +131,27 @@ tu_first(const struct finding_list *l, const char *id)
 		if (strcmp(l->v[i].rule->id, id) == 0)
 			return &l->v[i];
 	return NULL;
+}
+
+/*
+ * Copies text so that its last byte is the last readable byte of a page:
+ * the page after it cannot be read, so any read past the end faults, in
+ * every build (with or without a sanitizer). *map_out is to be unmapped.
+ */
+static inline char *
+tu_at_page_end(const char *text, size_t n, char **map_out, size_t *maplen)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t pages = (n + (size_t)pg - 1) / (size_t)pg + 1;
+	char *map = mmap(NULL, pages * (size_t)pg, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(map, MAP_FAILED);
+	ck_assert_int_eq(mprotect(map + (pages - 1) * (size_t)pg, (size_t)pg,
+	    PROT_NONE), 0);
+	*map_out = map;
+	*maplen = pages * (size_t)pg;
+	return memcpy(map + (pages - 1) * (size_t)pg - n, text, n);
 }
 
 /* Runs one suite; returns the number of failures. */
