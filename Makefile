@@ -7,12 +7,17 @@ BUILD ?= build
 PKGS = libhs libpcre2-8 jansson yaml-0.1 libcrypto libseccomp libarchive \
 	libmagic libgit2 zlib sqlite3 libmicrohttpd libcurl
 
-# Debian 12 packages the build and the tests need (make deps).
+# Debian 12 packages (make deps): every library and program that make test,
+# make run, make asan and make bench use, found by walking tests/ and bench/
+# (a bare debootstrap root has none of them; make fresh-check proves it).
 DEB_PKGS = build-essential pkg-config libhyperscan-dev libpcre2-dev \
 	libjansson-dev libyaml-dev libssl-dev libseccomp-dev libarchive-dev libmagic-dev \
 	libgit2-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
 	check \
-	ripgrep git python3 util-linux zip
+	git python3 util-linux procps curl sqlite3 openssl tar gzip xz-utils zip \
+	ripgrep time hyperfine jq
+# make fuzz only: clang with libFuzzer and the sanitizer runtimes.
+FUZZ_PKGS = clang libclang-rt-14-dev
 
 WARN = -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wvla -Wstrict-prototypes \
 	-Wmissing-prototypes -Werror
@@ -72,7 +77,7 @@ REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
-.PHONY: all deps test unit e2e rules-test detect asan lint fuzz bench clean run
+.PHONY: all deps test unit e2e rules-test detect asan lint fuzz bench clean run fresh-check
 
 all: $(BUILD)/airlock
 
@@ -117,9 +122,11 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libairlock.a tests/test_util.h
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
 		$(BUILD)/libairlock.a $(LIBS) $(CHECK_LIBS)
 
-# Installs the Debian packages that are missing (as root), or says how.
+# Installs the Debian packages that are missing (as root), or prints the
+# one apt-get line that does. PKGS selects the list (make fuzz: FUZZ_PKGS).
+PKGS ?= $(DEB_PKGS)
 deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+	@missing=""; for p in $(PKGS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; exit 0; fi; \
@@ -129,7 +136,8 @@ deps:
 	fi; \
 	echo "deps: installing$$missing"; \
 	export DEBIAN_FRONTEND=noninteractive; \
-	apt-get install -y -q $$missing || { apt-get update -q && apt-get install -y -q $$missing; }
+	apt-get install -y -q --no-install-recommends $$missing || \
+		{ apt-get update -q && apt-get install -y -q --no-install-recommends $$missing; }
 
 # Fuzz targets built with a plain main() that replays their corpus.
 $(BUILD)/tests/%_replay: tests/fuzz/%.c tests/fuzz/replay.c $(wildcard tests/fuzz/*.h) $(BUILD)/libairlock.a
@@ -163,7 +171,7 @@ test: deps
 	$(MAKE) e2e
 	$(MAKE) detect
 
-asan:
+asan: deps
 	AIRLOCK_SANITIZED=1 $(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 		all unit rules-test e2e detect
@@ -176,6 +184,7 @@ lint: $(LIB_OBJ)
 # new inputs go to build-fuzz/corpus (copy a crash's input into the seed
 # corpus so that `make test` replays it from then on).
 fuzz:
+	@$(MAKE) --no-print-directory deps PKGS="$(FUZZ_PKGS)"
 	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g" \
 		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
 		build-fuzz/libairlock.a
@@ -194,7 +203,8 @@ $(BUILD)/bench/intake_load: bench/intake_load.c
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
 		$(shell pkg-config --libs libcurl 2>/dev/null)
 
-bench: $(BUILD)/airlock $(BUILD)/bench/intake_load
+bench: deps
+	$(MAKE) $(BUILD)/airlock $(BUILD)/bench/intake_load
 	bash bench/scan_bench.sh
 	bash bench/artifact_bench.sh
 	AIRLOCK_BIN=$(BUILD)/airlock INTAKE_LOAD=$(BUILD)/bench/intake_load bash bench/intake_bench.sh
@@ -217,6 +227,11 @@ run: deps
 	@echo "    $(BUILD)/airlock token create --role agent --name agent-1 --on-behalf-of \$$USER"
 	@echo "airlock: stop with Ctrl-C"
 	exec $(BUILD)/airlock serve --data $(RUN_DATA) --listen $(RUN_LISTEN)
+
+# On demand, as root: the README's set-up commands on a bare debootstrap
+# bookworm root (tests/fresh_check.sh; downloads Debian packages).
+fresh-check:
+	BUILD=$(BUILD) bash tests/fresh_check.sh
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -155,27 +155,11 @@ fi
 
 gnu_time_ok() { /usr/bin/time -f %M -o /dev/null true 2>/dev/null; }
 
+# make bench installs these first (make deps); run directly, say what is missing.
 missing=()
-command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
-gnu_time_ok || missing+=(time)
-command -v git >/dev/null 2>&1 || missing+=(git)
-command -v python3 >/dev/null 2>&1 || missing+=(python3)
-command -v gzip >/dev/null 2>&1 || missing+=(gzip)
-if [ ${#missing[@]} -gt 0 ]; then
-	if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-		say "installing: ${missing[*]}"
-		export DEBIAN_FRONTEND=noninteractive
-		if ! apt-get install -y -q "${missing[@]}" >&2; then
-			apt-get update -q >&2
-			apt-get install -y -q "${missing[@]}" >&2 ||
-				die "apt-get install ${missing[*]} failed"
-		fi
-	else
-		die "missing: ${missing[*]} (Debian: apt-get install ${missing[*]}); run as root to install automatically"
-	fi
-fi
-command -v rg >/dev/null 2>&1 || die "ripgrep still missing"
-gnu_time_ok || die "GNU time (/usr/bin/time -f %M) still missing"
+for t in rg git python3 gzip; do command -v "$t" >/dev/null 2>&1 || missing+=("$t"); done
+gnu_time_ok || missing+=("/usr/bin/time (GNU time)")
+[ ${#missing[@]} -eq 0 ] || die "missing: ${missing[*]}; 'make deps' installs them"
 RG_VERSION=$(rg --version | sed -n 1p)
 HAVE_HYPERFINE=0
 command -v hyperfine >/dev/null 2>&1 && HAVE_HYPERFINE=1

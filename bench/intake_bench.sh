@@ -101,8 +101,8 @@ trap 'exit 130' INT TERM
 
 [ -x "$AIRLOCK" ] || die "$AIRLOCK not built; run 'make' first"
 [ -x "$LOAD" ] || die "$LOAD not built; run 'make build/bench/intake_load'"
-command -v curl >/dev/null 2>&1 || die "curl missing (Debian: apt-get install curl)"
-command -v python3 >/dev/null 2>&1 || die "python3 missing (Debian: apt-get install python3)"
+command -v curl >/dev/null 2>&1 || die "curl missing; 'make deps' installs it"
+command -v python3 >/dev/null 2>&1 || die "python3 missing; 'make deps' installs it"
 # The interpreter itself (not a wrapper such as a pyenv shim), so that the
 # peer's pid is the server's.
 PY=$(python3 -c 'import sys; print(sys.executable)')

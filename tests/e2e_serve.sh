@@ -15,8 +15,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
-command -v curl >/dev/null || { echo "e2e: curl is required" >&2; exit 1; }
-command -v sqlite3 >/dev/null || { echo "e2e: sqlite3 is required" >&2; exit 1; }
+require curl pgrep sqlite3 base64 sha256sum cmp
 
 # ---- the server ------------------------------------------------------------------
 
