@@ -123,10 +123,10 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libairlock.a tests/test_util.h
 		$(BUILD)/libairlock.a $(LIBS) $(CHECK_LIBS)
 
 # Installs the Debian packages that are missing (as root), or prints the
-# one apt-get line that does. PKGS selects the list (make fuzz: FUZZ_PKGS).
-PKGS ?= $(DEB_PKGS)
+# one apt-get line that does. DEPS selects the list (make fuzz: FUZZ_PKGS).
+DEPS ?= $(DEB_PKGS)
 deps:
-	@missing=""; for p in $(PKGS); do \
+	@missing=""; for p in $(DEPS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; exit 0; fi; \
@@ -184,7 +184,7 @@ lint: $(LIB_OBJ)
 # new inputs go to build-fuzz/corpus (copy a crash's input into the seed
 # corpus so that `make test` replays it from then on).
 fuzz:
-	@$(MAKE) --no-print-directory deps PKGS="$(FUZZ_PKGS)"
+	@$(MAKE) --no-print-directory deps DEPS="$(FUZZ_PKGS)"
 	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g" \
 		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
 		build-fuzz/libairlock.a
