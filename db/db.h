@@ -97,7 +97,10 @@ struct db_submission {
 	int64_t id;
 	char sha256[65];          /* hex of the stored bytes */
 	int64_t size;
-	enum al_kind kind;        /* as asked: AL_KIND_AUTO .. AL_KIND_BUNDLE */
+	enum al_kind kind;        /* as asked: AL_KIND_AUTO .. AL_KIND_BUNDLE;
+	                           * a label, not how it is read */
+	enum al_kind kind_read;   /* the gate's reading (the latest scan's):
+	                           * FILE .. BUNDLE; AL_KIND_AUTO: not yet */
 	char *name;               /* the name the agent gave */
 	int64_t submitter;        /* principal id */
 	char *submitter_name;     /* filled by get/list */
@@ -182,7 +185,7 @@ struct db_item {
  * requeued) or a verdict or severity is not one of the enum's.
  */
 int db_scan_finish(struct db *db, const struct db_scan_job *job,
-    enum al_verdict verdict, enum al_severity worst,
+    enum al_verdict verdict, enum al_severity worst, enum al_kind kind_read,
     const struct db_finding *f, size_t nf, const struct db_item *items,
     size_t ni, const char *error, int64_t now);
 /* The items of the submission's latest finished scan, in order. */

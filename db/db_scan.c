@@ -119,11 +119,14 @@ db_scan_requeue(struct db *db, int64_t now, size_t *n_out)
 
 int
 db_scan_finish(struct db *db, const struct db_scan_job *job,
-    enum al_verdict verdict, enum al_severity worst,
+    enum al_verdict verdict, enum al_severity worst, enum al_kind kind_read,
     const struct db_finding *f, size_t nf, const struct db_item *items,
     size_t ni, const char *error, int64_t now)
 {
 	const char *vname = al_verdict_name(verdict);
+	/* NULL: the reader never said (the child failed first). */
+	const char *kname = kind_read >= AL_KIND_FILE &&
+	    kind_read <= AL_KIND_BUNDLE ? al_kind_name(kind_read) : NULL;
 	sqlite3_stmt *st = NULL;
 	size_t i;
 	int rc;
@@ -143,10 +146,10 @@ db_scan_finish(struct db *db, const struct db_scan_job *job,
 	/* Only the open scan of a submission still scanning: a job that was
 	 * requeued meanwhile must not overwrite the next scan's result. */
 	rc = dbi_prep_bind(db, &st, "UPDATE scans SET finished_at = ?, outcome "
-	    "= ?, error = ? WHERE id = ? AND submission_id = ? AND finished_at "
-	    "IS NULL AND (SELECT state FROM submissions WHERE id = ?5) = "
-	    "'scanning'", "ittii", now, vname, error, job->scan_id,
-	    job->submission_id);
+	    "= ?, error = ?, kind = ? WHERE id = ? AND submission_id = ? AND "
+	    "finished_at IS NULL AND (SELECT state FROM submissions WHERE id = "
+	    "?6) = 'scanning'", "itttii", now, vname, error, kname,
+	    job->scan_id, job->submission_id);
 	if (rc == 0 && (rc = dbi_step_done(db, st)) == 0 &&
 	    sqlite3_changes(db->h) != 1)
 		rc = al_err_set(AL_EINVAL, "scan %lld of submission %lld is "
@@ -156,8 +159,9 @@ db_scan_finish(struct db *db, const struct db_scan_job *job,
 	st = NULL;
 	if (rc == 0)
 		rc = dbi_prep_bind(db, &st, "UPDATE submissions SET state = "
-		    "'held', verdict = ?, worst = ? WHERE id = ?", "tti", vname,
-		    al_severity_name(worst), job->submission_id);
+		    "'held', verdict = ?, worst = ?, kind_read = ? WHERE id = ?",
+		    "ttti", vname, al_severity_name(worst), kname,
+		    job->submission_id);
 	if (rc == 0)
 		rc = dbi_step_done(db, st);
 	sqlite3_finalize(st);
@@ -186,8 +190,9 @@ db_scan_finish(struct db *db, const struct db_scan_job *job,
 	sqlite3_finalize(st);
 	if (rc == 0)
 		rc = dbi_event_addf(db, now, 0, "scan.finish",
-		    job->submission_id, "scan=%lld verdict=%s findings=%lld",
-		    (long long)job->scan_id, vname, (long long)nf);
+		    job->submission_id, "scan=%lld verdict=%s kind=%s "
+		    "findings=%lld", (long long)job->scan_id, vname,
+		    kname ? kname : "unknown", (long long)nf);
 	return dbi_tx_end(db, rc);
 }
 

@@ -67,7 +67,8 @@ db_submission_create(struct db *db, const struct db_submission *in,
 
 #define SUBMISSION_SELECT "SELECT s.id, s.sha256, s.size, s.kind, s.name, " \
 	"s.submitter, p.name, s.launched_by, s.peer_uid, s.peer_pid, s.via, " \
-	"s.received_at, s.state, s.verdict, s.worst FROM submissions s " \
+	"s.received_at, s.state, s.verdict, s.worst, s.kind_read " \
+	"FROM submissions s " \
 	"JOIN principals p ON p.id = s.submitter "
 
 /* Fills s from a SUBMISSION_SELECT row, without its labels. */
@@ -95,11 +96,15 @@ submission_row(sqlite3_stmt *st, struct db_submission *s)
 	    AL_VERDICT_NONE, &bad);
 	s->worst = (enum al_severity)dbi_col_enum(st, 14, al_severity_parse,
 	    AL_SEV_NONE, &bad);
+	s->kind_read = (enum al_kind)dbi_col_enum(st, 15, al_kind_parse,
+	    AL_KIND_AUTO, &bad);
 	if (nomem) {
 		db_submission_clear(s);
 		return al_err_set(AL_ENOMEM, "out of memory");
 	}
-	if (bad || (int)s->kind < 0 || (int)s->state < 0) {
+	if (bad || (int)s->kind < 0 || (int)s->state < 0 ||
+	    (s->kind_read != AL_KIND_AUTO && (s->kind_read < AL_KIND_FILE ||
+	    s->kind_read > AL_KIND_BUNDLE))) {
 		int64_t id = s->id;
 
 		db_submission_clear(s);

@@ -504,14 +504,16 @@ proto_member_free(struct proto_member *m)
 }
 
 int
-proto_encode_item_end(struct dynbuf *b, uint64_t bytes, const char *digest)
+proto_encode_item_end(struct dynbuf *b, uint64_t bytes, const char *digest,
+    enum al_kind kind)
 {
 	int rc;
 
 	dynbuf_reset(b);
-	if ((rc = proto_put_u64(b, bytes)) < 0)
+	if ((rc = proto_put_u64(b, bytes)) < 0 ||
+	    (rc = proto_put_str(b, digest, strlen(digest))) < 0)
 		return rc;
-	return proto_put_str(b, digest, strlen(digest));
+	return proto_put_u64(b, (uint64_t)kind);
 }
 
 int
@@ -519,17 +521,25 @@ proto_decode_item_end(const unsigned char *p, size_t len,
     struct proto_item_end *out)
 {
 	struct proto_cursor c = {p, len, 0};
+	uint64_t kind;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = proto_get_u64(&c, &out->bytes)) < 0 ||
 	    (rc = proto_get_str(&c, &out->digest)) < 0 ||
+	    (rc = proto_get_u64(&c, &kind)) < 0 ||
 	    (rc = proto_get_end(&c)) < 0)
 		goto fail;
 	if (out->digest[0] != '\0' && !is_hex(out->digest, 64)) {
 		rc = al_err_set(AL_EINVAL, "a malformed digest");
 		goto fail;
 	}
+	/* Only a kind a reader reads: never AUTO, MEMBER or DIRECTORY. */
+	if (kind < AL_KIND_FILE || kind > AL_KIND_BUNDLE) {
+		rc = al_err_set(AL_EINVAL, "a kind no reader reads");
+		goto fail;
+	}
+	out->kind = (enum al_kind)kind;
 	return 0;
 fail:
 	proto_item_end_free(out);

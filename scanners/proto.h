@@ -173,13 +173,16 @@ int proto_decode_member(const unsigned char *p, size_t len,
     struct proto_member *out);
 void proto_member_free(struct proto_member *m);
 
-/* ITEM_END, child to parent: bytes read, and the digest if asked. */
+/* ITEM_END, child to parent: bytes read, the digest if asked, and the
+ * kind the item was read as (FILE to BUNDLE: the content's, which the
+ * gate records and delivers in). */
 struct proto_item_end {
 	uint64_t bytes;
 	char *digest;             /* 64 hex digits, or "" */
+	enum al_kind kind;
 };
 int proto_encode_item_end(struct dynbuf *b, uint64_t bytes,
-    const char *digest);
+    const char *digest, enum al_kind kind);
 int proto_decode_item_end(const unsigned char *p, size_t len,
     struct proto_item_end *out);
 void proto_item_end_free(struct proto_item_end *e);

@@ -181,6 +181,20 @@ static struct rule builtin_rules[] = {
 		.builtin = 1,
 	},
 	{
+		.id = AL_RULE_KIND_MISMATCH,
+		.title = "Submitted as one kind, but the content is another",
+		.category = "context",
+		.severity = AL_SEV_MEDIUM,
+		.description = "The submitter said how to read the artifact "
+		    "(--kind), but its content is of another kind: a zip or a "
+		    "patch named a plain file, a mailbox named a patch. The "
+		    "gate reads an artifact as its content is, the way its "
+		    "consumer will (unzip, git am), and delivers it only in "
+		    "that kind; the label is only a label. Ask why the "
+		    "submitter called it something else.",
+		.builtin = 1,
+	},
+	{
 		.id = AL_RULE_BUNDLE_INCOMPLETE,
 		.title = "Git bundle that depends on history it does not carry",
 		.category = "context",

@@ -51,6 +51,7 @@ struct finding_list {
 #define AL_RULE_SUBMODULE "airlock.submodule"
 #define AL_RULE_EXEC_MODE "airlock.executable-mode"
 #define AL_RULE_BUNDLE_INCOMPLETE "airlock.bundle-incomplete"
+#define AL_RULE_KIND_MISMATCH "airlock.kind-mismatch"
 
 const struct rule *scan_builtin_rule(const char *id);
 /* The built-in rules, for SARIF's rule table. */

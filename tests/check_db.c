@@ -553,7 +553,7 @@ race(void *arg)
 		/* A scan takes a while; without a pause one connection
 		 * would hold the lock from one claim to the next. */
 		nanosleep(&pause, NULL);
-		rc = db_scan_finish(d, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, NULL, 0, NULL, 0, NULL, 2);
+		rc = db_scan_finish(d, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, AL_KIND_FILE, NULL, 0, NULL, 0, NULL, 2);
 		db_scan_job_clear(&j);
 		if (rc < 0)
 			break;
@@ -635,15 +635,15 @@ START_TEST(requeue_after_crash)
 	ck_assert_int_eq(db_scan_requeue(db, 31, &n), 0);
 	ck_assert_uint_eq(n, 0);
 	/* The old job cannot finish a requeued submission... */
-	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, NULL, 0, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, AL_KIND_FILE, NULL, 0, NULL, 0, NULL,
 	    32), AL_EINVAL);
 	/* ...it is claimed again, first in line, under a new scan. */
 	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 33, &j2), 0);
 	ck_assert_int_eq(j2.submission_id, s1);
 	ck_assert_int_gt(j2.scan_id, j.scan_id);
-	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, NULL, 0, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, AL_KIND_FILE, NULL, 0, NULL, 0, NULL,
 	    34), AL_EINVAL);
-	ck_assert_int_eq(db_scan_finish(db, &j2, AL_VERDICT_CLEAN, AL_SEV_NONE, NULL, 0, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j2, AL_VERDICT_CLEAN, AL_SEV_NONE, AL_KIND_FILE, NULL, 0, NULL, 0, NULL,
 	    35), 0);
 	/* The latest scan is the one that finished, not the interrupted. */
 	{
@@ -687,10 +687,10 @@ START_TEST(finish_records_findings)
 	db_findings_free(got, n);
 	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 20, &j), 0);
 	/* A verdict the schema does not know rolls the whole finish back. */
-	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_MAX, AL_SEV_CRITICAL, f, 2, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_MAX, AL_SEV_CRITICAL, AL_KIND_FILE, f, 2, NULL, 0, NULL,
 	    29), AL_EINVAL);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM findings"), 0);
-	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_FLAGGED, AL_SEV_CRITICAL, f, 2,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_FLAGGED, AL_SEV_CRITICAL, AL_KIND_FILE, f, 2,
 	    items, 2, NULL, 30), 0);
 	ck_assert_int_eq(db_items_get(db, id, &gi, &ni), 0);
 	ck_assert_uint_eq(ni, 2);
@@ -721,7 +721,7 @@ START_TEST(finish_records_findings)
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans WHERE "
 	    "finished_at = 30 AND outcome = 'flagged' AND error IS NULL"), 1);
 	/* Finishing twice is refused. */
-	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, NULL, 0, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, AL_KIND_FILE, NULL, 0, NULL, 0, NULL,
 	    31), AL_EINVAL);
 	db_scan_job_clear(&j);
 }
@@ -736,7 +736,7 @@ START_TEST(unscannable_with_error)
 	int64_t id = submit(db, who, 1, 10);
 
 	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 20, &j), 0);
-	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_UNSCANNABLE, AL_SEV_NONE, NULL, 0, NULL, 0,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_UNSCANNABLE, AL_SEV_NONE, AL_KIND_FILE, NULL, 0, NULL, 0,
 	    "child timed out", 30), 0);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM scans WHERE "
 	    "error = 'child timed out' AND outcome = 'unscannable'"), 1);
@@ -799,7 +799,7 @@ START_TEST(event_trail)
 	db_scan_job_clear(&j);
 	ck_assert_int_eq(db_scan_requeue(db, 14, &n), 0);
 	ck_assert_int_eq(db_scan_claim(db, "rs", "v", 15, &j), 0);
-	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, NULL, 0, NULL, 0, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE, AL_KIND_FILE, NULL, 0, NULL, 0, NULL,
 	    16), 0);
 	db_scan_job_clear(&j);
 	ck_assert_int_eq(db_principal_revoke(db, "agent-1", 17, admin), 0);
@@ -859,7 +859,8 @@ held_with(int64_t who, int blob, const char *verdict, const char *worst,
 	ck_assert_int_eq(j.submission_id, id);
 	ck_assert_int_eq(db_scan_finish(db, &j,
 	    (enum al_verdict)al_verdict_parse(verdict), nfp ?
-	    (enum al_severity)al_severity_parse(worst) : AL_SEV_NONE, f,
+	    (enum al_severity)al_severity_parse(worst) : AL_SEV_NONE,
+	    AL_KIND_PATCH, f,
 	    nfp, NULL, 0, NULL, now + 2), 0);
 	db_scan_job_clear(&j);
 	return id;
@@ -956,7 +957,7 @@ START_TEST(rescan_keeps_approvals_only_without_news)
 		f[i].fingerprint = (char *)(uintptr_t)two[i];
 	}
 	ck_assert_int_eq(db_scan_claim(db, "rs2", "v", 302, &j), 0);
-	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_FLAGGED, AL_SEV_MEDIUM, f, 1, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_FLAGGED, AL_SEV_MEDIUM, AL_KIND_FILE, f, 1, NULL,
 	    0, NULL, 303), 0);
 	db_scan_job_clear(&j);
 	ck_assert_int_eq(db_review_settle(db, id, &pol, 304, &r), 0);
@@ -967,7 +968,7 @@ START_TEST(rescan_keeps_approvals_only_without_news)
 	ck_assert_int_eq(db_rescan_stale(db, "rs3", 400, &n), 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(db_scan_claim(db, "rs3", "v", 401, &j), 0);
-	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_FLAGGED, AL_SEV_MEDIUM, f, 2, NULL,
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_FLAGGED, AL_SEV_MEDIUM, AL_KIND_FILE, f, 2, NULL,
 	    0, NULL, 402), 0);
 	db_scan_job_clear(&j);
 	ck_assert_int_eq(db_review_settle(db, id, &pol, 403, &r), 0);

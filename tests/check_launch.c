@@ -60,7 +60,8 @@ scan_text(struct scan_launcher *l, const char *name, const char *text,
 {
 	uint64_t bytes = 0;
 	int fd = memfd_with(text);
-	struct scan_req r = {fd, name, name, out, &bytes, NULL, kind, NULL};
+	struct scan_req r = {fd, name, name, out, &bytes, NULL, kind, NULL,
+	    NULL};
 
 	ck_assert_int_eq(scan_launcher_scan(l, &r), 0);
 	close(fd);
@@ -120,7 +121,7 @@ START_TEST(t_items_reported_with_hashes)
 	char want[AL_SHA256_HEX];
 	int fd = memfd_with(text);
 	struct scan_req r = {fd, "a.py", "a.py", &fl, &bytes, NULL,
-	    AL_KIND_AUTO, &items};
+	    AL_KIND_AUTO, &items, NULL};
 
 	al_sha256_hex(want, text, strlen(text));
 	ck_assert_int_eq(scan_launcher_start(&l, engine, 30), 0);
@@ -135,6 +136,64 @@ START_TEST(t_items_reported_with_hashes)
 	scan_launcher_stop(l);
 	scan_item_list_free(&items);
 	finding_list_free(&fl);
+}
+END_TEST
+
+/* Scans text asked as `asked`; returns the kind the child says it read,
+ * with the findings in out. */
+static enum al_kind
+kind_read_of(struct scan_launcher *l, const char *name, const char *text,
+    enum al_kind asked, struct finding_list *out)
+{
+	uint64_t bytes = 0;
+	enum al_kind read = AL_KIND_AUTO;
+	int fd = memfd_with(text);
+	struct scan_req r = {fd, name, name, out, &bytes, NULL, asked, NULL,
+	    &read};
+
+	ck_assert_int_eq(scan_launcher_scan(l, &r), 0);
+	close(fd);
+	return read;
+}
+
+/* The kind is the content's: the child reports it, a label that the
+ * content contradicts is a finding, and a name plays no part. */
+START_TEST(t_kind_read_is_the_contents)
+{
+	static const char diff[] = "notes first\n\ndiff --git a/x.sh b/x.sh\n"
+	    "--- a/x.sh\n+++ b/x.sh\n@@ -0,0 +1 @@\n+echo hi\n";
+	static const char mail[] = "From 1234 Mon Sep 17 00:00:00 2001\n"
+	    "From: A <a@example.com>\nSubject: [PATCH] x\n\n---\n"
+	    "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+y\n";
+	struct scan_launcher *l;
+	struct finding_list a = {0}, b = {0}, c = {0}, d = {0};
+
+	ck_assert_int_eq(scan_launcher_start(&l, engine, 30), 0);
+	/* A diff after prose, named .txt, is a patch to git apply. */
+	ck_assert_int_eq(kind_read_of(l, "notes.txt", diff, AL_KIND_AUTO, &a),
+	    AL_KIND_PATCH);
+	ck_assert_uint_eq(count_rule(&a, "airlock.kind-mismatch"), 0);
+	/* Asked to be a plain file: still read as the patch it is. */
+	ck_assert_int_eq(kind_read_of(l, "notes.txt", diff, AL_KIND_FILE, &b),
+	    AL_KIND_PATCH);
+	ck_assert_uint_eq(count_rule(&b, "airlock.kind-mismatch"), 1);
+	ck_assert_ptr_nonnull(strstr(excerpt_of(&b, "airlock.kind-mismatch"),
+	    "submitted as a file, but the content is a patch"));
+	/* A mailbox asked to be a patch is read as the mailbox. */
+	ck_assert_int_eq(kind_read_of(l, "x.patch", mail, AL_KIND_PATCH, &c),
+	    AL_KIND_MBOX);
+	ck_assert_uint_eq(count_rule(&c, "airlock.kind-mismatch"), 1);
+	/* A "bundle" that is prose is read as the file it is, unscannable. */
+	ck_assert_int_eq(kind_read_of(l, "x.bundle", "just words\n",
+	    AL_KIND_BUNDLE, &d), AL_KIND_FILE);
+	ck_assert_uint_eq(count_rule(&d, "airlock.unscannable"), 1);
+	ck_assert_ptr_nonnull(strstr(excerpt_of(&d, "airlock.unscannable"),
+	    "not a git bundle"));
+	scan_launcher_stop(l);
+	finding_list_free(&a);
+	finding_list_free(&b);
+	finding_list_free(&c);
+	finding_list_free(&d);
 }
 END_TEST
 
@@ -195,6 +254,7 @@ launch_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_each_artifact_in_a_fresh_child);
 	tcase_add_test(tc, t_items_reported_with_hashes);
+	tcase_add_test(tc, t_kind_read_is_the_contents);
 	tcase_add_test(tc, t_forbidden_syscall);
 	tcase_add_test(tc, t_hang_times_out);
 	tcase_add_test(tc, t_malformed_frame);

@@ -296,15 +296,33 @@ START_TEST(message_round_trips)
 	    &m), AL_EINVAL);
 	ck_assert_ptr_null(m.path);
 
-	ck_assert_int_eq(proto_encode_item_end(&b, 99, sha), 0);
+	ck_assert_int_eq(proto_encode_item_end(&b, 99, sha, AL_KIND_MBOX), 0);
 	ck_assert_int_eq(proto_decode_item_end((unsigned char *)b.data, b.len,
 	    &ie), 0);
 	ck_assert(ie.bytes == 99);
 	ck_assert_str_eq(ie.digest, sha);
+	ck_assert_int_eq(ie.kind, AL_KIND_MBOX);
 	proto_item_end_free(&ie);
-	ck_assert_int_eq(proto_encode_item_end(&b, 1, "ABCD"), 0);
+	ck_assert_int_eq(proto_encode_item_end(&b, 1, "ABCD", AL_KIND_FILE), 0);
 	ck_assert_int_eq(proto_decode_item_end((unsigned char *)b.data, b.len,
 	    &ie), AL_EINVAL);
+	/* The kind read is one a reader reads: not AUTO, MEMBER, DIRECTORY
+	 * or beyond the vocabulary. */
+	ck_assert_int_eq(proto_encode_item_end(&b, 1, "", AL_KIND_AUTO), 0);
+	ck_assert_int_eq(proto_decode_item_end((unsigned char *)b.data, b.len,
+	    &ie), AL_EINVAL);
+	ck_assert_int_eq(proto_encode_item_end(&b, 1, "", AL_KIND_MEMBER), 0);
+	ck_assert_int_eq(proto_decode_item_end((unsigned char *)b.data, b.len,
+	    &ie), AL_EINVAL);
+	ck_assert_int_eq(proto_encode_item_end(&b, 1, "", AL_KIND_DIRECTORY),
+	    0);
+	ck_assert_int_eq(proto_decode_item_end((unsigned char *)b.data, b.len,
+	    &ie), AL_EINVAL);
+	ck_assert_int_eq(proto_encode_item_end(&b, 1, "", (enum al_kind)99),
+	    0);
+	ck_assert_int_eq(proto_decode_item_end((unsigned char *)b.data, b.len,
+	    &ie), AL_EINVAL);
+	ck_assert_ptr_null(ie.digest);
 	dynbuf_free(&b);
 }
 END_TEST

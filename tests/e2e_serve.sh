@@ -604,7 +604,8 @@ t_submit_scan_held() {
 
 	wait_state "$S2" held
 	expect_all 'd["verdict"]' clean 'd["worst"]' None 'd["findings"]' '[]' \
-		'd["asserted"]' '{}' 'd["kind"]' auto 'd["name"]' clean.py
+		'd["asserted"]' '{}' 'd["kind"]' file 'd["kind_asked"]' auto \
+		'd["name"]' clean.py
 
 	# The list shows the same, newest first.
 	api GET '/v1/submissions?state=held' "$ADMIN"

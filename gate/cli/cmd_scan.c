@@ -53,9 +53,11 @@ static const char scan_usage[] =
     "  --allowlist FILE     the gate's allow-list (default: $AIRLOCK_ALLOWLIST):\n"
     "                       findings accepted by (rule, path glob, sha256)\n"
     "  --no-cache           compile the rules, do not use the database cache\n"
-    "  --kind KIND          read each PATH as: auto (default: from its\n"
-    "                       content), file, archive, patch, mbox, bundle or\n"
-    "                       directory\n"
+    "  --kind KIND          what each PATH should be: auto (default), file,\n"
+    "                       archive, patch, mbox, bundle or directory. The\n"
+    "                       content decides how it is read: a kind it\n"
+    "                       contradicts is a finding (airlock.kind-mismatch),\n"
+    "                       one it does not show at all is unscannable\n"
     "  --timeout SECONDS    wall-clock limit per file in the scan child\n"
     "                       (default 120); past it the file is unscannable\n"
     "  --no-sandbox         scan in this process, not in sandboxed children\n"
@@ -152,7 +154,7 @@ scan_entries(struct scan_job *job, struct scan_child *child, size_t first,
 		reqs[nreq] = (struct scan_req){fd, e->path, e->relpath,
 		    &job->results[i], &job->bytes[i],
 		    job->allow ? digests[nreq] : NULL,
-		    e->top ? job->kind : AL_KIND_MEMBER, NULL};
+		    e->top ? job->kind : AL_KIND_MEMBER, NULL, NULL};
 		idx[nreq++] = i;
 	}
 	if (rc == 0 && nreq > 0)

@@ -193,6 +193,7 @@ cmd_diff(int argc, char **argv)
 	struct dynbuf body;
 	const json_t *fs;
 	const char *name, *kind, *id;
+	int k;
 	char path[96];
 	long status = 0;
 	size_t n = 0, i, left = 0;
@@ -246,11 +247,10 @@ cmd_diff(int argc, char **argv)
 		    strncmp(m[i].path + strlen(name), AL_MEMBER_SEP "0", 3) == 0)
 			series = 1;
 	}
+	/* Shown as the gate read it: a patch or mailbox as a diff. */
 	text = body.len == 0 || memchr(body.data, '\0', body.len) == NULL;
-	if (text && al_kind_parse(kind) != AL_KIND_BUNDLE &&
-	    (strstr(body.data ? body.data : "", "\n+++ ") != NULL ||
-	    strstr(body.data ? body.data : "", "diff --git ") != NULL) &&
-	    al_kind_parse(kind) != AL_KIND_FILE)
+	k = kind != NULL ? al_kind_parse(kind) : -1;
+	if (text && (k == AL_KIND_PATCH || k == AL_KIND_MBOX))
 		diff_patch(stdout, name, body.data, body.len, m, n, series);
 	else if (text)
 		diff_text(stdout, name, body.data ? body.data : "", body.len, m, n);

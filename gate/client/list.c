@@ -218,6 +218,7 @@ show_print(FILE *out, const json_t *sub)
 	const json_t *witnessed = json_object_get(sub, "witnessed");
 	const json_t *scan = json_object_get(sub, "scan");
 	const json_t *findings = json_object_get(sub, "findings");
+	const char *asked;
 	char size[32];
 	size_t i;
 
@@ -241,9 +242,16 @@ show_print(FILE *out, const json_t *sub)
 		print_members(out, witnessed, wkeys);
 	}
 	fputs("\nasserted by the agent (claims, not verified)\n", out);
+	asked = json_string_value(json_object_get(sub, "kind_asked"));
+	if (asked != NULL && al_kind_parse(asked) != AL_KIND_AUTO) {
+		/* A label: "kind" above is how the gate read the content. */
+		fprintf(out, "  %-14s ", "kind");
+		cli_put_value(out, json_object_get(sub, "kind_asked"));
+		fputc('\n', out);
+	}
 	if (json_object_size(asserted) > 0)
 		print_members(out, asserted, none);
-	else
+	else if (asked == NULL || al_kind_parse(asked) == AL_KIND_AUTO)
 		fputs("  (nothing)\n", out);
 	if (json_is_object(scan)) {
 		fputs("\nscan\n", out);

@@ -236,8 +236,10 @@ cmd_pull(int argc, char **argv)
 		    "released sha256; nothing written\n");
 		goto out;
 	}
-	kind = scan_sniff_kind(body.data ? body.data : "", body.len < 65536 ?
-	    body.len : 65536, name, 1);
+	/* Delivered only as the gate read it (a kind it never read: as the
+	 * plain file it is), never as the bytes look now. */
+	kind = (enum al_kind)al_kind_parse(cli_jstr(r.json, "kind") ?
+	    cli_jstr(r.json, "kind") : "file");
 	if (kind == AL_KIND_PATCH || kind == AL_KIND_MBOX) {
 		ret = output ? (cli_write_file(output, body.data, body.len) <
 		    0 ? cli_fail("pull") : EXIT_OK) : (fwrite(body.data, 1,

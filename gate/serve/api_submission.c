@@ -29,12 +29,16 @@ submission_json(const struct db_submission *b)
 	for (i = 0; i < b->nlabels; i++)
 		json_object_set_new(asserted, b->labels[i].key,
 		    json_string(b->labels[i].value));
-	j = json_pack("{s:I, s:s, s:o, s:o, s:s, s:I, s:s, s:s, s:o, s:o}",
-	    "id", (json_int_t)b->id, "state", al_state_name(b->state),
+	/* "kind" is the gate's reading (null until a scan read it); what
+	 * the submitter asked for is only a label. */
+	j = json_pack("{s:I, s:s, s:o, s:o, s:s, s:I, s:o, s:s, s:s, s:o, "
+	    "s:o}", "id", (json_int_t)b->id, "state", al_state_name(b->state),
 	    "verdict", srv_json_str(al_verdict_name(b->verdict)),
 	    "worst", srv_json_str(al_severity_name(b->worst)),
 	    "sha256", b->sha256, "size", (json_int_t)b->size,
-	    "kind", al_kind_name(b->kind), "name", b->name,
+	    "kind", srv_json_str(b->kind_read != AL_KIND_AUTO ?
+	    al_kind_name(b->kind_read) : NULL),
+	    "kind_asked", al_kind_name(b->kind), "name", b->name,
 	    "witnessed", json_pack("{s:o, s:o, s:s, s:o, s:o, s:o}",
 	    "submitter", srv_json_str(b->submitter_name),
 	    "launched_by", srv_json_str(b->launched_by), "via", b->via,

@@ -81,7 +81,8 @@ statement(struct srv *s, struct db *db, const struct req *q,
 	    "launched_by", srv_json_str(b->launched_by),
 	    "agent_asserted", "labels", asserted,
 	    "received_at", srv_json_time(b->received_at),
-	    "kind", json_string(al_kind_name(b->kind)),
+	    "kind", srv_json_str(b->kind_read != AL_KIND_AUTO ?
+	    al_kind_name(b->kind_read) : NULL),
 	    "scan", "ruleset", si.ruleset_digest ? si.ruleset_digest : "",
 	    "engine", si.engine_version ? si.engine_version : "",
 	    "verdict", b->verdict != AL_VERDICT_NONE ?

@@ -34,7 +34,7 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 	uint64_t bytes = 0;
 	enum al_verdict verdict = AL_VERDICT_CLEAN;
 	enum al_severity worst = AL_SEV_NONE;
-	enum al_kind kind = job->kind;
+	enum al_kind kind = job->kind, kind_read = AL_KIND_AUTO;
 	int fd = -1, rc;
 	char why[300] = "";
 	double t0 = al_mono_now();
@@ -49,7 +49,7 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 		rc = finding_add_builtin(&fl, AL_RULE_UNSCANNABLE, job->name, why);
 	} else {
 		struct scan_req r = {fd, job->name, job->name, &fl, &bytes, NULL,
-		    kind, &items};
+		    kind, &items, &kind_read};
 
 		rc = scan_launcher_scan(l, &r);
 		close(fd);
@@ -109,8 +109,8 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 		di[i].sha256 = items.v[i].sha256;
 		di[i].type = items.v[i].type;
 	}
-	rc = db_scan_finish(db, job, verdict, worst, df, fl.n, di, items.n,
-	    NULL, al_now_ms());
+	rc = db_scan_finish(db, job, verdict, worst, kind_read, df, fl.n, di,
+	    items.n, NULL, al_now_ms());
 	if (rc == 0) {
 		/* A rescan that found nothing new: the approvals stand. */
 		struct db_review rv;

@@ -111,6 +111,7 @@ child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
 	uint64_t bytes = 0;
 	size_t i;
 	int rc, want_digest, want_items;
+	enum al_kind kind = AL_KIND_FILE;
 
 	if (proto_decode_scan((const unsigned char *)in->data, in->len, &m) < 0)
 		_exit(PROTO_EXIT_PAYLOAD);
@@ -119,7 +120,7 @@ child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
 	child_fault(fault, m.path, sock);
 	if ((want_items && scan_worker_collect_items(w, &items) < 0) ||
 	    scan_artifact_fd(w, fd, m.path, m.relpath, m.kind, &fl, &bytes,
-	    want_digest ? digest : NULL, NULL) < 0)
+	    want_digest ? digest : NULL, &kind) < 0)
 		_exit(PROTO_EXIT_SCAN);
 	(void)scan_worker_collect_items(w, NULL);
 	close(fd);
@@ -143,7 +144,7 @@ child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
 	}
 	scan_item_list_free(&items);
 	if (rc == 0 && (rc = proto_encode_item_end(out, bytes, want_digest ?
-	    digest : "")) == 0)
+	    digest : "", kind)) == 0)
 		rc = proto_frame(reply, PROTO_ITEM_END, out->data, out->len);
 	finding_list_free(&fl);
 	proto_scan_free(&m);

@@ -2,9 +2,13 @@
  * scan_artifact.c - the artifact dispatch; see scan_artifact.h.
  *
  * A whole artifact is sniffed from its first 64 KiB (archive magic, a
- * bundle's first line, a mail header, a diff), a file inside a tree from
- * its first 512 bytes (archive magic only: a .patch in a tree is text its
- * consumer reads, not applies). Archives are streamed from the fd by the
+ * bundle's first line, a mail header, a diff anywhere), a file inside a
+ * tree from its first 512 bytes (archive magic only: a .patch in a tree is
+ * text its consumer reads, not applies). The kind is the content's, never
+ * the name's nor the submitter's: a kind asked for (--kind) that the
+ * content contradicts is a finding, and the content's kind is read
+ * (read_kind()); the caller learns which, and the gate delivers the
+ * artifact only in that kind. Archives are streamed from the fd by the
  * archive reader; patches, mailboxes and bundles are read whole into
  * memory first, since their readers need all of it at once, bounded by
  * AL_PATCH_MAX_BYTES and AL_BUNDLE_MAX_BYTES (al_limits.h): a larger one
@@ -41,9 +45,45 @@ scan_sniff_kind(const char *h, size_t n, const char *relpath, int top)
 	 * git am read past them, so the readers must too. */
 	if (scan_looks_mbox(h, n))
 		return AL_KIND_MBOX;
-	if (scan_looks_patch(h, n, relpath))
+	(void)relpath;
+	/* git apply skips any text before the first diff: a diff anywhere
+	 * makes a patch, whatever the file is named. */
+	if (scan_looks_patch(h, n))
 		return AL_KIND_PATCH;
 	return AL_KIND_FILE;
+}
+
+/*
+ * The kind to read a whole artifact as: the content's. A kind asked for
+ * and contradicted by the content is a finding; a kind the content does
+ * not show at all (a "patch" with no diff) is read as the plain file it
+ * is, and is unscannable: what its consumer makes of it is unknown.
+ */
+static const char *
+a_kind(enum al_kind k)
+{
+	return k == AL_KIND_ARCHIVE ? "an archive" : k == AL_KIND_PATCH ?
+	    "a patch" : k == AL_KIND_MBOX ? "a mailbox" : k == AL_KIND_BUNDLE ?
+	    "a bundle" : "a file";
+}
+
+static int
+read_kind(enum al_kind asked, enum al_kind seen, const char *path,
+    struct finding_list *out, enum al_kind *read)
+{
+	*read = seen;
+	if (asked == AL_KIND_AUTO || asked == seen)
+		return 0;
+	if (seen != AL_KIND_FILE)
+		return finding_add_builtinf(out, AL_RULE_KIND_MISMATCH, path,
+		    "submitted as %s, but the content is %s: read as %s",
+		    a_kind(asked), a_kind(seen), a_kind(seen));
+	return finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path,
+	    "submitted as %s, but the content is not one (%s): read as a "
+	    "plain file", a_kind(asked), asked == AL_KIND_PATCH ?
+	    "it holds no diff" : asked == AL_KIND_MBOX ? "no mail header "
+	    "starts it" : asked == AL_KIND_BUNDLE ? "not a git bundle" :
+	    "not an archive: no archive signature");
 }
 
 int
@@ -144,22 +184,28 @@ scan_artifact_fd(struct scan_worker *w, int fd, const char *path,
 	char head[65536];
 	ssize_t n;
 	int rc, sniffed;
+	enum al_kind seen;
 
+	if (kind_out != NULL)
+		*kind_out = AL_KIND_FILE;
 	if (lseek(fd, 0, SEEK_SET) != 0)
 		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path,
 		    "cannot rewind the file to read it from its start");
+	if (kind == AL_KIND_DIRECTORY)
+		return scan_fd(w, fd, path, relpath, out, bytes, digest);
 	sniffed = kind == AL_KIND_MEMBER || kind == AL_KIND_AUTO;
-	if (sniffed) {
-		/* Archive magic is within 512 bytes (tar's at 257); patches and
-		 * mailboxes, possible only for a whole artifact, need more. */
-		size_t want = kind == AL_KIND_AUTO ? sizeof(head) : 512;
-
-		do
-			n = pread(fd, head, want, 0);
-		while (n < 0 && errno == EINTR);
-		kind = scan_sniff_kind(head, n > 0 ? (size_t)n : 0, relpath,
-		    kind == AL_KIND_AUTO);
-	}
+	/* Archive magic is within 512 bytes (tar's at 257); patches and
+	 * mailboxes, possible only for a whole artifact, need more. */
+	do
+		n = pread(fd, head, kind == AL_KIND_MEMBER ? 512 : sizeof(head),
+		    0);
+	while (n < 0 && errno == EINTR);
+	seen = scan_sniff_kind(head, n > 0 ? (size_t)n : 0, relpath,
+	    kind != AL_KIND_MEMBER);
+	if (kind == AL_KIND_MEMBER)
+		kind = seen;
+	else if ((rc = read_kind(kind, seen, path, out, &kind)) < 0)
+		return rc;
 	if (kind_out != NULL)
 		*kind_out = kind;
 	if (kind == AL_KIND_FILE || kind == AL_KIND_DIRECTORY)

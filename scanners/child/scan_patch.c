@@ -79,20 +79,11 @@ scan_patch_find_diff(const char *p, const char *end)
 }
 
 int
-scan_looks_patch(const char *p, size_t n, const char *relpath)
+scan_looks_patch(const char *p, size_t n)
 {
-	const char *dot = strrchr(relpath, '.');
-
 	if (n == 0)
 		return 0;
-	if (diff_starts(p, p + n))
-		return 1;
-	/* A named patch may begin with a description; its diff must be in
-	 * what was read. */
-	if (dot == NULL || (strcmp(dot, ".patch") != 0 &&
-	    strcmp(dot, ".diff") != 0))
-		return 0;
-	return scan_patch_find_diff(p, p + n) < p + n;
+	return diff_starts(p, p + n) || scan_patch_find_diff(p, p + n) < p + n;
 }
 
 /* ---- one diff ----------------------------------------------------------- */

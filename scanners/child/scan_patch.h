@@ -22,8 +22,9 @@
 /* Loads libgit2 (call before the sandbox: it reads nothing later). */
 int scan_git_init(void);
 
-/* 1 if the text starts like a diff, or a .patch/.diff file holds one. */
-int scan_looks_patch(const char *p, size_t n, const char *relpath);
+/* 1 if the text holds a diff anywhere (git apply skips what comes before
+ * the first one); the name plays no part. */
+int scan_looks_patch(const char *p, size_t n);
 
 /* The first line of [p, end) where a diff starts ("diff --git", or "--- "
  * followed by "+++ "), or end. */

@@ -59,7 +59,7 @@ inproc_scan_batch(struct scan_child *c, const struct scan_req *reqs,
 		    (rc = scan_worker_collect_items(c->inproc, r->items)) < 0)
 			break;
 		rc = scan_artifact_fd(c->inproc, r->fd, r->path, r->relpath,
-		    r->kind, r->out, r->bytes, r->digest, NULL);
+		    r->kind, r->out, r->bytes, r->digest, r->kind_read);
 		if (r->items != NULL)
 			(void)scan_worker_collect_items(c->inproc, NULL);
 	}

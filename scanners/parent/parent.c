@@ -405,6 +405,8 @@ parent_reply(struct scan_child *c, const struct scan_req *r, double deadline,
 			    AL_EINVAL;
 			if (rc == 0) {
 				*r->bytes += end.bytes;
+				if (r->kind_read != NULL)
+					*r->kind_read = end.kind;
 				if (r->digest != NULL)
 					snprintf(r->digest, AL_SHA256_HEX, "%s",
 					    end.digest);

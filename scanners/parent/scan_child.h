@@ -38,6 +38,9 @@ struct scan_req {
 	enum al_kind kind;      /* how to read it (MEMBER: file or archive) */
 	struct scan_item_list *items; /* what was read is added here; NULL:
 	                           * not wanted (nothing hashed for it) */
+	enum al_kind *kind_read;  /* the kind it was read as (the content's,
+	                           * FILE..BUNDLE), or NULL; left as it was
+	                           * when the child failed on it */
 };
 
 /*
