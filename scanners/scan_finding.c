@@ -209,6 +209,27 @@ static struct rule builtin_rules[] = {
 		.builtin = 1,
 	},
 	{
+		.id = AL_RULE_BASE_CONTENT,
+		.title = "Runnable file whose content the artifact does not "
+		    "carry",
+		.category = "archive-hazard",
+		.severity = AL_SEV_MEDIUM,
+		.description = "A rename, a copy or a mode change puts a file "
+		    "that already exists in the base tree where it runs: an "
+		    "executable (mode 100755), a script by its name (*.sh, "
+		    "*.py, bin/, scripts/, Makefile, ...), or a place a rule "
+		    "of category install-hook or persistence names (a "
+		    "workflow, a git hook, package.json, conftest.py, a shell "
+		    "rc file). Only the lines the change adds are in the "
+		    "artifact: the rest comes from the base tree, which "
+		    "airlock never sees, so no one has reviewed what will "
+		    "run. Medium for a script or an executable, high for a "
+		    "place that runs by itself, low when the file was already "
+		    "as runnable where it came from. Read the source file in "
+		    "the base tree before approving.",
+		.builtin = 1,
+	},
+	{
 		.id = AL_RULE_SPECIAL,
 		.title = "Device, FIFO or socket file",
 		.category = "archive-hazard",

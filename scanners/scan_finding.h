@@ -52,6 +52,8 @@ struct finding_list {
 #define AL_RULE_EXEC_MODE "airlock.executable-mode"
 #define AL_RULE_BUNDLE_INCOMPLETE "airlock.bundle-incomplete"
 #define AL_RULE_KIND_MISMATCH "airlock.kind-mismatch"
+/* Renames, copies and mode changes into runnable places (scan_patch.c). */
+#define AL_RULE_BASE_CONTENT "airlock.content-from-base"
 
 const struct rule *scan_builtin_rule(const char *id);
 /* The built-in rules, for SARIF's rule table. */

@@ -6,6 +6,7 @@
 #include "test_util.h"
 
 #include "scan_artifact.h"
+#include "scan_patch.h"
 
 static const char rules[] =
     "rules:\n"
@@ -14,6 +15,13 @@ static const char rules[] =
     "    category: download-exec\n"
     "    severity: critical\n"
     "    pattern: 'curl\\s[^|\\n]*\\|\\s*(ba)?sh\\b'\n"
+    "    description: D\n"
+    "  - id: hook\n"
+    "    title: a git hook\n"
+    "    category: install-hook\n"
+    "    severity: medium\n"
+    "    paths: ['.husky/*', 'ci/*.yml']\n"
+    "    exclude_paths: ['.husky/*.sample']\n"
     "    description: D\n";
 
 /* Hunk headers whose counts run to the very end of the buffer, in a
@@ -47,6 +55,83 @@ START_TEST(hunk_counts_stay_in_bounds)
 }
 END_TEST
 
+/* Renames, copies and mode changes bring content from the base tree: where
+ * it lands decides the finding (none, low, medium, high). */
+START_TEST(base_content_by_destination)
+{
+	static const struct {
+		const char *diff;
+		int sev;                  /* -1: no content-from-base finding */
+		const char *names;        /* in the message */
+	} cases[] = {
+	    /* A pure rename into bin/: a script by its place. */
+	    { "diff --git a/doc/a.txt b/bin/a\nsimilarity index 100%\n"
+	      "rename from doc/a.txt\nrename to bin/a\n", AL_SEV_MEDIUM,
+	      "doc/a.txt" },
+	    /* Made executable on the way, one added line. */
+	    { "diff --git a/doc/a.txt b/tools/a\nold mode 100644\n"
+	      "new mode 100755\nsimilarity index 90%\nrename from doc/a.txt\n"
+	      "rename to tools/a\nindex 1111111..2222222\n--- a/doc/a.txt\n"
+	      "+++ b/tools/a\n"
+	      "@@ -1 +1,2 @@\n x\n+y\n", AL_SEV_MEDIUM, "1 line added" },
+	    /* Into a place an install-hook rule names, excludes respected. */
+	    { "diff --git a/doc/a.txt b/.husky/pre-commit\nsimilarity index "
+	      "100%\ncopy from doc/a.txt\ncopy to .husky/pre-commit\n",
+	      AL_SEV_HIGH, "rule hook" },
+	    { "diff --git a/doc/a.txt b/.husky/pre-commit.sample\nsimilarity "
+	      "index 100%\ncopy from doc/a.txt\ncopy to "
+	      ".husky/pre-commit.sample\n", -1, "" },
+	    { "diff --git a/doc/a.txt b/CI/Build.yml\nsimilarity index 100%\n"
+	      "rename from doc/a.txt\nrename to CI/Build.yml\n", AL_SEV_HIGH,
+	      "CI/Build.yml" },
+	    /* As runnable as before: low. */
+	    { "diff --git a/x/a.py b/y/b.py\nsimilarity index 100%\n"
+	      "rename from x/a.py\nrename to y/b.py\n", AL_SEV_LOW,
+	      "already" },
+	    /* A document to a document, a script to a document. */
+	    { "diff --git a/doc/a.txt b/doc/b.md\nsimilarity index 100%\n"
+	      "rename from doc/a.txt\nrename to doc/b.md\n", -1, "" },
+	    { "diff --git a/a.sh b/doc/a.txt\nold mode 100755\nnew mode 100644\n"
+	      "similarity index 100%\nrename from a.sh\nrename to doc/a.txt\n",
+	      -1, "" },
+	    /* A mode change: of a document, medium; of a script, it is
+	     * executable-mode alone. */
+	    { "diff --git a/doc/a.txt b/doc/a.txt\nold mode 100644\n"
+	      "new mode 100755\n", AL_SEV_MEDIUM, "100644 to 100755" },
+	    { "diff --git a/a.sh b/a.sh\nold mode 100644\nnew mode 100755\n",
+	      -1, "" },
+	};
+	struct tu_scanner sc;
+	size_t i;
+
+	ck_assert_int_eq(scan_git_init(), 0);
+	tu_scanner_init(&sc, rules);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct finding_list fl = {0};
+		const struct finding *f;
+
+		ck_assert_int_eq(scan_patch_mem(sc.w, cases[i].diff,
+		    strlen(cases[i].diff), "x.patch", 0, &fl), 0);
+		f = tu_first(&fl, "airlock.unscannable");
+		ck_assert_msg(f == NULL, "case %zu: %s", i, f ? f->excerpt : "");
+		f = tu_first(&fl, AL_RULE_BASE_CONTENT);
+		if (cases[i].sev < 0) {
+			ck_assert_msg(f == NULL, "case %zu: %s", i, f ? f->excerpt : "");
+		} else {
+			ck_assert_msg(f != NULL, "case %zu: no finding", i);
+			ck_assert_int_eq(f->severity, cases[i].sev);
+			ck_assert_msg(strstr(f->excerpt, cases[i].names) != NULL &&
+			    strstr(f->excerpt, "base tree") != NULL,
+			    "case %zu: %s", i, f->excerpt);
+			/* The mode change is said once. */
+			ck_assert_uint_eq(tu_count(&fl, AL_RULE_EXEC_MODE), 0);
+		}
+		finding_list_free(&fl);
+	}
+	tu_scanner_free(&sc);
+}
+END_TEST
+
 static Suite *
 patch_suite(void)
 {
@@ -55,6 +140,9 @@ patch_suite(void)
 
 	tc = tcase_create("bounds");
 	tcase_add_test(tc, hunk_counts_stay_in_bounds);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("base-content");
+	tcase_add_test(tc, base_content_by_destination);
 	suite_add_tcase(s, tc);
 	return s;
 }

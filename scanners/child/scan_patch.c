@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "al_limits.h"
 #include "dynbuf.h"
@@ -22,6 +23,7 @@
 #include "path.h"
 #include "scan_artifact.h"
 #include "scan_decode.h"
+#include "scan_engine_int.h"
 #include "scan_patch.h"
 #include "scan_walk.h"
 #include "text.h"
@@ -109,6 +111,7 @@ struct pscan {
 	size_t nsegs, capsegs;
 	int binary;               /* its content came as a binary hunk */
 	int eofnl;                /* the last added line had no newline */
+	uint64_t added;           /* lines its hunks add */
 };
 
 static int
@@ -157,6 +160,172 @@ static const char *
 delta_path(const git_diff_delta *d)
 {
 	return d->new_file.path ? d->new_file.path : d->old_file.path;
+}
+
+/* ---- where a file runs ------------------------------------------------ */
+
+/*
+ * A rename, a copy or a mode change brings a file's content from the base
+ * tree, which the gate never sees: only the added lines are in the patch.
+ * What matters is where that content lands. The places that run by
+ * themselves are the operator's: every rule of category install-hook or
+ * persistence scoped by paths names one (a workflow, a hook, package.json,
+ * a shell rc file), so the destination is run through those rules' globs
+ * rather than through a second list kept here. Scripts are judged by name
+ * (a shebang would be in the base content), executables by their mode.
+ */
+enum run_class {
+	RUN_NONE = 0,             /* data or a document */
+	RUN_SCRIPT,               /* runs when someone runs it */
+	RUN_AUTO,                 /* runs by itself (a tool or CI runs it) */
+};
+
+static const char *const script_exts[] = {
+	"sh", "bash", "zsh", "ksh", "csh", "tcsh", "fish", "command", "py",
+	"pyw", "pl", "pm", "rb", "js", "mjs", "cjs", "ts", "php", "ps1", "psm1",
+	"bat", "cmd", "vbs", "lua", "tcl", "awk", "mk",
+};
+static const char *const script_names[] = {
+	"Makefile", "GNUmakefile", "makefile", "BSDmakefile", "Rakefile",
+	"justfile", "Justfile",
+};
+static const char *const script_dirs[] = {
+	"bin", "sbin", "scripts", "script", "libexec", ".bin",
+};
+
+static int
+name_is_script(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot, *seg;
+	size_t i, len;
+
+	base = base ? base + 1 : path;
+	for (i = 0; i < sizeof(script_names) / sizeof(script_names[0]); i++)
+		if (strcmp(base, script_names[i]) == 0)
+			return 1;
+	if ((dot = strrchr(base, '.')) != NULL && dot != base)
+		for (i = 0; i < sizeof(script_exts) / sizeof(script_exts[0]); i++)
+			if (strcasecmp(dot + 1, script_exts[i]) == 0)
+				return 1;
+	for (seg = path; seg < base; seg += len + 1) {
+		len = strcspn(seg, "/");
+		for (i = 0; i < sizeof(script_dirs) / sizeof(script_dirs[0]); i++)
+			if (strlen(script_dirs[i]) == len &&
+			    strncasecmp(seg, script_dirs[i], len) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* The install-hook or persistence rule whose paths name this one, or NULL
+ * (the most severe when several do). */
+static const struct rule *
+autorun_rule(const struct scan_worker *w, const char *path)
+{
+	const struct rule_set *rs = scan_engine_rules(w->e);
+	const struct rule *best = NULL;
+	size_t i, j;
+
+	for (i = 0; i < rs->nrules; i++) {
+		const struct rule *r = rs->rules[i];
+		int in = 0;
+
+		if (r->paths.n == 0 || (strcmp(r->category, "install-hook") != 0 &&
+		    strcmp(r->category, "persistence") != 0))
+			continue;
+		for (j = 0; j < r->paths.n && !in; j++)
+			in = rule_glob_match(r->paths.v[j], path);
+		for (j = 0; in && j < r->exclude_paths.n; j++)
+			if (rule_glob_match(r->exclude_paths.v[j], path))
+				in = 0;
+		if (in && (best == NULL || r->severity > best->severity))
+			best = r;
+	}
+	return best;
+}
+
+static enum run_class
+run_class(const struct scan_worker *w, const char *path, uint32_t mode,
+    const struct rule **rule)
+{
+	*rule = autorun_rule(w, path);
+	if (*rule != NULL)
+		return RUN_AUTO;
+	if (mode == GIT_FILEMODE_BLOB_EXECUTABLE || name_is_script(path))
+		return RUN_SCRIPT;
+	return RUN_NONE;
+}
+
+/*
+ * A regular file that existed before the change and is renamed, copied or
+ * has its mode changed into a place where it runs: a finding that names
+ * where its content comes from. Returns 1 when one was reported (the mode
+ * change is then said there, not again as executable-mode).
+ *
+ * Policy: medium when it becomes a script or an executable, high when it
+ * lands where it runs by itself; a rename or copy that keeps it as
+ * runnable as it was (scripts/a.sh to scripts/b.sh) is low: the content
+ * is still not in the patch, but it could already run at its old place. A
+ * mode change that does not make the file more runnable is left to
+ * executable-mode.
+ */
+static int
+base_content(struct pscan *ps, const git_diff_delta *d, const char *shown)
+{
+	const char *from = d->old_file.path, *to = delta_path(d);
+	uint32_t om = d->old_file.mode, nm = d->new_file.mode;
+	const struct rule *fr, *tr;
+	enum run_class fc, tc;
+	enum al_severity sev;
+	int moved;
+	const char *verb, *why;
+	char was[96], mode[40];
+
+	if (d->status == GIT_DELTA_ADDED || d->status == GIT_DELTA_DELETED ||
+	    from == NULL)
+		return 0;
+	moved = strcmp(from, to) != 0 || d->status == GIT_DELTA_RENAMED ||
+	    d->status == GIT_DELTA_COPIED;
+	/* A rename or copy without mode or index lines keeps the mode the
+	 * file has in the base tree, and libgit2 leaves both sides 0: then
+	 * only the name can say where it lands. */
+	if (!(nm == GIT_FILEMODE_BLOB || nm == GIT_FILEMODE_BLOB_EXECUTABLE ||
+	    (nm == 0 && moved)) || !(om == GIT_FILEMODE_BLOB ||
+	    om == GIT_FILEMODE_BLOB_EXECUTABLE || om == 0))
+		return 0;
+	if (!moved && (om == 0 || om == nm))
+		return 0;
+	fc = run_class(ps->w, from, om ? om : nm, &fr);
+	tc = run_class(ps->w, to, nm, &tr);
+	if (tc == RUN_NONE || (!moved && tc <= fc))
+		return 0;
+	sev = tc <= fc ? AL_SEV_LOW : tc == RUN_AUTO ? AL_SEV_HIGH :
+	    AL_SEV_MEDIUM;
+	verb = d->status == GIT_DELTA_COPIED ? "copies" : moved ? "renames" :
+	    "changes the mode of";
+	why = tc == RUN_AUTO ? "a place that runs by itself" :
+	    nm == GIT_FILEMODE_BLOB_EXECUTABLE ? "an executable file" :
+	    "a script by its name";
+	was[0] = '\0';
+	if (tc <= fc)
+		snprintf(was, sizeof(was), "; it was already %s there",
+		    fc == RUN_AUTO ? "run by a tool" : "a script or executable");
+	if (om != 0 && om != nm)
+		snprintf(mode, sizeof(mode), "mode %o to %o", om, nm);
+	else if (nm != 0)
+		snprintf(mode, sizeof(mode), "mode %o", nm);
+	else
+		snprintf(mode, sizeof(mode), "mode not stated: as in the base "
+		    "tree");
+	if (pnote(ps, AL_RULE_BASE_CONTENT, shown, "%s %s%s%s (%s): it becomes "
+	    "%s%s%s%s; its content comes from the base tree and is not in the "
+	    "patch (%llu line%s added), so airlock did not scan it%s", verb,
+	    from, moved ? " to " : "", moved ? to : "", mode, why,
+	    tr ? " (rule " : "", tr ? tr->id : "", tr ? ")" : "",
+	    (unsigned long long)ps->added, ps->added == 1 ? "" : "s", was) < 0)
+		return 0;
+	ps->out->v[ps->out->n - 1].severity = sev;
+	return 1;
 }
 
 /* Scans what the current file's change adds, and reports its header. */
@@ -213,7 +382,8 @@ file_flush(struct pscan *ps)
 		    "mode 160000) at commit %.*s: its code is not in the patch",
 		    om == GIT_FILEMODE_COMMIT ? "moves" : "adds", k ? k : 7,
 		    k ? sc : "unknown");
-	} else if (nm == GIT_FILEMODE_BLOB_EXECUTABLE &&
+	} else if (!base_content(ps, d, shown) &&
+	    nm == GIT_FILEMODE_BLOB_EXECUTABLE &&
 	    om != GIT_FILEMODE_BLOB_EXECUTABLE) {
 		pnote(ps, AL_RULE_EXEC_MODE, shown, om ? "makes the file "
 		    "executable (mode %o to 100755)" : "a new executable file "
@@ -250,6 +420,7 @@ on_file(const git_diff_delta *d, float progress, void *ctx)
 	ps->synth_line = 1;
 	ps->nsegs = 0;
 	ps->binary = ps->eofnl = 0;
+	ps->added = 0;
 	if (dynbuf_addf(&ps->shown, "%s%s", ps->prefix, delta_path(d)) < 0) {
 		ps->rc = al_err_set(AL_ENOMEM, "out of memory");
 		return -1;
@@ -302,6 +473,7 @@ on_line(const git_diff_delta *d, const git_diff_hunk *h,
 	switch (l->origin) {
 	case GIT_DIFF_LINE_ADDITION:
 		r = dynbuf_add(&ps->text, l->content, l->content_len);
+		ps->added++;
 		break;
 	case GIT_DIFF_LINE_CONTEXT:
 		r = dynbuf_addc(&ps->text, '\n');
