@@ -106,6 +106,11 @@
  * attempt to exhaust the gate, not a change a person could review. */
 #define AL_PATCH_MAX_FILES 100000u
 #define AL_MBOX_MAX_MESSAGES 10000u
+/* Symbolic links one diff creates or points again: each is resolved
+ * through the others (at most AL_LINK_MAX_HOPS of them, as Linux stops
+ * at 40), a quadratic walk; more links than this is unscannable. */
+#define AL_PATCH_MAX_LINKS 1024u
+#define AL_LINK_MAX_HOPS 40u
 
 /* Git bundles: objects in the pack, the bytes they inflate to in all (a
  * delta chain can make small packs huge), delta chain depth (git's own

@@ -230,6 +230,19 @@ static struct rule builtin_rules[] = {
 		.builtin = 1,
 	},
 	{
+		.id = AL_RULE_SYMLINK_GIT,
+		.title = "Symbolic link into .git",
+		.category = "archive-hazard",
+		.severity = AL_SEV_HIGH,
+		.description = "A symbolic link whose target is inside the "
+		    "repository's .git directory, in any spelling (.GIT on a "
+		    "case-insensitive file system, ./.git, sub/../.git), "
+		    "directly or through another link the same change makes. "
+		    "Whatever writes through it writes git's hooks or "
+		    "configuration, which run code on the next git command.",
+		.builtin = 1,
+	},
+	{
 		.id = AL_RULE_SPECIAL,
 		.title = "Device, FIFO or socket file",
 		.category = "archive-hazard",

@@ -54,6 +54,7 @@ struct finding_list {
 #define AL_RULE_KIND_MISMATCH "airlock.kind-mismatch"
 /* Renames, copies and mode changes into runnable places (scan_patch.c). */
 #define AL_RULE_BASE_CONTENT "airlock.content-from-base"
+#define AL_RULE_SYMLINK_GIT "airlock.symlink-git"
 
 const struct rule *scan_builtin_rule(const char *id);
 /* The built-in rules, for SARIF's rule table. */

@@ -6,6 +6,7 @@
 #include "test_util.h"
 
 #include "scan_artifact.h"
+#include "al_limits.h"
 #include "scan_patch.h"
 
 static const char rules[] =
@@ -132,6 +133,88 @@ START_TEST(base_content_by_destination)
 }
 END_TEST
 
+/* A new link at path with this target, as git diff writes one. */
+static int
+link_diff(struct dynbuf *b, const char *path, const char *target)
+{
+	return dynbuf_addf(b, "diff --git a/%s b/%s\nnew file mode 120000\n"
+	    "--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+%s\n\\ No newline at "
+	    "end of file\n", path, path, path, target);
+}
+
+/* Links are followed through each other: loops end, .git is found in any
+ * spelling and through another link, and a patch with more links than are
+ * followed is unscannable. */
+START_TEST(links_resolved_through_each_other)
+{
+	static const struct {
+		const char *links[6];     /* path, target, ... */
+		const char *path;         /* the finding asked about */
+		const char *rule;
+	} cases[] = {
+	    { { "a", "b/x", "b", "a/y" }, "a", AL_RULE_SYMLINK_ESCAPE },
+	    { { "a", "a/x" }, "a", AL_RULE_SYMLINK_ESCAPE },
+	    { { "h", "sub/../.Git/hooks" }, "h", AL_RULE_SYMLINK_GIT },
+	    { { "d/h", "..\\.git\\config" }, "d/h", AL_RULE_SYMLINK_GIT },
+	    { { "G", "x", "x", ".git", "y/z", "../G/hooks" }, "y/z",
+	      AL_RULE_SYMLINK_GIT },
+	    { { "u", "..", "d/v", "../u/x" }, "d/v", AL_RULE_SYMLINK_ESCAPE },
+	    { { "u", "d", "d/w", "../u/w2" }, "d/w", AL_RULE_SYMLINK },
+	};
+	struct tu_scanner sc;
+	struct dynbuf b;
+	size_t i, j;
+
+	ck_assert_int_eq(scan_git_init(), 0);
+	tu_scanner_init(&sc, rules);
+	dynbuf_init(&b, 1 << 22);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct finding_list fl = {0};
+		char want[64];
+		size_t k;
+
+		dynbuf_reset(&b);
+		for (j = 0; j < 6 && cases[i].links[j]; j += 2)
+			ck_assert_int_eq(link_diff(&b, cases[i].links[j],
+			    cases[i].links[j + 1]), 0);
+		ck_assert_int_eq(scan_patch_mem(sc.w, b.data, b.len, "x.patch", 0,
+		    &fl), 0);
+		snprintf(want, sizeof(want), "x.patch!/%s", cases[i].path);
+		for (k = 0; k < fl.n && strcmp(fl.v[k].path, want) != 0; k++)
+			;
+		ck_assert_msg(k < fl.n, "case %zu: no finding", i);
+		ck_assert_msg(strcmp(fl.v[k].rule->id, cases[i].rule) == 0,
+		    "case %zu: %s: %s", i, fl.v[k].rule->id, fl.v[k].excerpt);
+		finding_list_free(&fl);
+	}
+	/* One link more than the limit: unscannable, and each still judged
+	 * by its own target. */
+	dynbuf_reset(&b);
+	for (j = 0; j <= AL_PATCH_MAX_LINKS; j++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "l%zu", j);
+		ck_assert_int_eq(link_diff(&b, name, j == AL_PATCH_MAX_LINKS ?
+		    ".git/hooks" : "x"), 0);
+	}
+	{
+		struct finding_list fl = {0};
+		const struct finding *f;
+
+		ck_assert_int_eq(scan_patch_mem(sc.w, b.data, b.len, "x.patch", 0,
+		    &fl), 0);
+		ck_assert_uint_eq(tu_count(&fl, "airlock.unscannable"), 1);
+		f = tu_first(&fl, AL_RULE_SYMLINK_GIT);
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(tu_count(&fl, AL_RULE_SYMLINK),
+		    AL_PATCH_MAX_LINKS);
+		finding_list_free(&fl);
+	}
+	dynbuf_free(&b);
+	tu_scanner_free(&sc);
+}
+END_TEST
+
 static Suite *
 patch_suite(void)
 {
@@ -143,6 +226,9 @@ patch_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("base-content");
 	tcase_add_test(tc, base_content_by_destination);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("symlinks");
+	tcase_add_test(tc, links_resolved_through_each_other);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -581,6 +581,51 @@ t_patch_rename_negatives_and_same_class() {
 	expect_q 'F' '[]'
 }
 
+t_patch_symlink_into_git() {
+	# A link whose target is inside .git, in any spelling, is high: writes
+	# through it land in hooks or configuration. So is a link that gets
+	# there, or out of the tree, only through another link of the same
+	# patch. git apply writes all of these.
+	base_fixture r
+	mkdir -p r/sub r/d
+	ln -s .git/hooks/pre-commit r/hook
+	ln -s ./.git/config r/cfg
+	ln -s ../sub/../.git/hooks r/d/hooks
+	ln -s .GIT/config r/upper
+	ln -s .git r/g
+	ln -s g/hooks/post-checkout r/via
+	ln -s .. r/d/up
+	ln -s d/up/../outside r/climb
+	ln -s docs/notes.txt r/fine
+	git -C r add -A
+	git -C r diff --cached >l.patch
+	applies_in_clone r l.patch apply --check
+	scan --format json l.patch
+	expect_rc 1
+	expect_q 'sorted((f["path"].split("!/")[1], f["rule"], f["severity"]) for f in F)' \
+		"[('cfg', 'airlock.symlink-git', 'high'), ('climb', 'airlock.symlink-escape', 'high'), ('d/hooks', 'airlock.symlink-git', 'high'), ('d/up', 'airlock.symlink', 'low'), ('fine', 'airlock.symlink', 'low'), ('g', 'airlock.symlink-git', 'high'), ('hook', 'airlock.symlink-git', 'high'), ('upper', 'airlock.symlink-git', 'high'), ('via', 'airlock.symlink-git', 'high')]"
+	expect_q '[("through g" in f["excerpt"]) for f in F if f["path"].endswith("!/via")]' '[True]'
+	expect_q '[("through d/up" in f["excerpt"]) for f in F if f["path"].endswith("!/climb")]' '[True]'
+	# A link moved to a shallower directory without a hunk: its target is
+	# the base tree's, and a '..' that stayed inside may now climb out.
+	# git writes no mode for a pure rename (then only the name is judged,
+	# see docs/architecture.md); a patch that states mode 120000 is read
+	# as a link, and git apply takes it.
+	git -C r reset -q --hard
+	mkdir -p r/sub/x
+	ln -s ../../docs/notes.txt r/sub/x/deep
+	commit r -m 'deep link'
+	printf 'diff --git a/sub/x/deep b/shallow\nold mode 120000\nnew mode 120000\nsimilarity index 100%%\nrename from sub/x/deep\nrename to shallow\n' >mv.patch
+	rm -rf r.applied
+	git clone -q r r.applied && git -C r.applied apply --index "$PWD/mv.patch" ||
+		fail "fixture: git apply does not take the link rename"
+	[ -L r.applied/shallow ] || fail "fixture: no link after git apply"
+	scan --format json mv.patch
+	expect_rc 1
+	expect_q '[(f["rule"], "sub/x/deep" in f["excerpt"], "base tree" in f["excerpt"]) for f in F]' \
+		"[('airlock.symlink-escape', True, True)]"
+}
+
 # ---- mailboxes -------------------------------------------------------------------------------
 
 # series_fixture: repo s, three commits after "base": the first removes a

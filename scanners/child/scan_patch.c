@@ -95,6 +95,14 @@ struct seg {
 	uint64_t real;            /* its post-image line number */
 };
 
+/* A symbolic link the diff writes. */
+struct plink {
+	char *path;               /* where, as the diff names it */
+	char *shown;              /* its display path */
+	char *target;             /* NULL: the base tree's (a moved link) */
+	const char *verb;         /* "creates", "points", ... */
+};
+
 struct pscan {
 	struct scan_worker *w;
 	struct finding_list *out;
@@ -112,6 +120,9 @@ struct pscan {
 	int binary;               /* its content came as a binary hunk */
 	int eofnl;                /* the last added line had no newline */
 	uint64_t added;           /* lines its hunks add */
+	/* The links the diff makes, resolved through each other at the end. */
+	struct plink *links;
+	size_t nlinks, caplinks;
 };
 
 static int
@@ -160,6 +171,233 @@ static const char *
 delta_path(const git_diff_delta *d)
 {
 	return d->new_file.path ? d->new_file.path : d->old_file.path;
+}
+
+/* ---- symbolic links ---------------------------------------------------- */
+
+int
+scan_link_into_git(const char *target)
+{
+	const char *seg = target;
+
+	while (*seg) {
+		size_t len = strcspn(seg, "/\\");
+
+		if (al_git_component(seg, len) != 0)
+			return 1;
+		seg += len;
+		if (*seg)
+			seg++;
+	}
+	return 0;
+}
+
+enum link_verdict { LINK_INSIDE, LINK_ESCAPES, LINK_GIT };
+
+static const char *const link_rules[] = {
+	[LINK_INSIDE] = AL_RULE_SYMLINK,
+	[LINK_ESCAPES] = AL_RULE_SYMLINK_ESCAPE,
+	[LINK_GIT] = AL_RULE_SYMLINK_GIT,
+};
+
+static int
+plink_cmp(const void *a, const void *b)
+{
+	return strcasecmp(((const struct plink *)a)->path,
+	    ((const struct plink *)b)->path);
+}
+
+/* The diff's link at path (links sorted; case-insensitive, as such a file
+ * system finds it), or NULL. */
+static const struct plink *
+link_at(const struct pscan *ps, const char *path)
+{
+	struct plink key = { .path = (char *)(uintptr_t)path };
+
+	return bsearch(&key, ps->links, ps->nlinks < AL_PATCH_MAX_LINKS ?
+	    ps->nlinks : AL_PATCH_MAX_LINKS, sizeof(key), plink_cmp);
+}
+
+/*
+ * Follows link l's target as the file system will once every link of the
+ * diff is written: component by component from the link's directory, a
+ * component that is one of the diff's links replaced by that link's target
+ * (then ".." applies to where it led). A link that reaches .git, or leaves
+ * the tree, only through another is as dangerous as one that says so.
+ * *via names the last link it went through; why says why it gave up.
+ */
+static enum link_verdict
+link_resolve(const struct pscan *ps, const struct plink *l,
+    const char **via, char *why, size_t whylen)
+{
+	struct dynbuf cur, rest, tmp;
+	enum link_verdict v = LINK_INSIDE;
+	unsigned hops = 0, steps = 0;
+	const char *slash = strrchr(l->path, '/');
+	size_t at = 0;
+
+	*via = NULL;
+	why[0] = '\0';
+	if (al_link_escapes(l->path, l->target))
+		return LINK_ESCAPES;
+	if (scan_link_into_git(l->target))
+		return LINK_GIT;
+	dynbuf_init(&cur, AL_MAX_PATH + 1);
+	dynbuf_init(&rest, 2 * AL_MAX_PATH + 2);
+	dynbuf_init(&tmp, 2 * AL_MAX_PATH + 2);
+	if ((slash && dynbuf_add(&cur, l->path, (size_t)(slash - l->path)) < 0) ||
+	    dynbuf_adds(&rest, l->target) < 0)
+		goto toolong;
+	while (v == LINK_INSIDE && at < rest.len) {
+		const char *c = rest.data + at;
+		size_t len = strcspn(c, "/"), keep = cur.len;
+		const struct plink *m;
+
+		at += len + (c[len] == '/');
+		if (++steps > AL_MAX_PATH) {
+			snprintf(why, whylen, "too many steps to follow");
+			v = LINK_ESCAPES;
+			break;
+		}
+		if (len == 0 || (len == 1 && c[0] == '.'))
+			continue;
+		if (len == 2 && c[0] == '.' && c[1] == '.') {
+			char *cut;
+
+			if (cur.len == 0) {
+				v = LINK_ESCAPES;
+				break;
+			}
+			cut = memrchr(cur.data, '/', cur.len);
+			cur.len = cut ? (size_t)(cut - cur.data) : 0;
+			cur.data[cur.len] = '\0';
+			continue;
+		}
+		if ((cur.len > 0 && dynbuf_addc(&cur, '/') < 0) ||
+		    dynbuf_add(&cur, c, len) < 0)
+			goto toolong;
+		if ((m = link_at(ps, dynbuf_str(&cur))) == NULL)
+			continue;
+		*via = m->path;
+		if (++hops > AL_LINK_MAX_HOPS) {
+			snprintf(why, whylen, "more than %u links deep (a loop)",
+			    AL_LINK_MAX_HOPS);
+			v = LINK_ESCAPES;
+		} else if (m->target == NULL) {
+			snprintf(why, whylen, "a link whose target the patch does "
+			    "not carry");
+			v = LINK_ESCAPES;
+		} else if (m->target[0] == '/' || m->target[0] == '\0') {
+			v = LINK_ESCAPES;
+		} else if (scan_link_into_git(m->target)) {
+			v = LINK_GIT;
+		} else {
+			/* Back to m's directory; m's target, then the rest. */
+			cur.len = keep;
+			if (cur.data != NULL)
+				cur.data[cur.len] = '\0';
+			dynbuf_reset(&tmp);
+			if (dynbuf_adds(&tmp, m->target) < 0 ||
+			    dynbuf_addc(&tmp, '/') < 0 ||
+			    dynbuf_adds(&tmp, rest.data + at) < 0)
+				goto toolong;
+			dynbuf_reset(&rest);
+			if (dynbuf_add(&rest, tmp.data, tmp.len) < 0)
+				goto toolong;
+			at = 0;
+		}
+	}
+	goto out;
+toolong:
+	snprintf(why, whylen, "a path too long to follow");
+	v = LINK_ESCAPES;
+out:
+	dynbuf_free(&cur);
+	dynbuf_free(&rest);
+	dynbuf_free(&tmp);
+	return v;
+}
+
+/* Keeps a link for the end of the diff; one past the limit is reported at
+ * once, and the diff is unscannable. */
+static void
+link_keep(struct pscan *ps, const char *path, const char *shown,
+    const char *target, const char *verb)
+{
+	struct plink *l;
+
+	if (ps->nlinks == AL_PATCH_MAX_LINKS) {
+		pnote(ps, AL_RULE_UNSCANNABLE, ps->item, "more than %u symbolic "
+		    "links in one patch: they were not resolved through each "
+		    "other", AL_PATCH_MAX_LINKS);
+		ps->nlinks++;
+	}
+	if (ps->nlinks > AL_PATCH_MAX_LINKS) {
+		if (target != NULL)
+			pnote(ps, scan_link_into_git(target) ?
+			    AL_RULE_SYMLINK_GIT : al_link_escapes(path, target) ?
+			    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK, shown, "%s a "
+			    "symbolic link to %s", verb, target);
+		return;
+	}
+	if (ps->nlinks == ps->caplinks) {
+		size_t cap = ps->caplinks ? ps->caplinks * 2 : 8;
+		struct plink *v = reallocarray(ps->links, cap, sizeof(*v));
+
+		if (v == NULL) {
+			ps->rc = al_err_set(AL_ENOMEM, "out of memory");
+			return;
+		}
+		ps->links = v;
+		ps->caplinks = cap;
+	}
+	l = &ps->links[ps->nlinks];
+	l->path = strdup(path);
+	l->shown = strdup(shown);
+	l->target = target ? strdup(target) : NULL;
+	l->verb = verb;
+	if (l->path == NULL || l->shown == NULL || (target && !l->target)) {
+		free(l->path);
+		free(l->shown);
+		free(l->target);
+		ps->rc = al_err_set(AL_ENOMEM, "out of memory");
+		return;
+	}
+	ps->nlinks++;
+}
+
+/* Reports every link kept, each resolved through the others. */
+static void
+links_report(struct pscan *ps)
+{
+	size_t i, n = ps->nlinks < AL_PATCH_MAX_LINKS ? ps->nlinks :
+	    AL_PATCH_MAX_LINKS;
+	char why[96];
+
+	if (n > 1)
+		qsort(ps->links, n, sizeof(*ps->links), plink_cmp);
+	for (i = 0; i < n && ps->rc == 0; i++) {
+		const struct plink *l = &ps->links[i];
+		const char *via;
+		enum link_verdict v;
+
+		if (l->target == NULL)
+			continue;         /* reported when it was read */
+		v = link_resolve(ps, l, &via, why, sizeof(why));
+		pnote(ps, link_rules[v], l->shown, "%s a symbolic link to %s (mode "
+		    "120000)%s%s%s%s%s%s", l->verb, l->target[0] ? l->target :
+		    "(empty)", v == LINK_GIT ? ": inside .git" : "", via ? ", through " : "", via ? via : "",
+		    via ? ", another link in the patch" : "", why[0] ? ": " : "",
+		    why);
+	}
+	for (i = 0; i < n; i++) {
+		free(ps->links[i].path);
+		free(ps->links[i].shown);
+		free(ps->links[i].target);
+	}
+	free(ps->links);
+	ps->links = NULL;
+	ps->nlinks = ps->caplinks = 0;
 }
 
 /* ---- where a file runs ------------------------------------------------ */
@@ -360,12 +598,28 @@ file_flush(struct pscan *ps)
 			dynbuf_reset(&target);
 		while (target.len > 0 && target.data[target.len - 1] == '\n')
 			target.data[--target.len] = '\0';
-		pnote(ps, al_link_escapes(relpath, dynbuf_str(&target)) ?
-		    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK, shown, "%s a "
-		    "symbolic link to %s (mode 120000)", om == GIT_FILEMODE_LINK ?
-		    "points" : om ? "changes the file into" : "creates",
-		    target.len ? dynbuf_str(&target) : "(empty)");
+		link_keep(ps, relpath, shown, dynbuf_str(&target),
+		    om == GIT_FILEMODE_LINK ? "points" : om ?
+		    "changes the file into" : "creates");
 		dynbuf_free(&target);
+	} else if (nm == GIT_FILEMODE_LINK && d->old_file.path != NULL &&
+	    strcmp(d->old_file.path, relpath) != 0) {
+		/* Renamed or copied without a hunk: its target is the base
+		 * tree's, now read from another directory. */
+		size_t from = 0, to = 0;
+		const char *p;
+
+		for (p = d->old_file.path; *p; p++)
+			from += *p == '/';
+		for (p = relpath; *p; p++)
+			to += *p == '/';
+		link_keep(ps, relpath, shown, NULL, "");
+		pnote(ps, to < from ? AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK,
+		    shown, "%s the symbolic link %s here: its target is in the "
+		    "base tree, not in the patch%s", d->status ==
+		    GIT_DELTA_COPIED ? "copies" : "moves", d->old_file.path,
+		    to < from ? ", and a '..' in it that stayed inside the tree "
+		    "may climb out of it from this shallower directory" : "");
 	} else if (nm == GIT_FILEMODE_COMMIT) {
 		/* The full id is on the "+Subproject commit" line; the index
 		 * line has only an abbreviation. */
@@ -772,6 +1026,7 @@ scan_patch_diff(struct scan_worker *w, const char *p, size_t n,
 		pnote(&ps, AL_RULE_UNSCANNABLE, item, "libgit2 stopped reading "
 		    "the diff: %s", git_error_last() ? git_error_last()->message :
 		    "?");
+	links_report(&ps);
 	git_diff_free(diff);
 	dynbuf_free(&git);
 	dynbuf_free(&ps.shown);

@@ -38,6 +38,10 @@ const char *scan_patch_find_diff(const char *p, const char *end);
 int scan_patch_apply_mem(struct scan_worker *w, const char *data,
     size_t len, const char *path, struct finding_list *out);
 
+/* 1 if a symbolic link's target names .git in a component, in any
+ * spelling al_git_component knows ("./.git/hooks", "sub/../.GIT"). */
+int scan_link_into_git(const char *target);
+
 /* Scans the diff in [p, p + n): findings about a file it writes under
  * prefix followed by the file's name, problems with it as a whole under
  * item. */
