@@ -626,6 +626,27 @@ t_patch_symlink_into_git() {
 		"[('airlock.symlink-escape', True, True)]"
 }
 
+t_bundle_range_mode_change_not_carried() {
+	# A range bundle whose commit makes a base document executable: git
+	# bundle does not carry the blob (the prerequisite has it), so the
+	# `curl | sh` in it is never scanned. Where the file runs, that is
+	# content-from-base (medium), not only bundle-incomplete. The untouched
+	# scripts/ tree is not in the bundle and not walked, so the executable
+	# left as it was there is not reported. A link to .git is high.
+	base_fixture r
+	commit r -m base2 --allow-empty
+	chmod +x r/docs/notes.txt
+	ln -s ./.git/hooks/pre-commit r/hk
+	commit r -m 'make notes executable'
+	git -C r bundle create -q ../r.bundle main~1..main 2>/dev/null || fail "git bundle create"
+	scan --format json r.bundle
+	expect_rc 1
+	expect_q '[f["rule"] for f in F if f["rule"] == "test-curl-pipe-shell"]' '[]'
+	expect_q "sorted((f['path'].split('!/')[-1], f['rule'], f['severity']) for f in F)" \
+		"[('docs/notes.txt', 'airlock.content-from-base', 'medium'), ('hk', 'airlock.symlink-git', 'high'), ('r.bundle', 'airlock.bundle-incomplete', 'low')]"
+	expect_q '["not in the bundle" in f["excerpt"] for f in R("airlock.content-from-base")]' '[True]'
+}
+
 # ---- mailboxes -------------------------------------------------------------------------------
 
 # series_fixture: repo s, three commits after "base": the first removes a

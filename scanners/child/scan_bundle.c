@@ -24,6 +24,7 @@
 #include "scan_bundle.h"
 #include "scan_decode.h"
 #include "scan_pack.h"
+#include "scan_patch.h"
 #include "scan_walk.h"
 #include "text.h"
 #include "util.h"
@@ -202,6 +203,52 @@ missing(struct walk *wk, const char *what, const unsigned char *oid)
 	    "which lists no prerequisites", what, hx);
 }
 
+/*
+ * A file whose blob a bundle with prerequisites does not carry: its content
+ * is in the history below them, which airlock never sees. Where it does
+ * not run, bundle-incomplete says enough; where it runs (a script, an
+ * executable, a place an install-hook or persistence rule names) it is
+ * content-from-base, as a patch's rename or mode change is; so is a link,
+ * whose target is unknown (medium: it may be the receiver's own). Without the
+ * prerequisites' trees a file the range moved or made executable cannot
+ * be told from one it left alone, so both are reported.
+ */
+#define UNTOLD "without the prerequisites' trees, whether the range moved " \
+	"it here or left it as it was cannot be told"
+
+static void
+missing_runnable(struct walk *wk, unsigned mode, const char *rel,
+    const unsigned char *oid)
+{
+	struct bundle *b = wk->b;
+	const struct rule *r;
+	char hx[2 * SCAN_OID_LEN + 1];
+	int c;
+
+	hexid(hx, oid);
+	shown_path(b, wk->commit, rel);
+	if (b->rc != 0)
+		return;
+	if (mode == 0120000) {
+		if (bnote(b, AL_RULE_BASE_CONTENT, dynbuf_str(&b->shown), "a "
+		    "symbolic link whose target (blob %s) is not in the bundle: "
+		    "where it points cannot be seen; %s", hx, UNTOLD) == 0)
+			b->out->v[b->out->n - 1].severity = AL_SEV_MEDIUM;
+		return;
+	}
+	if ((c = scan_runnable(b->w, rel, mode, &r)) == 0)
+		return;
+	if (bnote(b, AL_RULE_BASE_CONTENT, dynbuf_str(&b->shown), "blob %s "
+	    "(mode %o) is not in the bundle: its content comes from the "
+	    "history below the prerequisites, so airlock did not scan it; "
+	    "here it is %s%s%s%s; %s", hx, mode, c == 2 ? "a place that runs "
+	    "by itself" : mode == 0100755 ? "an executable file" : "a script "
+	    "by its name", r ? " (rule " : "", r ? r->id : "", r ? ")" : "",
+	    UNTOLD) == 0)
+		b->out->v[b->out->n - 1].severity = c == 2 ? AL_SEV_HIGH :
+		    AL_SEV_MEDIUM;
+}
+
 static int
 walk_entry(struct walk *wk, unsigned mode, const char *rel,
     const unsigned char *oid, unsigned depth, struct dynbuf *dir)
@@ -226,6 +273,10 @@ walk_entry(struct walk *wk, unsigned mode, const char *rel,
 		    "bundle", hx);
 	}
 	o = scan_pack_get(&b->pack, oid);
+	if (o == NULL && wk->partial && mode != 040000) {
+		missing_runnable(wk, mode, rel, oid);
+		return b->rc;
+	}
 	if (o == NULL) {
 		missing(wk, mode == 040000 ? "tree" : "blob", oid);
 		return b->rc;
@@ -261,9 +312,10 @@ walk_entry(struct walk *wk, unsigned mode, const char *rel,
 		if (memchr(o->data, '\0', o->len) != NULL || o->len != n)
 			return bnote(b, AL_RULE_SYMLINK_ESCAPE, dynbuf_str(&b->shown),
 			    "symbolic link with an unreadable target");
-		return bnote(b, al_link_escapes(rel, target) ?
-		    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK,
-		    dynbuf_str(&b->shown), "symbolic link to %s", target);
+		return bnote(b, scan_link_into_git(target) ? AL_RULE_SYMLINK_GIT :
+		    al_link_escapes(rel, target) ? AL_RULE_SYMLINK_ESCAPE :
+		    AL_RULE_SYMLINK, dynbuf_str(&b->shown), "symbolic link to %s",
+		    target);
 	}
 	if (b->rc == 0) {
 		scan_worker_item_mode(b->w, mode);

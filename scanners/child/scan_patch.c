@@ -486,6 +486,13 @@ static enum run_class
 run_class(const struct scan_worker *w, const char *path, uint32_t mode,
     const struct rule **rule)
 {
+	return (enum run_class)scan_runnable(w, path, mode, rule);
+}
+
+int
+scan_runnable(const struct scan_worker *w, const char *path, uint32_t mode,
+    const struct rule **rule)
+{
 	*rule = autorun_rule(w, path);
 	if (*rule != NULL)
 		return RUN_AUTO;

@@ -38,6 +38,13 @@ const char *scan_patch_find_diff(const char *p, const char *end);
 int scan_patch_apply_mem(struct scan_worker *w, const char *data,
     size_t len, const char *path, struct finding_list *out);
 
+/* How runnable a file at path with this mode is once written: 0 data or
+ * a document, 1 a script by its name or an executable (mode 100755), 2 a
+ * place that runs by itself, where an install-hook or persistence rule's
+ * paths point (*rule: that rule, else NULL). */
+int scan_runnable(const struct scan_worker *w, const char *path,
+    uint32_t mode, const struct rule **rule);
+
 /* 1 if a symbolic link's target names .git in a component, in any
  * spelling al_git_component knows ("./.git/hooks", "sub/../.GIT"). */
 int scan_link_into_git(const char *target);
