@@ -5,8 +5,14 @@
  * its context lines left empty, so that line numbers inside a hunk count as
  * in the result, and a table maps them back to the post-image numbers the
  * hunk header gives. Limits (al_limits.h): size of the patch, files in it,
- * bytes a binary hunk inflates to. Mailboxes are read in scan_mbox.c, which
- * hands each message's diff to scan_patch_diff.
+ * bytes a binary hunk inflates to, symbolic links followed through each
+ * other. Mailboxes are read in scan_mbox.c, which hands each message's
+ * diff to scan_patch_diff.
+ *
+ * What a diff does not carry is said, not guessed: a rename, copy or mode
+ * change brings base-tree content, judged by where it lands (scan_runnable);
+ * symbolic links are reported at the end of the diff, each followed through
+ * the others.
  */
 #include <git2.h>
 #include <limits.h>
