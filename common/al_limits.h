@@ -125,6 +125,16 @@
  * is depth 1); deeper ones are unscannable (nested bombs). */
 #define AL_ARCHIVE_MAX_DEPTH 4u
 
+/* Archive structure (scan_container.c): a zip's central directory is read
+ * whole to check it against the local headers (100,000 entries with long
+ * names fit); a pax header's records are kept to find its size=; an
+ * archive inside an archive is held in memory to be checked and read with
+ * seeks as its extractor reads it (three levels of it fit the child's
+ * address space beside the engine); larger ones are unscannable. */
+#define AL_ZIP_MAX_CD_BYTES (64u << 20)
+#define AL_TAR_MAX_PAX_BYTES (1u << 20)
+#define AL_ARCHIVE_NESTED_MAX_BYTES (64u << 20)
+
 /* Worker threads for `airlock scan`. */
 #define AL_MAX_THREADS 64u
 

