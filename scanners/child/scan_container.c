@@ -139,26 +139,34 @@ looks_like(const unsigned char *p, size_t n)
 /* ---- zip ------------------------------------------------------------------------------ */
 
 /* The offset of the last end-record signature in the last 64 KiB + 22
- * bytes, as unzip and zipfile search; 0 and *found = 0 if none. */
+ * bytes, as unzip and zipfile search; *found = 0 if none. *cut is set
+ * when a later signature has no room for a whole record after it (zipfile
+ * then refuses the file, unzip reads the earlier one). */
 static int
-zip_find_eocd(const struct ctr_src *s, uint64_t *off, int *found)
+zip_find_eocd(const struct ctr_src *s, uint64_t *off, int *found, int *cut)
 {
 	uint64_t start = s->size > ZIP_EOCD_SEARCH ? s->size - ZIP_EOCD_SEARCH : 0;
 	size_t n = (size_t)(s->size - start), i;
 	unsigned char *tail;
 
-	*found = 0;
-	if (n < ZIP_EOCD_LEN)
+	*found = *cut = 0;
+	if (n < 4)
 		return 0;
 	if ((tail = malloc(n)) == NULL)
 		return al_err_set(AL_ENOMEM, "out of memory");
-	if (src_read(s, start, tail, n) == 0)
-		for (i = n - ZIP_EOCD_LEN + 1; i-- > 0;)
-			if (memcmp(tail + i, "PK\005\006", 4) == 0) {
-				*off = start + i;
-				*found = 1;
-				break;
-			}
+	if (src_read(s, start, tail, n) < 0)
+		n = 3;            /* unreadable: no end record */
+	for (i = n - 3; i-- > 0;) {
+		if (memcmp(tail + i, "PK\005\006", 4) != 0)
+			continue;
+		if (n - i < ZIP_EOCD_LEN) {
+			*cut = 1;
+			continue;
+		}
+		*off = start + i;
+		*found = 1;
+		break;
+	}
 	free(tail);
 	return 0;
 }
@@ -179,7 +187,9 @@ zip_read_end(const struct ctr_src *s, uint64_t eocd, struct zip_end *z,
 	if (src_read(s, eocd, e, sizeof(e)) < 0)
 		return say(why, whylen, "the zip's end record is unreadable");
 	if (le16(e + 4) != 0 || le16(e + 6) != 0 || le16(e + 8) != le16(e + 10))
-		return say(why, whylen, "a zip split over several disks");
+		return say(why, whylen, "the zip's last end record (at offset %llu, "
+		    "the one unzip and zipfile use) is for a zip split over "
+		    "several disks", (unsigned long long)eocd);
 	z->entries = le16(e + 10);
 	z->cd_size = le32(e + 12);
 	z->cd_off = le32(e + 16);
@@ -278,12 +288,42 @@ struct zip_ent {
 	int dd;                   /* a data descriptor may follow */
 };
 
-static int
-zip_ent_cmp(const void *a, const void *b)
+/* By local offset: a heap sort, in place, without recursion (glibc's
+ * qsort asks the kernel for the memory size, which the sandbox forbids). */
+static void
+zip_ent_sift(struct zip_ent *v, size_t i, size_t n)
 {
-	const struct zip_ent *x = a, *y = b;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		struct zip_ent t;
 
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
+		if (c >= n)
+			return;
+		if (c + 1 < n && v[c + 1].lo > v[c].lo)
+			c++;
+		if (v[i].lo >= v[c].lo)
+			return;
+		t = v[i];
+		v[i] = v[c];
+		v[c] = t;
+		i = c;
+	}
+}
+
+static void
+zip_ent_sort(struct zip_ent *v, size_t n)
+{
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		zip_ent_sift(v, i, n);
+	while (n > 1) {
+		struct zip_ent t = v[0];
+
+		v[0] = v[--n];
+		v[n] = t;
+		zip_ent_sift(v, 0, n);
+	}
 }
 
 /* One central entry at cd + p against its local header; fills ent. */
@@ -424,7 +464,7 @@ zip_check(const struct ctr_src *s, uint64_t eocd, char *why, size_t whylen)
 		    (unsigned long long)(z.cd_size - p), (unsigned long long)z.entries);
 		goto done;
 	}
-	qsort(ents, (size_t)z.entries, sizeof(*ents), zip_ent_cmp);
+	zip_ent_sort(ents, (size_t)z.entries);
 	for (i = 0; i <= z.entries; i++) {
 		uint64_t at = i < z.entries ? ents[i].lo : z.cd_off;
 		const struct zip_ent *prev = i > 0 ? &ents[i - 1] : NULL;
@@ -477,7 +517,17 @@ zip_eocd_plausible(const struct ctr_src *s, uint64_t eocd, uint64_t *base)
 	cdo = le32(e + 16);
 	if (eocd >= 20 && src_read(s, eocd - 20, sig, 4) == 0 &&
 	    memcmp(sig, "PK\006\007", 4) == 0) {
+		unsigned char loc[20], r[56];
+
+		/* The zip64 record where writers put it, just before the
+		 * locator; its recorded offset tells where the zip starts. */
 		*base = UINT64_MAX;
+		if (eocd >= 20 + sizeof(r) && src_read(s, eocd - 20, loc,
+		    sizeof(loc)) == 0 && src_read(s, eocd - 20 - sizeof(r), r,
+		    sizeof(r)) == 0 && memcmp(r, "PK\006\006", 4) == 0 &&
+		    le64(r + 4) == sizeof(r) - 12 && le64(loc + 8) <= eocd - 20 -
+		    sizeof(r))
+			*base = eocd - 20 - sizeof(r) - le64(loc + 8);
 		return 1;
 	}
 	if (cds > eocd)
@@ -990,7 +1040,8 @@ ctr_check(const struct ctr_src *s, char *why, size_t whylen)
 	unsigned char h[TAR_BLOCK];
 	size_t hl = s->size < sizeof(h) ? (size_t)s->size : sizeof(h);
 	uint64_t eocd = 0, base = 0;
-	int found = 0, rc = 0, zip;
+	int found = 0, cut = 0, rc = 0, zip;
+	const char *kind;
 	struct ds *d = NULL;
 
 	if (whylen > 0)
@@ -998,9 +1049,14 @@ ctr_check(const struct ctr_src *s, char *why, size_t whylen)
 	memset(h, 0, sizeof(h));
 	if (hl < 4 || src_read(s, 0, h, hl) < 0)
 		return 0;
-	if ((rc = zip_find_eocd(s, &eocd, &found)) < 0)
+	kind = looks_like(h, hl);
+	if ((rc = zip_find_eocd(s, &eocd, &found, &cut)) < 0)
 		return rc;
 	zip = memcmp(h, "PK\003\004", 4) == 0 || memcmp(h, "PK\005\006", 4) == 0;
+	if (zip && cut)
+		return say(why, whylen, "an end record's signature in the zip's last "
+		    "21 bytes, too short for a record (zipfile refuses the file, "
+		    "unzip reads an earlier record)");
 	if (zip)
 		return found ? zip_check(s, eocd, why, whylen) :
 		    say(why, whylen, "a zip without an end record in its last 64 "
@@ -1023,12 +1079,17 @@ ctr_check(const struct ctr_src *s, char *why, size_t whylen)
 		d->tar.want = found ? eocd : UINT64_MAX;
 		rc = tar_check(s, &d->tar);
 	}
-	if (rc == 0 && found && !(d->tar.want_lo == base &&
-	    base != UINT64_MAX && eocd < d->tar.want_hi))
+	/* Exempt: a member that is itself a zip, whole (it starts like one,
+	 * so it is opened and checked as an archive of its own). */
+	if (rc == 0 && found && d->tar.want_lo == base && base != UINT64_MAX &&
+	    eocd < d->tar.want_hi && src_read(s, base, h, 4) == 0 &&
+	    (memcmp(h, "PK\003\004", 4) == 0 || memcmp(h, "PK\005\006", 4) == 0))
+		found = 0;
+	if (rc == 0 && found)
 		rc = say(why, whylen, "a zip archive's end record is at offset %llu, "
 		    "near the end of the file (%s): unzip and zipfile read the "
 		    "file as that zip (a polyglot)", (unsigned long long)eocd,
-		    looks_like(h, hl));
+		    kind);
 	free(d->tar.paxbuf);
 	free(d);
 	return rc;
