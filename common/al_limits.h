@@ -135,6 +135,19 @@
 #define AL_TAR_MAX_PAX_BYTES (1u << 20)
 #define AL_ARCHIVE_NESTED_MAX_BYTES (64u << 20)
 
+/* airlock pull's unpacking child (scanners/child/extract_child.c) reads the
+ * archive with the archive limits above (entries, bytes, ratio, path) and
+ * unpacks only the top level. Its CPU seconds: unpacking the largest
+ * archive allowed, with room; no file it writes may pass the archive's
+ * byte limit (RLIMIT_FSIZE); a few fds (the root, the report pipe, the
+ * file being written, the one directory being opened). Its report (one
+ * record per entry, a path each) is read by the client up to
+ * AL_PULL_REPORT_BYTES: past that the child is lying or the archive is not
+ * one a person reviewed. */
+#define AL_PULL_CPU_SECONDS 600u
+#define AL_PULL_NOFILE 16u
+#define AL_PULL_REPORT_BYTES (64u << 20)
+
 /* Worker threads for `airlock scan`. */
 #define AL_MAX_THREADS 64u
 

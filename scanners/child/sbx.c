@@ -1,12 +1,20 @@
 /*
- * sbx.c - entering the scan child's sandbox; see sbx.h.
+ * sbx.c - entering the scan child's sandbox, or the pull child's; see sbx.h.
  *
- * Runs in the freshly forked child only. The allow-list is deliberately
- * narrower than file(1)'s: the child never opens, stats or maps files by
- * name, never creates sockets, never spawns, never signals.
+ * Runs in the freshly forked child only. The scan child's allow-list is
+ * deliberately narrower than file(1)'s: it never opens, stats or maps files
+ * by name, never creates sockets, never spawns, never signals. The pull
+ * child's adds what writing beneath one directory fd needs (openat2 from
+ * that fd only, mkdirat, symlinkat, fchmod without setuid, setgid or sticky
+ * bits) and, where the kernel has Landlock, a ruleset that lets it create
+ * and write only beneath that directory: seccomp cannot read a path, so it
+ * is Landlock that keeps an absolute path out.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
 #include <seccomp.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -22,6 +30,7 @@ sbx_default_limits(struct sbx_limits *lim)
 {
 	lim->address_space = AL_SBX_ADDRESS_SPACE;
 	lim->cpu_seconds = AL_SBX_CPU_SECONDS;
+	lim->file_size = 0;
 }
 
 static int
@@ -112,7 +121,7 @@ apply_limits(const struct sbx_limits *lim, size_t nkeep)
 	if ((SBX_LIMIT_AS &&
 	    (rc = set_limit(RLIMIT_AS, lim->address_space, "AS")) < 0) ||
 	    (rc = set_limit(RLIMIT_CPU, lim->cpu_seconds, "CPU")) < 0 ||
-	    (rc = set_limit(RLIMIT_FSIZE, 0, "FSIZE")) < 0 ||
+	    (rc = set_limit(RLIMIT_FSIZE, lim->file_size, "FSIZE")) < 0 ||
 	    (rc = set_limit(RLIMIT_CORE, 0, "CORE")) < 0 ||
 	    (rc = set_limit(RLIMIT_NPROC, 0, "NPROC")) < 0 ||
 	    /* Room for the kept fds and those recvmsg() hands over. */
@@ -137,8 +146,34 @@ static const int allowed_syscalls[] = {
 	SCMP_SYS(clock_gettime),
 };
 
+/*
+ * What the pull child may do beyond the scan child's list, each only on an
+ * fd it holds: open beneath the root fd (openat2 with the root fd as its
+ * dirfd; the resolve flags sit in a struct seccomp cannot read), make
+ * directories and links, set a mode without the setuid, setgid and sticky
+ * bits. Nothing that opens by name from the working directory (open,
+ * openat), removes, renames, links, or makes a device or a FIFO.
+ */
 static int
-load_seccomp(void)
+add_extract_rules(scmp_filter_ctx ctx, int root_fd)
+{
+	int rc;
+
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat2), 1,
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffULL, (uint32_t)root_fd))) < 0 ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mkdirat),
+	    0)) < 0 ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(symlinkat),
+	    0)) < 0 ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fchmod), 1,
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, 07000, 0))) < 0)
+		return rc;
+	return 0;
+}
+
+/* root_fd < 0: the scan child's list; else the pull child's (see above). */
+static int
+load_seccomp(int root_fd)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
 	size_t i;
@@ -149,6 +184,8 @@ load_seccomp(void)
 	for (i = 0; i < sizeof(allowed_syscalls) / sizeof(allowed_syscalls[0]) &&
 	    rc == 0; i++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed_syscalls[i], 0);
+	if (rc == 0 && root_fd >= 0)
+		rc = add_extract_rules(ctx, root_fd);
 	if (rc == 0)
 		rc = seccomp_load(ctx);
 	seccomp_release(ctx);
@@ -168,5 +205,76 @@ sbx_enter(const int *keep, size_t nkeep, const struct sbx_limits *lim)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return al_err_set(AL_EIO, "PR_SET_NO_NEW_PRIVS: %s",
 		    strerror(errno));
-	return load_seccomp();
+	return load_seccomp(-1);
+}
+
+/* Rights of Landlock ABI 3 and 5 that Debian 12's headers do not name. */
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+
+/*
+ * Every file-system right the kernel's Landlock knows is handled (denied
+ * unless a rule allows it); beneath root_fd only making directories,
+ * regular files and links, writing files and listing directories are
+ * allowed. Returns 1 when the ruleset is in force, 0 when the kernel has no
+ * Landlock (ENOSYS, or disabled at boot), negative on any other failure.
+ * Needs no_new_privs already set.
+ */
+static int
+landlock_beneath(int root_fd)
+{
+	struct landlock_ruleset_attr ra;
+	struct landlock_path_beneath_attr pb;
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+	int rs, rc = 1;
+
+	if (abi < 1)
+		return errno == ENOSYS || errno == EOPNOTSUPP ? 0 :
+		    al_err_set(AL_EIO, "landlock: %s", strerror(errno));
+	memset(&ra, 0, sizeof(ra));
+	ra.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;
+	if (abi >= 2)
+		ra.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		ra.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		ra.handled_access_fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	memset(&pb, 0, sizeof(pb));
+	pb.allowed_access = LANDLOCK_ACCESS_FS_MAKE_DIR |
+	    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SYM |
+	    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+	pb.parent_fd = root_fd;
+	if ((rs = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof(ra),
+	    0)) < 0)
+		return al_err_set(AL_EIO, "landlock ruleset: %s",
+		    strerror(errno));
+	if (syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb,
+	    0) < 0 || syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+		rc = al_err_set(AL_EIO, "landlock: %s", strerror(errno));
+	(void)close(rs);
+	return rc;
+}
+
+int
+sbx_enter_extract(const int *keep, size_t nkeep, const struct sbx_limits *lim,
+    int root_fd, int *landlocked)
+{
+	int rc;
+
+	*landlocked = 0;
+	if ((rc = close_others(keep, nkeep)) < 0 ||
+	    (rc = apply_limits(lim, nkeep)) < 0)
+		return rc;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return al_err_set(AL_EIO, "PR_SET_NO_NEW_PRIVS: %s",
+		    strerror(errno));
+	if ((rc = landlock_beneath(root_fd)) < 0)
+		return rc;
+	*landlocked = rc;
+	return load_seccomp(root_fd);
 }

@@ -21,6 +21,7 @@
 struct sbx_limits {
 	uint64_t address_space; /* bytes (RLIMIT_AS) */
 	uint64_t cpu_seconds;   /* RLIMIT_CPU: SIGXCPU, then SIGKILL */
+	uint64_t file_size;     /* RLIMIT_FSIZE, bytes: 0 for the scan child */
 };
 
 /* The defaults for a scan child (al_limits.h). */
@@ -36,6 +37,16 @@ void sbx_default_limits(struct sbx_limits *lim);
  * sandbox could not be set up (the caller must then exit, never go on).
  */
 int sbx_enter(const int *keep, size_t nkeep, const struct sbx_limits *lim);
+
+/*
+ * The pull child's sandbox (scanners/child/extract_child.c): the same order and
+ * limits, then Landlock (where the kernel has it: *landlocked is set to 1)
+ * lets the process create and write only beneath root_fd, and the seccomp
+ * allow-list adds openat2 with root_fd as its dirfd, mkdirat, symlinkat and
+ * fchmod without setuid, setgid or sticky bits. Returns as sbx_enter().
+ */
+int sbx_enter_extract(const int *keep, size_t nkeep,
+    const struct sbx_limits *lim, int root_fd, int *landlocked);
 
 /* 0 in AddressSanitizer builds, where RLIMIT_AS cannot be applied. */
 int sbx_limits_address_space(void);
