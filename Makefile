@@ -39,13 +39,15 @@ COMMON_SRC = common/err.c common/dynbuf.c common/util.c common/vocab.c common/os
 # rule set and its compiled engine (the parent, before any fork), what runs
 # in the sandboxed scan child, and the parent's side of a child.
 SCAN_SRC = scanners/proto.c scanners/fdpass.c scanners/scan_finding.c \
+	scanners/extract_proto.c \
 	$(addprefix scanners/rules/,rule_load.c rule_yaml.c rule_glob.c \
 	rule_lit.c rule_factor.c scan_build.c) \
 	$(addprefix scanners/child/,child.c sbx.c scan_worker.c scan_pos.c \
 	scan_redact.c scan_blob.c scan_check.c scan_decode.c scan_type.c \
-	scan_artifact.c scan_archive.c scan_container.c scan_patch.c scan_mbox.c scan_bundle.c \
-	scan_pack.c) \
-	$(addprefix scanners/parent/,parent.c launcher.c inproc.c scan_walk.c)
+	scan_artifact.c scan_archive.c scan_container.c scan_patch.c scan_mbox.c \
+	scan_bundle.c scan_pack.c extract_child.c) \
+	$(addprefix scanners/parent/,parent.c launcher.c inproc.c scan_walk.c \
+	extract.c)
 GATE_SRC = gate/attest.c gate/dirs.c
 # The client: commands that talk to a gate over HTTP.
 CLIENT_SRC = gate/client/transport.c gate/client/tarpack.c gate/client/common.c \

@@ -15,7 +15,9 @@
  *   `airlock scan` (scan_child_start), a launcher per scanning slot for
  *   the service, forking a fresh child per artifact (scan_launcher_*),
  *   and the in-process backend for --no-sandbox (scan_inproc_start); all
- *   in scan_child.h.
+ *   in scan_child.h;
+ * - airlock pull's unpacking of an archive: a sandboxed child writes it
+ *   beneath a fresh directory, this side checks and moves it (extract.h).
  *
  * Trust: this header is where the door is. Artifact bytes handed to a
  * child or a launcher are parsed only inside the sandboxed child
@@ -28,6 +30,7 @@
 
 #include <stddef.h>
 
+#include "extract.h"
 #include "rule.h"
 #include "scan_child.h"
 #include "scan_engine.h"
