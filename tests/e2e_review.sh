@@ -1148,6 +1148,245 @@ t_pull_refuses_altered_blob() {
 	srv_stop
 }
 
+# ---- 8b. pull unpacks in a sandbox, beneath its target only -------------------------
+#
+# The archives below are released (every approval and override the policy
+# asks for: pull must not rely on the scan having stopped them) and then
+# pulled into scratch/target, which holds keep.txt beside scratch/sibling.
+# A refused archive must leave the whole scratch tree as it was, entry by
+# entry (type, mode, size, link target), and write nothing anywhere else.
+
+# release_any AGENT FILE: submitted, held, approved by as many reviewers as
+# the policy asks (2 at most), overridden by the admin if unscannable, and
+# released by $CI; the id in $SID.
+release_any() {
+	local need i verdict
+	held "$1" "$2" "name=$(basename "$2")"
+	need=$(jsonq 'd["review"]["needed"]')
+	verdict=$(jsonq 'd["verdict"]')
+	for i in $(seq 1 "$need"); do
+		approve_as "${REV[i]}" "$SID"
+	done
+	if [ "$verdict" = unscannable ]; then
+		as "$ADMIN" override "$SID" -m "the pull test releases it on purpose"
+		expect_rc 0 "airlock override $SID"
+	fi
+	as "$CI" release "$SID"
+	expect_rc 0 "airlock release of $2 ($verdict)"
+}
+
+# pull_setup: a gate, an agent ($AG), a CI token ($CI), two reviewers.
+pull_setup() {
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 2
+}
+
+# snap DIR: every entry beneath DIR with its type, mode, size and link.
+snap() { (cd "$1" && find . -printf '%p %y %m %s %l\n' | LC_ALL=C sort); }
+
+# scratch_new: scratch/target/keep.txt and scratch/sibling/, fresh.
+scratch_new() {
+	rm -rf scratch
+	mkdir -p scratch/target scratch/sibling
+	printf 'keep\n' >scratch/target/keep.txt
+}
+
+# mk_tars: the hostile archives, built with python's tarfile; each has a
+# fine file first and after the refused entry, so a refusal is half-way.
+mk_tars() {
+	python3 - "$PWD/scratch" <<'PY' || fail "cannot make the archives"
+import io, sys, tarfile
+scratch = sys.argv[1]
+def mk(path, entries, fmt=tarfile.GNU_FORMAT):
+    with tarfile.open(path, "w", format=fmt) as t:
+        for e in [("fine.txt", "f", b"fine\n")] + entries + [("after.txt", "f", b"after\n")]:
+            name, kind, arg = e[0], e[1], e[2]
+            i = tarfile.TarInfo(name)
+            i.mode = e[3] if len(e) > 3 else 0o644
+            if kind == "f":
+                i.size = len(arg)
+                t.addfile(i, io.BytesIO(arg))
+                continue
+            i.type = {"l": tarfile.SYMTYPE, "h": tarfile.LNKTYPE, "d": tarfile.DIRTYPE,
+                      "p": tarfile.FIFOTYPE, "c": tarfile.CHRTYPE, "b": tarfile.BLKTYPE}[kind]
+            if kind in "lh":
+                i.linkname = arg
+            if kind in "cb":
+                i.devmajor, i.devminor = 1, 3
+            t.addfile(i)
+# a link to '.', then a name that climbs out through it
+mk("dotdot.tar", [("a", "l", "."), ("a/a/a/../../../../escape", "f", b"pwned\n")])
+# a link to '.', then a link that is inside read lexically, outside physically
+mk("chain.tar", [("a", "l", "."), ("b", "l", "a/.."), ("b/escape", "f", b"pwned\n")])
+# the same climb, the link written before the link it goes through
+mk("chain2.tar", [("b", "l", "a/.."), ("a", "l", ".")])
+# deeper: a link to '.', then a link through it that climbs two levels
+mk("chain3.tar", [("d", "d", None, 0o755), ("d/a", "l", "."), ("d/b", "l", "a/a/../..")])
+# an entry beneath a link the same archive made, inside and outside
+mk("beneath.tar", [("sub", "d", None, 0o755), ("d", "l", "sub"), ("d/x", "f", b"x\n")])
+mk("beneath_abs.tar", [("d", "l", scratch + "/sibling"), ("d/x", "f", b"x\n")])
+mk("abs_link.tar", [("abs", "l", "/etc")])
+mk("up_link.tar", [("sub/up", "l", "../../..")])
+mk("hard_passwd.tar", [("pw", "h", "/etc/passwd")])
+mk("hard_inner.tar", [("again.txt", "h", "fine.txt")])
+mk("git_hook.tar", [(".git/hooks/post-checkout", "f", b"#!/bin/sh\nid\n", 0o755)])
+mk("git_upper.tar", [(".GIT/config", "f", b"[core]\n")])
+mk("fifo.tar", [("pipe", "p", None)])
+mk("chardev.tar", [("null", "c", None)])
+mk("blockdev.tar", [("disk", "b", None)])
+mk("abs_name.tar", [(scratch + "/sibling/x", "f", b"x\n")], fmt=tarfile.GNU_FORMAT)
+mk("twice.tar", [("fine.txt", "f", b"again\n")])
+PY
+}
+
+# expect_refused ID ARCHIVE: pulling ID into scratch/target fails, names
+# the reason, and changes nothing in scratch (nor writes 'escape' or 'x'
+# anywhere in the test's directory tree outside the archive files).
+expect_refused() {
+	local before after
+	scratch_new
+	before=$(snap scratch)
+	as "$CI" pull "$1" -o scratch/target
+	[ "$RC" = 2 ] || fail "airlock pull of $2: exit $RC, expected 2 (refused)"
+	grep -q 'airlock pull: ' "$ERR" || fail "airlock pull of $2 said nothing on stderr"
+	after=$(snap scratch)
+	[ "$before" = "$after" ] || fail "airlock pull of $2 changed the scratch tree:
+$(diff <(echo "$before") <(echo "$after"))"
+	! find "$WORK" \( -name escape -o -name pwned \) | grep -q . ||
+		fail "airlock pull of $2 wrote an 'escape': $(find "$WORK" -name escape)"
+	[ ! -e /etc/escape ] || fail "/etc/escape exists"
+	echo "refused $2: $(head -c 300 "$ERR")"
+}
+
+t_pull_refuses_escapes_and_leaves_everything() {
+	local t
+	declare -A S
+	pull_setup
+	scratch_new
+	mk_tars
+	for t in dotdot chain chain2 chain3 beneath beneath_abs abs_link up_link \
+		hard_passwd hard_inner git_hook git_upper fifo chardev blockdev abs_name twice; do
+		release_any "$AG" "$t.tar"
+		S[$t]=$SID
+	done
+	for t in "${!S[@]}"; do
+		expect_refused "${S[$t]}" "$t.tar"
+	done
+	# Each is refused for its own reason, not by accident.
+	as "$CI" pull "${S[chain]}" -o scratch/target
+	expect_err_has "beneath a symbolic link"
+	as "$CI" pull "${S[chain2]}" -o scratch/target
+	expect_err_has "b: a symbolic link that resolves outside the target"
+	as "$CI" pull "${S[chain3]}" -o scratch/target
+	expect_err_has "d/b: a symbolic link that resolves outside the target"
+	as "$CI" pull "${S[dotdot]}" -o scratch/target
+	expect_err_has "'..' in the name"
+	as "$CI" pull "${S[beneath]}" -o scratch/target
+	expect_err_has "beneath a symbolic link"
+	as "$CI" pull "${S[abs_link]}" -o scratch/target
+	expect_err_has "a symbolic link to an absolute name"
+	as "$CI" pull "${S[hard_passwd]}" -o scratch/target
+	expect_err_has "a hard link (to /etc/passwd)"
+	as "$CI" pull "${S[git_hook]}" -o scratch/target
+	expect_err_has "inside .git"
+	as "$CI" pull "${S[git_upper]}" -o scratch/target
+	expect_err_has "another spelling of .git"
+	as "$CI" pull "${S[fifo]}" -o scratch/target
+	expect_err_has "a FIFO"
+	as "$CI" pull "${S[chardev]}" -o scratch/target
+	expect_err_has "a character device"
+	as "$CI" pull "${S[twice]}" -o scratch/target
+	expect_err_has "the name is in the archive twice"
+	# Into a directory pull makes: refused, and the directory is gone again.
+	as "$CI" pull "${S[chain]}" -o scratch/new
+	[ "$RC" = 2 ] || fail "airlock pull of chain.tar into a new directory: exit $RC"
+	[ ! -e scratch/new ] || fail "a refused pull left scratch/new behind"
+	srv_stop
+}
+
+# Files and directories keep their modes (less the umask), setuid and
+# setgid are dropped, for tar.gz and zip; -o takes an absolute or a
+# relative path; an existing name is never overwritten.
+t_pull_archive_modes_and_target() {
+	local S Z sha
+	pull_setup
+	umask 022
+	mkdir -p src/bin src/priv
+	printf '#!/bin/sh\necho hi\n' >src/bin/run.sh
+	printf 'text\n' >src/README.txt
+	printf 'secret-free\n' >src/priv/own.txt
+	printf 'suid\n' >src/suid
+	chmod 0755 src/bin/run.sh
+	chmod 0644 src/README.txt
+	chmod 0600 src/priv/own.txt
+	chmod 0750 src/priv
+	chmod 4755 src/suid
+	tar -C src -czf proj.tar.gz . || fail "tar"
+	(cd src && zip -qr ../proj.zip .) || fail "zip"
+	release_any "$AG" proj.tar.gz
+	S=$SID
+	release_any "$AG" proj.zip
+	Z=$SID
+	# An absolute -o, made by pull (its parent must exist).
+	mkdir abs
+	as "$CI" pull "$S" -o "$PWD/abs/out"
+	expect_rc 0 "airlock pull -o /absolute/dir"
+	expect_out_has "unpacked into"
+	expect_out_has "file 0755"
+	expect_eq "$(stat -c %a abs/out/bin/run.sh abs/out/README.txt abs/out/priv/own.txt abs/out/priv abs/out/suid | paste -sd' ')" \
+		"755 644 600 750 755" "modes after the tar.gz pull (setuid dropped)"
+	diff -r src abs/out >/dev/null || fail "the tar.gz's content differs"
+	[ -z "$(find abs -name '.airlock-pull.*')" ] || fail "the temporary directory was left behind"
+	# A relative -o that exists, for the zip.
+	mkdir rel
+	as "$CI" pull "$Z" -o rel
+	expect_rc 0 "airlock pull -o relative (zip)"
+	expect_eq "$(stat -c %a rel/bin/run.sh rel/README.txt rel/priv/own.txt rel/priv rel/suid | paste -sd' ')" \
+		"755 644 600 750 755" "modes after the zip pull (setuid dropped)"
+	diff -r src rel >/dev/null || fail "the zip's content differs"
+	# Again into the same directory: README.txt is there, so nothing moves.
+	sha=$(cd rel && find . -type f -exec sha256sum {} + | sort)
+	printf 'changed\n' >rel/README.txt
+	rm -r rel/bin
+	as "$CI" pull "$Z" -o rel
+	expect_rc 2 "airlock pull over existing names"
+	expect_err_has "already in the target"
+	[ ! -e rel/bin ] || fail "a refused pull moved bin/ in beside existing names"
+	expect_eq "$(cat rel/README.txt)" changed "README.txt after a refused pull"
+	[ -z "$(find rel -name '.airlock-pull.*')" ] || fail "the temporary directory was left behind"
+	: "$sha"
+	srv_stop
+}
+
+# The child is sandboxed: a forbidden system call kills it (nothing is
+# unpacked), and a child taken over by the archive cannot create a file
+# by absolute name, outside the target, though seccomp lets openat2 by:
+# Landlock stops it.
+t_pull_child_is_sandboxed() {
+	local S before
+	pull_setup
+	mkdir src
+	printf 'a\n' >src/a.txt
+	tar -C src -cf a.tar a.txt || fail "tar"
+	release_any "$AG" a.tar
+	S=$SID
+	scratch_new
+	before=$(snap scratch)
+	AIRLOCK_TEST_PULL_FAULT=syscall as "$CI" pull "$S" -o scratch/target
+	[ "$RC" = 2 ] || fail "a child making a forbidden system call: pull exit $RC"
+	expect_err_has "it tried a system call its sandbox forbids"
+	[ "$before" = "$(snap scratch)" ] || fail "a killed child left something"
+	AIRLOCK_TEST_PULL_FAULT="escape:$PWD/scratch/sibling" as "$CI" pull "$S" -o scratch/target
+	[ ! -e scratch/sibling/escaped ] || fail "the unpacking child created a file outside its directory (no Landlock?)"
+	expect_rc 0 "the pull after the failed escape"
+	[ "$(cat scratch/target/a.txt)" = a ] || fail "a.txt not unpacked"
+	srv_stop
+}
+
 # ---- 9. every decision is an event -------------------------------------------------
 
 t_events_record_decisions() {
