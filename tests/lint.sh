@@ -24,6 +24,13 @@
 #    nor our own ways in to them (scan_fd, scan_mem, scan_stream, the
 #    readers' entry points, the in-process backend). Bytes reach those only
 #    in a scan child, through a launcher. (Skipped when DIRs are given.)
+# 3. Archives are opened only in a sandboxed child. No object outside
+#    scanners/child/ references archive_read_open* or
+#    archive_read_support_* (what reads an archive stream; submit's packing
+#    reads the agent's own files with archive_read_disk_*, which is not
+#    that): `airlock pull` hands an archive to the unpacking child
+#    (scanners/child/extract_child.c) and parses none of it. (Skipped when
+#    DIRs are given.)
 # Prints file:line: text for every hit and exits 1, or prints 'lint: ok'.
 
 set -u
@@ -103,6 +110,14 @@ if [ $# -eq 0 ]; then
 		report "${hits%$'\n'}" \
 		    "object(s) of the service or db/ that reach a parser of artifact bytes"
 	fi
+	hits=""
+	for o in $(find "$BUILD/obj" -name '*.o' ! -path "$BUILD/obj/scanners/child/*" 2>/dev/null | sort); do
+		syms=$(nm -u "$o" | awk '{print $NF}' |
+		    grep -E '^archive_read_(open|support_)' | paste -sd' ')
+		[ -z "$syms" ] || hits+="${o#$ROOT/}: references $syms"$'\n'
+	done
+	report "${hits%$'\n'}" \
+	    "object(s) outside scanners/child/ that open an archive (only the sandboxed children may)"
 fi
 
 [ $bad -eq 0 ] && echo "lint: ok"
