@@ -6,8 +6,8 @@
  * or a file written to -o PATH (default: its base name).
  *
  * The kind is still sniffed here from the first 64 KiB (scan_sniff_kind,
- * scanners/scan.h: magic numbers and header lines, the written exception
- * of docs/architecture.md) until the gate's stored kind replaces it; the
+ * scanners/scan.h: magic numbers and header lines, what is left of the
+ * exception in docs/architecture.md, "Pull") until the gate's stored kind replaces it; the
  * dispatch on it is cmd_pull's one if/else. The archive itself is never
  * parsed in this process: pull_archive hands the bytes, in a memfd, to
  * extract_archive_fd (scanners/parent/extract.c), whose sandboxed child
