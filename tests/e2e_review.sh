@@ -1312,7 +1312,7 @@ t_pull_refuses_escapes_and_leaves_everything() {
 # setgid are dropped, for tar.gz and zip; -o takes an absolute or a
 # relative path; an existing name is never overwritten.
 t_pull_archive_modes_and_target() {
-	local S Z sha
+	local S Z
 	pull_setup
 	umask 022
 	mkdir -p src/bin src/priv
@@ -1337,6 +1337,7 @@ t_pull_archive_modes_and_target() {
 	expect_rc 0 "airlock pull -o /absolute/dir"
 	expect_out_has "unpacked into"
 	expect_out_has "file 0755"
+	expect_out_has "6 entries (4 files, 2 directories, 0 links, 40 bytes)"
 	expect_eq "$(stat -c %a abs/out/bin/run.sh abs/out/README.txt abs/out/priv/own.txt abs/out/priv abs/out/suid | paste -sd' ')" \
 		"755 644 600 750 755" "modes after the tar.gz pull (setuid dropped)"
 	diff -r src abs/out >/dev/null || fail "the tar.gz's content differs"
@@ -1349,7 +1350,6 @@ t_pull_archive_modes_and_target() {
 		"755 644 600 750 755" "modes after the zip pull (setuid dropped)"
 	diff -r src rel >/dev/null || fail "the zip's content differs"
 	# Again into the same directory: README.txt is there, so nothing moves.
-	sha=$(cd rel && find . -type f -exec sha256sum {} + | sort)
 	printf 'changed\n' >rel/README.txt
 	rm -r rel/bin
 	as "$CI" pull "$Z" -o rel
@@ -1358,7 +1358,6 @@ t_pull_archive_modes_and_target() {
 	[ ! -e rel/bin ] || fail "a refused pull moved bin/ in beside existing names"
 	expect_eq "$(cat rel/README.txt)" changed "README.txt after a refused pull"
 	[ -z "$(find rel -name '.airlock-pull.*')" ] || fail "the temporary directory was left behind"
-	: "$sha"
 	srv_stop
 }
 
