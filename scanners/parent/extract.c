@@ -37,6 +37,7 @@
 #include "extract.h"
 #include "extract_child.h"
 #include "path.h"
+#include "proto.h"
 #include "util.h"
 
 #define STAGE_PREFIX ".airlock-pull."
@@ -178,7 +179,7 @@ child_collect(pid_t pid, int rfd, struct dynbuf *buf)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return al_err_set(AL_EIO, "the unpacking child failed (exit %d: "
 		    "%s); nothing was unpacked", WEXITSTATUS(status),
-		    WEXITSTATUS(status) == 4 ? "its sandbox could not be set up" :
+		    WEXITSTATUS(status) == PROTO_EXIT_SANDBOX ? "its sandbox could not be set up" :
 		    "it could not start or report");
 	return 0;
 }
