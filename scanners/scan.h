@@ -37,14 +37,4 @@
 #include "scan_walk.h"
 #include "vocab.h"
 
-/*
- * The kind the first bytes of an artifact show (never MEMBER or AUTO):
- * archive magic, bundle header, mailbox or patch headers. It reads those
- * bytes in the caller. Its one caller outside the child is `airlock pull`
- * (gate/client/pull.c), for the kind it delivers, until the gate's stored
- * kind replaces it (docs/architecture.md, "Pull").
- */
-enum al_kind scan_sniff_kind(const char *h, size_t n, const char *relpath,
-    int top);
-
 #endif

@@ -5,10 +5,9 @@
  * (or -o FILE), an archive unpacked beneath the directory -o DIR, a bundle
  * or a file written to -o PATH (default: its base name).
  *
- * The kind is still sniffed here from the first 64 KiB (scan_sniff_kind,
- * scanners/scan.h: magic numbers and header lines, what is left of the
- * exception in docs/architecture.md, "Pull") until the gate's stored kind replaces it; the
- * dispatch on it is cmd_pull's one if/else. The archive itself is never
+ * The kind is the gate's: the one its scan read the content as (the
+ * submission's "kind"), never sniffed here from the bytes; the dispatch on
+ * it is cmd_pull's one if/else. The archive itself is never
  * parsed in this process: pull_archive hands the bytes, in a memfd, to
  * extract_archive_fd (scanners/parent/extract.c), whose sandboxed child
  * unpacks them beneath a temporary directory inside DIR; this process

@@ -20,7 +20,14 @@
 #include "scan.h"
 #include "vocab.h"
 
-/* scan_sniff_kind(): declared in scan.h, the facade (the client uses it). */
+/*
+ * The kind the first bytes of an artifact show (never MEMBER or AUTO):
+ * archive magic, bundle header, mailbox or patch headers (top: a whole
+ * artifact; else a file in a tree, which is an archive or a file). Only
+ * the child sniffs: everyone else goes by the kind it reported.
+ */
+enum al_kind scan_sniff_kind(const char *h, size_t n, const char *relpath,
+    int top);
 /*
  * Scans the file open at fd as kind (MEMBER and AUTO: the kind its content
  * shows; patches, mailboxes and bundles only with AUTO, since a .patch
