@@ -48,6 +48,18 @@ PARSERS+='|scan_inproc_start$'
 call_re() { echo "(^|[^A-Za-z0-9_])($1)[[:space:]]*\\("; }
 bad=0
 
+# current_objs DIR...: the objects under DIR of sources that still exist
+# (a file moved away leaves its old object behind in a build tree).
+current_objs() {
+	local o src
+	find "$@" -name '*.o' 2>/dev/null | sort | while read -r o; do
+		src=${o#"$BUILD"/obj/}
+		src=${src%.o}.c
+		[ -f "$ROOT/$src" ] || [ -f "$BUILD/$src" ] && echo "$o"
+	done
+	return 0
+}
+
 c_files() {
 	find "$@" -type f \( -name '*.c' -o -name '*.h' \) -print0 2>/dev/null | sort -z
 }
@@ -95,7 +107,7 @@ if [ $# -eq 0 ]; then
 	report "$(grep_calls "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<]($inner)[\">]" \
 	    "$ROOT/gate" "$ROOT/db")" \
 	    "include(s) of scanners/ internals in gate/ or db/ (only scan.h)"
-	objs=$(find "$BUILD/obj/gate/serve" "$BUILD/obj/db" -name '*.o' 2>/dev/null | sort)
+	objs=$(current_objs "$BUILD/obj/gate/serve" "$BUILD/obj/db")
 	if [ -z "$objs" ]; then
 		echo "lint: no objects under $BUILD/obj/gate/serve and db/: build first (make lint does)" >&2
 		bad=1
@@ -111,7 +123,7 @@ if [ $# -eq 0 ]; then
 		    "object(s) of the service or db/ that reach a parser of artifact bytes"
 	fi
 	hits=""
-	for o in $(find "$BUILD/obj" -name '*.o' ! -path "$BUILD/obj/scanners/child/*" 2>/dev/null | sort); do
+	for o in $(current_objs "$BUILD/obj" | grep -v "^$BUILD/obj/scanners/child/"); do
 		syms=$(nm -u "$o" | awk '{print $NF}' |
 		    grep -E '^archive_read_(open|support_)' | paste -sd' ')
 		[ -z "$syms" ] || hits+="${o#$ROOT/}: references $syms"$'\n'
