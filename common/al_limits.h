@@ -121,6 +121,15 @@
 #define AL_BUNDLE_MAX_DELTA_DEPTH 4096u
 #define AL_BUNDLE_MAX_REFS 100000u
 
+/* The bytes of text members kept for review (`airlock diff` of an archive
+ * or a bundle): the scan child sends a text member it read whole up to
+ * the first limit, and at most the second of them per artifact; what is
+ * past them is listed but its content is not kept. A reviewer reads text
+ * of this size; more would make every scan's reply, and the store, grow
+ * with the artifact. */
+#define AL_MEMBER_CONTENT_MAX (1u << 20)
+#define AL_ARTIFACT_CONTENT_MAX (16u << 20)
+
 /* Archives inside archives are opened up to this depth (the outer archive
  * is depth 1); deeper ones are unscannable (nested bombs). */
 #define AL_ARCHIVE_MAX_DEPTH 4u

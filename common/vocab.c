@@ -1,6 +1,6 @@
 /*
- * vocab.c - the name tables of kinds, states, verdicts and severities; see
- * vocab.h.
+ * vocab.c - the name tables of kinds, states, verdicts, severities and
+ * kept contents; see vocab.h.
  */
 #include <stddef.h>
 #include <string.h>
@@ -40,6 +40,14 @@ static const char *const severity_names[AL_SEV_MAX] = {
 	[AL_SEV_MEDIUM] = "medium",
 	[AL_SEV_HIGH] = "high",
 	[AL_SEV_CRITICAL] = "critical",
+};
+
+static const char *const content_names[AL_CONTENT_MAX] = {
+	[AL_CONTENT_KEPT] = "kept",
+	[AL_CONTENT_BINARY] = "binary",
+	[AL_CONTENT_PARTIAL] = "partial",
+	[AL_CONTENT_MEMBER_CAP] = "over-member-cap",
+	[AL_CONTENT_ARTIFACT_CAP] = "over-artifact-cap",
 };
 
 /* The index of name in names[first..n), or -1. */
@@ -108,4 +116,17 @@ int
 al_severity_parse(const char *name)
 {
 	return lookup(severity_names, 0, AL_SEV_MAX, name);
+}
+
+const char *
+al_content_name(enum al_content c)
+{
+	return c > AL_CONTENT_NONE && c < AL_CONTENT_MAX ? content_names[c] :
+	    NULL;
+}
+
+int
+al_content_parse(const char *name)
+{
+	return lookup(content_names, AL_CONTENT_KEPT, AL_CONTENT_MAX, name);
 }

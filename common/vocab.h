@@ -75,4 +75,24 @@ enum al_severity {
 const char *al_severity_name(enum al_severity s);
 int al_severity_parse(const char *name);
 
+/*
+ * Whether the bytes of an item (a member of an archive, a file of a
+ * bundle) were kept for review, and if not why. NONE: the question does
+ * not arise (a plain file, a patch, a mailbox: the artifact is shown
+ * whole), or the item is older than the question.
+ */
+enum al_content {
+	AL_CONTENT_NONE = 0,
+	AL_CONTENT_KEPT,          /* in the store, under the item's sha256 */
+	AL_CONTENT_BINARY,        /* not text: described, never shown */
+	AL_CONTENT_PARTIAL,       /* not read to its end: no sha256 */
+	AL_CONTENT_MEMBER_CAP,    /* larger than AL_MEMBER_CONTENT_MAX */
+	AL_CONTENT_ARTIFACT_CAP,  /* past AL_ARTIFACT_CONTENT_MAX in all */
+	AL_CONTENT_MAX,
+};
+
+/* "kept", "binary", ...; NULL for NONE (and out of range). */
+const char *al_content_name(enum al_content c);
+int al_content_parse(const char *name);
+
 #endif

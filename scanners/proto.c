@@ -12,7 +12,7 @@
 
 static const char *const type_names[] = {
 	"none", "HELLO", "ITEM", "FINDING", "ITEM_END", "DONE", "ERROR", "SCAN",
-	"MEMBER",
+	"MEMBER", "MEMBER_DATA",
 };
 
 const char *
@@ -178,7 +178,14 @@ static const unsigned char next_state[PROTO_ST_MAX][PROTO_TYPE_MAX] = {
 	},
 	[PROTO_ST_IN_ITEM] = {
 		[PROTO_FINDING] = PROTO_ST_IN_ITEM + 1,
-		[PROTO_MEMBER] = PROTO_ST_IN_ITEM + 1,
+		[PROTO_MEMBER] = PROTO_ST_IN_MEMBER + 1,
+		[PROTO_ITEM_END] = PROTO_ST_READY + 1,
+		[PROTO_ERROR] = PROTO_ST_FINISHED + 1,
+	},
+	[PROTO_ST_IN_MEMBER] = {
+		[PROTO_FINDING] = PROTO_ST_IN_ITEM + 1,
+		[PROTO_MEMBER] = PROTO_ST_IN_MEMBER + 1,
+		[PROTO_MEMBER_DATA] = PROTO_ST_IN_MEMBER + 1,
 		[PROTO_ITEM_END] = PROTO_ST_READY + 1,
 		[PROTO_ERROR] = PROTO_ST_FINISHED + 1,
 	},
@@ -501,6 +508,43 @@ proto_member_free(struct proto_member *m)
 	free(m->sha256);
 	free(m->type);
 	memset(m, 0, sizeof(*m));
+}
+
+int
+proto_encode_member_data(struct dynbuf *b, uint64_t offset, const void *data,
+    size_t len)
+{
+	int rc;
+
+	dynbuf_reset(b);
+	if (len == 0 || len > PROTO_MEMBER_CHUNK)
+		return al_err_set(AL_EINVAL, "a member piece of %zu bytes", len);
+	if ((rc = proto_put_u64(b, offset)) < 0 ||
+	    (rc = proto_put_u64(b, (uint64_t)len)) < 0)
+		return rc;
+	return dynbuf_add(b, data, len);
+}
+
+int
+proto_decode_member_data(const unsigned char *p, size_t len,
+    struct proto_member_data *out)
+{
+	struct proto_cursor c = {p, len, 0};
+	uint64_t n;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = proto_get_u64(&c, &out->offset)) < 0 ||
+	    (rc = proto_get_u64(&c, &n)) < 0)
+		return rc;
+	if (n == 0 || n > PROTO_MEMBER_CHUNK || n != c.len - c.off)
+		return al_err_set(AL_EINVAL, "a member piece of %llu bytes in a "
+		    "payload of %zu", (unsigned long long)n, len);
+	if (out->offset > UINT64_MAX - n)
+		return al_err_set(AL_EINVAL, "a member piece past any size");
+	out->data = p + c.off;
+	out->len = (size_t)n;
+	return 0;
 }
 
 int

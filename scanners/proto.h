@@ -38,14 +38,18 @@ enum proto_type {
 	PROTO_SCAN,        /* parent to child: scan the fd sent with it */
 	PROTO_MEMBER,      /* a file read whole in the current item: path,
 	                    * mode, size, sha256 ("" if not whole), type */
+	PROTO_MEMBER_DATA, /* a piece of the text member just announced:
+	                    * offset, bytes (the parent re-hashes them) */
 	PROTO_TYPE_MAX,
 };
 
 /*
  * What the parent may receive next. A child's life: START, HELLO, then per
  * file it was sent: AWAIT (a SCAN went out), ITEM, IN_ITEM (FINDING and
- * MEMBER frames), ITEM_END back to READY. The parent sets AWAIT when it
- * sends a SCAN; from there this table alone decides what is accepted.
+ * MEMBER frames), ITEM_END back to READY. A MEMBER leads to IN_MEMBER,
+ * the one state that takes MEMBER_DATA: bytes always follow the record
+ * they belong to. The parent sets AWAIT when it sends a SCAN; from there
+ * this table alone decides what is accepted.
  */
 enum proto_state {
 	PROTO_ST_START = 0, /* expecting HELLO */
@@ -53,6 +57,7 @@ enum proto_state {
 	PROTO_ST_IN_ITEM,   /* inside an item */
 	PROTO_ST_FINISHED,  /* DONE or ERROR received: nothing more */
 	PROTO_ST_AWAIT,     /* a SCAN was sent: its ITEM (or ERROR) comes */
+	PROTO_ST_IN_MEMBER, /* after a MEMBER: its MEMBER_DATA may follow */
 	PROTO_ST_MAX,
 };
 
@@ -172,6 +177,26 @@ int proto_encode_member(struct dynbuf *b, const char *path, uint64_t mode,
 int proto_decode_member(const unsigned char *p, size_t len,
     struct proto_member *out);
 void proto_member_free(struct proto_member *m);
+
+/*
+ * MEMBER_DATA, child to parent: bytes [offset, offset + len) of the text
+ * member the last MEMBER frame announced, in pieces of at most
+ * PROTO_MEMBER_CHUNK (a whole member, AL_MEMBER_CONTENT_MAX, does not fit
+ * in one payload). Payload: u64 offset, u64 len, len bytes. The decoder
+ * checks the sizes only; what the bytes must be (contiguous, within the
+ * member's size and the caps, hashing to its sha256) is the parent's to
+ * check.
+ */
+#define PROTO_MEMBER_CHUNK (256u << 10)
+struct proto_member_data {
+	uint64_t offset;
+	const unsigned char *data; /* borrowed: points into the payload */
+	size_t len;               /* 1 .. PROTO_MEMBER_CHUNK */
+};
+int proto_encode_member_data(struct dynbuf *b, uint64_t offset,
+    const void *data, size_t len);
+int proto_decode_member_data(const unsigned char *p, size_t len,
+    struct proto_member_data *out);
 
 /* ITEM_END, child to parent: bytes read, the digest if asked, and the
  * kind the item was read as (FILE to BUNDLE: the content's, which the

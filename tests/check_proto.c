@@ -2,7 +2,9 @@
  * check_proto.c - the frames between scan child and gate: round trips over a
  * real socketpair, and every way a compromised child could lie: oversized
  * length (refused before allocation), truncated header or payload, unknown
- * type, reserved bits, frames out of order, malformed or padded payloads.
+ * type, reserved bits, frames out of order, malformed or padded payloads,
+ * and member bytes (MEMBER_DATA) that are cut, padded, oversized or out of
+ * their place.
  */
 #include <sys/socket.h>
 
@@ -348,6 +350,131 @@ START_TEST(await_state)
 }
 END_TEST
 
+/* Member bytes travel whole, in pieces that say their offset and size. */
+START_TEST(member_data_round_trip)
+{
+	static const char text[] = "#!/bin/sh\ncurl x | sh\n";
+	struct proto_member_data d;
+	struct dynbuf b, in;
+	int type;
+
+	dynbuf_init(&b, PROTO_MAX_PAYLOAD);
+	dynbuf_init(&in, PROTO_MAX_PAYLOAD);
+	ck_assert_int_eq(proto_encode_member_data(&b, 4096, text,
+	    strlen(text)), 0);
+	ck_assert_uint_eq(b.len, 16 + strlen(text));
+	ck_assert_int_eq(proto_write(sv[1], PROTO_MEMBER_DATA, b.data, b.len), 0);
+	ck_assert_int_eq(proto_read(sv[0], &type, &in), 0);
+	ck_assert_int_eq(type, PROTO_MEMBER_DATA);
+	ck_assert_str_eq(proto_type_name(type), "MEMBER_DATA");
+	ck_assert_int_eq(proto_decode_member_data((unsigned char *)in.data,
+	    in.len, &d), 0);
+	ck_assert_uint_eq(d.offset, 4096);
+	ck_assert_uint_eq(d.len, strlen(text));
+	ck_assert_mem_eq(d.data, text, strlen(text));
+	/* A piece of the largest size goes; one byte more is not encoded. */
+	{
+		char *big = calloc(1, PROTO_MEMBER_CHUNK + 1);
+
+		ck_assert_ptr_nonnull(big);
+		ck_assert_int_eq(proto_encode_member_data(&b, 0, big,
+		    PROTO_MEMBER_CHUNK), 0);
+		ck_assert_int_eq(proto_decode_member_data((unsigned char *)b.data,
+		    b.len, &d), 0);
+		ck_assert_uint_eq(d.len, PROTO_MEMBER_CHUNK);
+		ck_assert_int_eq(proto_encode_member_data(&b, 0, big,
+		    PROTO_MEMBER_CHUNK + 1), AL_EINVAL);
+		free(big);
+	}
+	ck_assert_int_eq(proto_encode_member_data(&b, 0, "", 0), AL_EINVAL);
+	dynbuf_free(&b);
+	dynbuf_free(&in);
+}
+END_TEST
+
+/* Writes a MEMBER_DATA payload by hand: offset, claimed length, then
+ * `have` bytes. */
+static void
+member_data_raw(struct dynbuf *b, uint64_t offset, uint64_t claimed,
+    size_t have)
+{
+	size_t i;
+
+	dynbuf_reset(b);
+	ck_assert_int_eq(proto_put_u64(b, offset), 0);
+	ck_assert_int_eq(proto_put_u64(b, claimed), 0);
+	for (i = 0; i < have; i++)
+		ck_assert_int_eq(dynbuf_addc(b, 'a'), 0);
+}
+
+START_TEST(member_data_malformed)
+{
+	struct proto_member_data d;
+	struct dynbuf b;
+
+	dynbuf_init(&b, PROTO_MAX_PAYLOAD);
+	/* The claimed length must be exactly what follows. */
+	member_data_raw(&b, 0, 5, 4);   /* cut short */
+	ck_assert_int_eq(proto_decode_member_data((unsigned char *)b.data,
+	    b.len, &d), AL_EINVAL);
+	ck_assert_ptr_null(d.data);
+	member_data_raw(&b, 0, 3, 4);   /* a trailing byte */
+	ck_assert_int_eq(proto_decode_member_data((unsigned char *)b.data,
+	    b.len, &d), AL_EINVAL);
+	member_data_raw(&b, 0, 0, 0);   /* an empty piece says nothing */
+	ck_assert_int_eq(proto_decode_member_data((unsigned char *)b.data,
+	    b.len, &d), AL_EINVAL);
+	/* Oversized: a piece past the chunk size, even if the bytes follow. */
+	member_data_raw(&b, 0, PROTO_MEMBER_CHUNK + 1, PROTO_MEMBER_CHUNK + 1);
+	ck_assert_int_eq(proto_decode_member_data((unsigned char *)b.data,
+	    b.len, &d), AL_EINVAL);
+	/* A length that wraps the size arithmetic. */
+	member_data_raw(&b, 0, UINT64_MAX, 1);
+	ck_assert_int_eq(proto_decode_member_data((unsigned char *)b.data,
+	    b.len, &d), AL_EINVAL);
+	/* An offset whose end passes any size. */
+	member_data_raw(&b, UINT64_MAX, 1, 1);
+	ck_assert_int_eq(proto_decode_member_data((unsigned char *)b.data,
+	    b.len, &d), AL_EINVAL);
+	/* The header fields themselves cut short. */
+	ck_assert_int_eq(proto_decode_member_data((unsigned char *)b.data, 12,
+	    &d), AL_EINVAL);
+	ck_assert_int_eq(proto_decode_member_data((unsigned char *)b.data, 0,
+	    &d), AL_EINVAL);
+	dynbuf_free(&b);
+}
+END_TEST
+
+/* Bytes only right after their MEMBER record (or another piece). */
+START_TEST(member_data_state)
+{
+	enum proto_state st = PROTO_ST_READY;
+
+	ck_assert_int_eq(proto_accept(&st, PROTO_MEMBER_DATA), AL_EINVAL);
+	st = PROTO_ST_AWAIT;
+	ck_assert_int_eq(proto_accept(&st, PROTO_MEMBER_DATA), AL_EINVAL);
+	ck_assert_int_eq(proto_accept(&st, PROTO_ITEM), 0);
+	/* Inside an item, before any member: refused. */
+	ck_assert_int_eq(proto_accept(&st, PROTO_MEMBER_DATA), AL_EINVAL);
+	ck_assert_int_eq(proto_accept(&st, PROTO_MEMBER), 0);
+	ck_assert_int_eq(st, PROTO_ST_IN_MEMBER);
+	ck_assert_int_eq(proto_accept(&st, PROTO_MEMBER_DATA), 0);
+	ck_assert_int_eq(proto_accept(&st, PROTO_MEMBER_DATA), 0);
+	ck_assert_int_eq(proto_accept(&st, PROTO_MEMBER), 0);
+	ck_assert_int_eq(proto_accept(&st, PROTO_MEMBER_DATA), 0);
+	/* A finding ends the member: bytes after it are refused. */
+	ck_assert_int_eq(proto_accept(&st, PROTO_FINDING), 0);
+	ck_assert_int_eq(st, PROTO_ST_IN_ITEM);
+	ck_assert_int_eq(proto_accept(&st, PROTO_MEMBER_DATA), AL_EINVAL);
+	ck_assert_int_eq(proto_accept(&st, PROTO_MEMBER), 0);
+	ck_assert_int_eq(proto_accept(&st, PROTO_DONE), AL_EINVAL);
+	ck_assert_int_eq(proto_accept(&st, PROTO_ITEM), AL_EINVAL);
+	ck_assert_int_eq(proto_accept(&st, PROTO_ITEM_END), 0);
+	ck_assert_int_eq(st, PROTO_ST_READY);
+	ck_assert_int_eq(proto_accept(&st, PROTO_MEMBER_DATA), AL_EINVAL);
+}
+END_TEST
+
 /* The launcher's reports carry a pid and a wait status, whole. */
 START_TEST(launcher_reports)
 {
@@ -374,12 +501,15 @@ proto_suite(void)
 	tcase_add_test(tc, truncated_header);
 	tcase_add_test(tc, unknown_type_and_reserved_bits);
 	tcase_add_test(tc, parse_from_memory);
+	tcase_add_test(tc, member_data_round_trip);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("validation");
 	tcase_add_test(tc, state_table);
 	tcase_add_test(tc, malformed_payloads);
 	tcase_add_test(tc, message_round_trips);
 	tcase_add_test(tc, await_state);
+	tcase_add_test(tc, member_data_malformed);
+	tcase_add_test(tc, member_data_state);
 	tcase_add_test(tc, launcher_reports);
 	suite_add_tcase(s, tc);
 	return s;

@@ -41,19 +41,28 @@ child_test_fault(void)
 	return f != NULL ? f : "";
 }
 
-/* FAULT or FAULT:TEXT, the latter only for paths containing TEXT. */
+/* The fault spec names for this path: FAULT, or FAULT:TEXT for paths
+ * containing TEXT; "" when none applies. */
 static void
-child_fault(const char *spec, const char *path, int sock)
+fault_for(char fault[32], const char *spec, const char *path)
 {
-	char fault[32];
 	const char *colon = strchr(spec, ':');
 	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
 
-	if (n == 0 || n >= sizeof(fault) ||
+	fault[0] = '\0';
+	if (n == 0 || n >= 32 ||
 	    (colon != NULL && strstr(path, colon + 1) == NULL))
 		return;
 	memcpy(fault, spec, n);
 	fault[n] = '\0';
+}
+
+static void
+child_fault(const char *spec, const char *path, int sock)
+{
+	char fault[32];
+
+	fault_for(fault, spec, path);
 	if (strcmp(fault, "syscall") == 0)
 		(void)open("/etc/passwd", O_RDONLY);
 	else if (strcmp(fault, "crash") == 0)
@@ -87,6 +96,39 @@ frame_finding(struct dynbuf *reply, struct dynbuf *tmp, const struct finding *f)
 	    tmp->len);
 }
 
+/*
+ * Appends the bytes of a kept member as MEMBER_DATA pieces, sending what
+ * is queued first when the reply would grow past half a megabyte. With
+ * the test fault "membytes" one byte is flipped: the parent must refuse
+ * bytes that do not hash to the MEMBER's sha256.
+ */
+static int
+frame_member_data(int sock, struct dynbuf *reply, struct dynbuf *tmp,
+    const struct scan_item *it, int corrupt)
+{
+	size_t off = 0;
+	int rc = 0;
+
+	if (corrupt && it->content_len > 0)
+		it->content[it->content_len - 1] ^= 0x20;
+	while (rc == 0 && off < it->content_len) {
+		size_t n = it->content_len - off < PROTO_MEMBER_CHUNK ?
+		    it->content_len - off : PROTO_MEMBER_CHUNK;
+
+		if (reply->len + PROTO_HEADER + 16 + n > (512u << 10)) {
+			if ((rc = proto_send(sock, reply)) < 0)
+				break;
+			dynbuf_reset(reply);
+		}
+		if ((rc = proto_encode_member_data(tmp, off, it->content + off,
+		    n)) == 0)
+			rc = proto_frame(reply, PROTO_MEMBER_DATA, tmp->data,
+			    tmp->len);
+		off += n;
+	}
+	return rc;
+}
+
 /* Scans one file of a batch and appends its reply frames. */
 static int
 child_one(struct scan_worker *w, int sock, int fd, const char *fault,
@@ -107,10 +149,10 @@ child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
 	struct finding_list fl = {0};
 	struct scan_item_list items = {0};
 	struct proto_scan m;
-	char digest[AL_SHA256_HEX];
+	char digest[AL_SHA256_HEX], fname[32];
 	uint64_t bytes = 0;
 	size_t i;
-	int rc, want_digest, want_items;
+	int rc, want_digest, want_items, send_data;
 	enum al_kind kind = AL_KIND_FILE;
 
 	if (proto_decode_scan((const unsigned char *)in->data, in->len, &m) < 0)
@@ -131,12 +173,20 @@ child_scan(struct scan_worker *w, int sock, int fd, const char *fault,
 		rc = frame_finding(reply, out, &fl.v[i]);
 	/* What was read, one frame a file; an archive of many members is
 	 * sent in pieces rather than held whole. */
+	/* The bytes of text members, for review, only where the artifact is
+	 * a tree of them (an archive, a bundle): a plain file, a patch or a
+	 * mailbox is shown whole from the artifact itself. */
+	fault_for(fname, fault, m.path);
+	send_data = kind == AL_KIND_ARCHIVE || kind == AL_KIND_BUNDLE;
 	for (i = 0; rc == 0 && i < items.n; i++) {
 		const struct scan_item *it = &items.v[i];
 
 		if ((rc = proto_encode_member(out, it->path, it->mode, it->size,
 		    it->sha256, it->type)) == 0)
 			rc = proto_frame(reply, PROTO_MEMBER, out->data, out->len);
+		if (rc == 0 && send_data && it->content != NULL)
+			rc = frame_member_data(sock, reply, out, it,
+			    strcmp(fname, "membytes") == 0);
 		if (rc == 0 && reply->len > (256u << 10)) {
 			rc = proto_send(sock, reply);
 			dynbuf_reset(reply);

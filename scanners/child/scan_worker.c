@@ -77,6 +77,7 @@ scan_worker_free(struct scan_worker *w)
 	scan_typer_free(w->typer);
 	scan_worker_free(w->child);
 	EVP_MD_CTX_free(w->imd);
+	free(w->ibuf);
 	free(w);
 }
 
@@ -88,6 +89,7 @@ scan_item_list_free(struct scan_item_list *l)
 	for (i = 0; i < l->n; i++) {
 		free(l->v[i].path);
 		free(l->v[i].type);
+		free(l->v[i].content);
 	}
 	free(l->v);
 	memset(l, 0, sizeof(*l));
@@ -100,6 +102,7 @@ scan_worker_collect_items(struct scan_worker *w, struct scan_item_list *items)
 	    (w->imd = EVP_MD_CTX_new()) == NULL)
 		return al_err_set(AL_ENOMEM, "out of memory");
 	w->items = items;
+	w->kept_total = 0;
 	return 0;
 }
 
@@ -142,8 +145,40 @@ item_push(struct scan_worker *w, const char *path, uint64_t size, int whole,
 		free(it->type);
 		return AL_ENOMEM;
 	}
+	/* Text read whole, within the caps: its bytes go to the reviewer. */
+	if (whole && !binary && !w->ibuf_over && it->sha256[0] != '\0' &&
+	    strncmp(it->type, "text/", 5) == 0 && w->ibuf_len == size &&
+	    w->ibuf_len <= AL_ARTIFACT_CONTENT_MAX - w->kept_total) {
+		if ((it->content = malloc(w->ibuf_len ? w->ibuf_len : 1)) == NULL) {
+			free(it->path);
+			free(it->type);
+			return AL_ENOMEM;
+		}
+		if (w->ibuf_len > 0)
+			memcpy(it->content, w->ibuf, w->ibuf_len);
+		it->content_len = w->ibuf_len;
+		w->kept_total += w->ibuf_len;
+	}
 	l->n++;
 	return 0;
+}
+
+/* Keeps a text item's bytes as they are read, up to the member cap. */
+static void
+item_keep(struct scan_worker *w, const char *p, size_t n)
+{
+	if (w->ibuf_over)
+		return;
+	if (n > AL_MEMBER_CONTENT_MAX - w->ibuf_len) {
+		w->ibuf_over = 1;
+		return;
+	}
+	if (w->ibuf == NULL && (w->ibuf = malloc(AL_MEMBER_CONTENT_MAX)) == NULL) {
+		w->ibuf_over = 1; /* not kept is safe: it is listed anyway */
+		return;
+	}
+	memcpy(w->ibuf + w->ibuf_len, p, n);
+	w->ibuf_len += n;
 }
 
 int
@@ -736,6 +771,8 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	int first = 1, binary = 0, item = w->items != NULL && w->depth == 0;
 
 	w->mime = NULL;
+	w->ibuf_len = 0;
+	w->ibuf_over = 0;
 	if (item && EVP_DigestInit_ex(w->imd, EVP_sha256(), NULL) != 1)
 		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
 	file_begin(w, path, relpath, out);
@@ -779,6 +816,8 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			break;
 		}
 		first = 0;
+		if (item)
+			item_keep(w, w->buf + w->buf_len, (size_t)n);
 		w->buf_len += (size_t)n;
 		if (stream == NULL)
 			continue;

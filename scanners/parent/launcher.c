@@ -237,6 +237,7 @@ scan_launcher_scan(struct scan_launcher *l, const struct scan_req *r)
 		if (why[0] == '\0' || rc == AL_EIO)
 			parent_describe_status(proto_launch_status(msg), why, sizeof(why));
 		parent_truncate(r->out, mark);
+		parent_drop_content(r);
 		return parent_unscannable(r, why);
 	}
 	return 0;

@@ -6,7 +6,8 @@
  * Trust: the child may be compromised; its frames are checked before they
  * are believed: the state table (proto.c) decides which frame may come,
  * payloads are decoded with exact sizes, an item must be the file sent,
- * a finding must name a known rule and a path inside that file. A child
+ * a finding must name a known rule and a path inside that file, a
+ * member's bytes must hash to the sha256 its record gave. A child
  * that dies, hangs past the deadline or lies makes the file it was on
  * unscannable, with the reason, and a new child takes the rest.
  */
@@ -281,20 +282,117 @@ take_finding(struct scan_child *c, const char *path, struct finding_list *out,
 	return rc < 0 ? AL_ENOMEM : 0;
 }
 
-/* Records what a MEMBER frame says was read, if it is well formed. */
+/*
+ * The member whose bytes may follow: the last MEMBER frame's, if it is
+ * text read whole within the member cap. The child's claims are the
+ * record's; the bytes are believed only once they hash to its sha256.
+ */
+struct member_rx {
+	int open;                 /* bytes may come for the last member */
+	size_t idx;               /* its index in r->items (when wanted) */
+	uint64_t size;
+	char sha256[AL_SHA256_HEX];
+	unsigned char *buf;       /* size bytes (1 for an empty member) */
+	uint64_t got;             /* bytes received, in order */
+	uint64_t total;           /* bytes received for this file's members */
+};
+
+/* The last member's bytes must have come whole, or not at all. */
 static int
-take_member(struct scan_child *c, const struct scan_req *r, char *why,
+rx_close(struct member_rx *rx, char *why, size_t n)
+{
+	int partial = rx->open && rx->got > 0 && rx->got < rx->size;
+
+	free(rx->buf);
+	rx->buf = NULL;
+	rx->open = 0;
+	rx->got = 0;
+	if (partial) {
+		snprintf(why, n, "the scan child sent part of a member's bytes");
+		return AL_EINVAL;
+	}
+	return 0;
+}
+
+/* The member's bytes are complete: kept if they are what it said. */
+static int
+rx_finish(struct member_rx *rx, const struct scan_req *r, char *why,
     size_t n)
+{
+	char got[AL_SHA256_HEX];
+
+	al_sha256_hex(got, rx->buf, (size_t)rx->size);
+	if (strcmp(got, rx->sha256) != 0) {
+		snprintf(why, n, "the scan child sent member bytes that do not "
+		    "match their sha256");
+		return AL_EINVAL;
+	}
+	if (r->items != NULL) {
+		struct scan_item *it = &r->items->v[rx->idx];
+
+		free(it->content);
+		it->content = rx->buf;
+		it->content_len = (size_t)rx->size;
+		rx->buf = NULL;
+	}
+	free(rx->buf);
+	rx->buf = NULL;
+	rx->open = 0;
+	rx->got = 0;
+	return 0;
+}
+
+/* Takes a MEMBER_DATA frame: the next piece of the open member's bytes. */
+static int
+take_member_data(struct scan_child *c, const struct scan_req *r,
+    struct member_rx *rx, char *why, size_t n)
+{
+	struct proto_member_data d;
+
+	if (proto_decode_member_data((const unsigned char *)c->in.data,
+	    c->in.len, &d) < 0) {
+		snprintf(why, n, "the scan child sent malformed member bytes: %s",
+		    al_err_msg());
+		return AL_EINVAL;
+	}
+	if (!rx->open || d.offset != rx->got || d.len > rx->size - rx->got ||
+	    d.len > AL_ARTIFACT_CONTENT_MAX - rx->total) {
+		snprintf(why, n, "the scan child sent member bytes it had not "
+		    "announced (out of order, past the member's size, of a member "
+		    "that is not text read whole, or past the caps)");
+		return AL_EINVAL;
+	}
+	if (rx->buf == NULL && (rx->buf = malloc((size_t)rx->size)) == NULL)
+		return AL_ENOMEM;
+	memcpy(rx->buf + rx->got, d.data, d.len);
+	rx->got += d.len;
+	rx->total += d.len;
+	return rx->got == rx->size ? rx_finish(rx, r, why, n) : 0;
+}
+
+/* Records what a MEMBER frame says was read, if it is well formed; its
+ * bytes may follow when it is text read whole within the member cap. */
+static int
+take_member(struct scan_child *c, const struct scan_req *r,
+    struct member_rx *rx, char *why, size_t n)
 {
 	struct proto_member m;
 	struct scan_item it;
+	int rc;
 
+	if ((rc = rx_close(rx, why, n)) < 0)
+		return rc;
 	if (proto_decode_member((const unsigned char *)c->in.data, c->in.len,
 	    &m) < 0 || !al_member_path_of(m.path, r->path)) {
 		proto_member_free(&m);
 		snprintf(why, n, "the scan child sent a malformed member record");
 		return AL_EINVAL;
 	}
+	rx->open = m.sha256[0] != '\0' && strncmp(m.type, "text/", 5) == 0 &&
+	    m.size <= AL_MEMBER_CONTENT_MAX;
+	rx->size = m.size;
+	rx->idx = r->items != NULL ? r->items->n : 0;
+	memcpy(rx->sha256, m.sha256, strlen(m.sha256) + 1);
 	if (r->items != NULL) {
 		struct scan_item_list *l = r->items;
 
@@ -319,6 +417,12 @@ take_member(struct scan_child *c, const struct scan_req *r, char *why,
 		m.path = m.type = NULL;
 	}
 	proto_member_free(&m);
+	/* An empty text member has no bytes to send: it is complete now. */
+	if (rx->open && rx->size == 0) {
+		if ((rx->buf = malloc(1)) == NULL)
+			return AL_ENOMEM;
+		return rx_finish(rx, r, why, n);
+	}
 	return 0;
 }
 
@@ -359,12 +463,32 @@ parent_request(struct scan_child *c, const struct scan_req *r, size_t k,
 	return rc;
 }
 
-/* Reads the child's answer for r: ITEM, FINDING..., ITEM_END. */
+static int reply_frames(struct scan_child *c, const struct scan_req *r,
+    enum proto_state *stp, struct member_rx *rx, double deadline, char *why,
+    size_t n);
+
+/* Reads the child's answer for r: ITEM, FINDING..., MEMBER (MEMBER_DATA...)
+ * ..., ITEM_END. */
 int
 parent_reply(struct scan_child *c, const struct scan_req *r, double deadline,
     char *why, size_t n)
 {
 	enum proto_state st = PROTO_ST_AWAIT;
+	struct member_rx rx;
+	int rc;
+
+	memset(&rx, 0, sizeof(rx));
+	rc = reply_frames(c, r, &st, &rx, deadline, why, n);
+	free(rx.buf);
+	return rc;
+}
+
+/* parent_reply's loop; rx holds the member bytes in flight. */
+static int
+reply_frames(struct scan_child *c, const struct scan_req *r,
+    enum proto_state *stp, struct member_rx *rx, double deadline, char *why,
+    size_t n)
+{
 	int rc, type;
 
 	for (;;) {
@@ -375,11 +499,14 @@ parent_reply(struct scan_child *c, const struct scan_req *r, double deadline,
 		if ((rc = child_read(c, &type, deadline, why, n)) < 0)
 			return rc;
 		p = (const unsigned char *)c->in.data;
-		if (proto_accept(&st, type) < 0) {
+		if (proto_accept(stp, type) < 0) {
 			snprintf(why, n, "the scan child sent an unexpected %s "
 			    "frame", proto_type_name(type));
 			return AL_EINVAL;
 		}
+		if (type != PROTO_MEMBER && type != PROTO_MEMBER_DATA &&
+		    (rc = rx_close(rx, why, n)) < 0)
+			return rc;
 		switch (type) {
 		case PROTO_ITEM:
 			rc = proto_decode_item(p, c->in.len, &s) == 0 &&
@@ -396,7 +523,11 @@ parent_reply(struct scan_child *c, const struct scan_req *r, double deadline,
 				return rc;
 			break;
 		case PROTO_MEMBER:
-			if ((rc = take_member(c, r, why, n)) < 0)
+			if ((rc = take_member(c, r, rx, why, n)) < 0)
+				return rc;
+			break;
+		case PROTO_MEMBER_DATA:
+			if ((rc = take_member_data(c, r, rx, why, n)) < 0)
 				return rc;
 			break;
 		case PROTO_ITEM_END:
@@ -420,6 +551,18 @@ parent_reply(struct scan_child *c, const struct scan_req *r, double deadline,
 			snprintf(why, n, "the scan child gave up");
 			return AL_EINVAL;
 		}
+	}
+}
+
+void
+parent_drop_content(const struct scan_req *r)
+{
+	size_t i;
+
+	for (i = 0; r->items != NULL && i < r->items->n; i++) {
+		free(r->items->v[i].content);
+		r->items->v[i].content = NULL;
+		r->items->v[i].content_len = 0;
 	}
 }
 

@@ -37,6 +37,9 @@ int parent_reply(struct scan_child *c, const struct scan_req *r,
 /* How a child that ended with this wait status died, for the reason. */
 void parent_describe_status(int status, char *why, size_t n);
 /* The file r could not be scanned: an unscannable finding saying why. */
+/* Forgets the member bytes kept for r (a failed child's are not
+ * believed). */
+void parent_drop_content(const struct scan_req *r);
 int parent_unscannable(const struct scan_req *r, const char *why);
 /* Drops the findings of l from index n on. */
 void parent_truncate(struct finding_list *l, size_t n);
