@@ -175,6 +175,8 @@ struct db_item {
 	int64_t size;
 	char *sha256;             /* "" or NULL: not read to its end */
 	char *type;               /* MIME type */
+	enum al_content content;  /* KEPT: its bytes are in the store under
+	                           * sha256; NONE: the question did not arise */
 };
 
 /*
@@ -188,7 +190,8 @@ int db_scan_finish(struct db *db, const struct db_scan_job *job,
     enum al_verdict verdict, enum al_severity worst, enum al_kind kind_read,
     const struct db_finding *f, size_t nf, const struct db_item *items,
     size_t ni, const char *error, int64_t now);
-/* The items of the submission's latest finished scan, in order. */
+/* The items of the submission's latest finished scan, in order (the
+ * API's item index is the position here). */
 int db_items_get(struct db *db, int64_t submission_id,
     struct db_item **out, size_t *n_out);
 void db_items_free(struct db_item *v, size_t n);

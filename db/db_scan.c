@@ -180,12 +180,13 @@ db_scan_finish(struct db *db, const struct db_scan_job *job,
 	st = NULL;
 	if (rc == 0 && ni > 0)
 		rc = dbi_prep(db, &st, "INSERT INTO items (scan_id, path, "
-		    "mode, size, sha256, type) VALUES (?, ?, ?, ?, ?, ?)");
+		    "mode, size, sha256, type, content) VALUES (?, ?, ?, ?, ?, "
+		    "?, ?)");
 	for (i = 0; rc == 0 && i < ni; i++)
-		if ((rc = dbi_bind(db, st, "itiitt", job->scan_id,
+		if ((rc = dbi_bind(db, st, "itiittt", job->scan_id,
 		    items[i].path, items[i].mode, items[i].size,
 		    items[i].sha256 && items[i].sha256[0] ? items[i].sha256 :
-		    NULL, items[i].type)) == 0)
+		    NULL, items[i].type, al_content_name(items[i].content))) == 0)
 			rc = dbi_step_done(db, st);
 	sqlite3_finalize(st);
 	if (rc == 0)
@@ -290,12 +291,12 @@ db_items_get(struct db *db, int64_t submission_id, struct db_item **out,
 	struct db_item *v = NULL, *it;
 	sqlite3_stmt *st;
 	size_t n = 0, cap = 0;
-	int rc, nomem = 0;
+	int rc, nomem = 0, bad = 0;
 
 	*out = NULL;
 	*n_out = 0;
-	rc = dbi_prep_bind(db, &st, "SELECT path, mode, size, sha256, type "
-	    "FROM items WHERE scan_id = (SELECT id FROM scans WHERE "
+	rc = dbi_prep_bind(db, &st, "SELECT path, mode, size, sha256, type, "
+	    "content FROM items WHERE scan_id = (SELECT id FROM scans WHERE "
 	    "submission_id = ? AND finished_at IS NOT NULL AND outcome IS NOT "
 	    "'interrupted' ORDER BY id DESC LIMIT 1) ORDER BY id", "i",
 	    submission_id);
@@ -309,9 +310,13 @@ db_items_get(struct db *db, int64_t submission_id, struct db_item **out,
 		it->sha256 = sqlite3_column_type(st, 3) == SQLITE_NULL ?
 		    strdup("") : dbi_col_str(st, 3, &nomem);
 		it->type = dbi_col_str(st, 4, &nomem);
+		it->content = (enum al_content)dbi_col_enum(st, 5,
+		    al_content_parse, AL_CONTENT_NONE, &bad);
 		if (it->sha256 == NULL)
 			nomem = 1;
-		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : bad ?
+		    al_err_set(AL_EIO, "an item content the schema does not "
+		    "know") : 0;
 	}
 	sqlite3_finalize(st);
 	if (rc < 0) {

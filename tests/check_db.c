@@ -671,8 +671,10 @@ START_TEST(finish_records_findings)
 	};
 	struct db_item items[2] = {
 		{"x.tar!/src/a.py", 0100644, 12, "e3b0c44298fc1c149afbf4c8996fb924"
-		    "27ae41e4649b934ca495991b7852b855", "text/plain"},
-		{"x.tar!/big.bin", 0100755, 99, "", "application/octet-stream"},
+		    "27ae41e4649b934ca495991b7852b855", "text/plain",
+		    AL_CONTENT_KEPT},
+		{"x.tar!/big.bin", 0100755, 99, "", "application/octet-stream",
+		    AL_CONTENT_PARTIAL},
 	};
 	struct db_finding *got;
 	struct db_item *gi;
@@ -700,6 +702,11 @@ START_TEST(finish_records_findings)
 	ck_assert_str_eq(gi[0].sha256, items[0].sha256);
 	ck_assert_str_eq(gi[1].sha256, "");   /* not read to its end */
 	ck_assert_str_eq(gi[1].type, "application/octet-stream");
+	/* Whether the bytes were kept, and why not, is read back as named. */
+	ck_assert_int_eq(gi[0].content, AL_CONTENT_KEPT);
+	ck_assert_int_eq(gi[1].content, AL_CONTENT_PARTIAL);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM items WHERE content = "
+	    "'kept'"), 1);
 	db_items_free(gi, ni);
 	ck_assert_int_eq(db_submission_get(db, id, &s), 0);
 	ck_assert_str_eq(al_state_name(s.state), "held");

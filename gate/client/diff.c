@@ -3,13 +3,19 @@
  * marked inline, each under the added line of a patch or mailbox it is on
  * (post-image line numbers read from the hunk headers, as the scan
  * reported them) or under its line of a text file; findings that have no
- * line in the text are listed after it, so none is hidden.
+ * line in the text are listed after it, so none is hidden. An archive or
+ * a bundle is shown as the scan read it: the tree of its items, then each
+ * text member's lines (fetched one by one from the gate, which kept the
+ * bytes the sandboxed scan child sent and checked) with its findings, and
+ * each binary member described. The client never unpacks the artifact.
  *
  * Trust: the content is the artifact itself, hostile, and so are the
  * findings' paths, rules and excerpts: every line is escaped before it is
  * printed (long lines are cut for display), binary content is not shown,
- * and at most DIFF_MAX_CONTENT bytes are read. The gate records the read
- * as a view. The token is never printed.
+ * and at most DIFF_MAX_CONTENT bytes are read; a member's bytes are shown
+ * only if they hash to the sha256 its item gives. The gate records the
+ * read as a view (and each member's as view.item). The token is never
+ * printed.
  *
  * Exit status: 0 shown, 1 refused by the gate (the content needs a
  * reviewer, auditor or admin token), 2 usage, transport or server errors.
@@ -18,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "al_limits.h"
 #include "client.h"
 #include "client_int.h"
 #include "dynbuf.h"
@@ -25,6 +32,7 @@
 #include "path.h"
 #include "term.h"
 #include "text.h"
+#include "util.h"
 #include "vocab.h"
 
 static const char diff_usage[] =
@@ -33,8 +41,10 @@ static const char diff_usage[] =
     "Prints a submission's content with its findings marked inline: for a\n"
     "patch or mailbox, each finding under the added line it is on (the\n"
     "post-image line numbers the scan reported); for a text file, under its\n"
-    "line. Findings that have no line in the text (binary content, whole\n"
-    "files, bundles, archive members) are listed after it, so none is\n"
+    "line. An archive or a bundle is shown as its tree of items (mode,\n"
+    "size, type, sha256), then each text member with its findings under\n"
+    "their lines; binary members are described, never printed. Findings\n"
+    "that have no line in the text are listed after it, so none is\n"
     "hidden. Reading the content is recorded as a view (reviewer, auditor\n"
     "or admin token).\n"
     "\n"
@@ -183,6 +193,190 @@ diff_text(FILE *out, const char *name, const char *p, size_t len,
 	}
 }
 
+/* One finding as listed (not under a line): path:line  severity rule: excerpt */
+static void
+diff_list_one(FILE *out, const struct diff_mark *m)
+{
+	fputs("  ", out);
+	al_term_put(out, m->path);
+	if (m->line > 0)
+		fprintf(out, ":%lld", (long long)m->line);
+	fputs("  ", out);
+	al_term_put(out, json_string_value(json_object_get(m->f, "severity")));
+	fputc(' ', out);
+	al_term_put(out, json_string_value(json_object_get(m->f, "rule")));
+	fputs(": ", out);
+	al_term_put(out, json_string_value(json_object_get(m->f, "excerpt")));
+	fputc('\n', out);
+}
+
+/* Lists the findings on path not shown yet, and marks them shown. */
+static void
+diff_rest_of(FILE *out, struct diff_mark *m, size_t n, const char *path)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += !m[i].shown && strcmp(m[i].path, path) == 0;
+	if (k == 0)
+		return;
+	printf("   %zu finding%s not on a line shown:\n", k, k == 1 ? "" : "s");
+	for (i = 0; i < n; i++) {
+		if (m[i].shown || strcmp(m[i].path, path) != 0)
+			continue;
+		m[i].shown = 1;
+		diff_list_one(out, &m[i]);
+	}
+}
+
+/* An item of the submission's latest scan, as the gate lists it. */
+struct diff_item {
+	const char *path, *type, *sha256, *content;
+	json_int_t mode, size;
+};
+
+static void
+diff_item_get(const json_t *j, struct diff_item *it)
+{
+	const char *v;
+
+	v = json_string_value(json_object_get(j, "path"));
+	it->path = v ? v : "";
+	v = json_string_value(json_object_get(j, "type"));
+	it->type = v ? v : "";
+	it->sha256 = json_string_value(json_object_get(j, "sha256"));
+	it->content = json_string_value(json_object_get(j, "content"));
+	it->mode = json_integer_value(json_object_get(j, "mode"));
+	it->size = json_integer_value(json_object_get(j, "size"));
+}
+
+/* The tree: one line per item, as recorded. */
+static void
+diff_tree(FILE *out, const json_t *items)
+{
+	struct diff_item it;
+	size_t i, n = json_array_size(items);
+
+	fprintf(out, "%zu item%s:\n", n, n == 1 ? "" : "s");
+	for (i = 0; i < n; i++) {
+		char mode[16], size[32], sha[16];
+
+		diff_item_get(json_array_get(items, i), &it);
+		if (it.mode > 0 && it.mode <= 0177777)
+			snprintf(mode, sizeof(mode), "%06llo",
+			    (unsigned long long)it.mode);
+		else
+			snprintf(mode, sizeof(mode), "-");
+		al_human_size(size, sizeof(size), (int64_t)it.size);
+		snprintf(sha, sizeof(sha), "%.12s", it.sha256 ? it.sha256 : "-");
+		fprintf(out, "  %-6s  %10s  ", mode, size);
+		al_term_put(out, it.type);
+		/* Types are short ASCII (the parent checks): pad them to a
+		 * column. */
+		fprintf(out, "%*s  ", strlen(it.type) < 24 ?
+		    (int)(24 - strlen(it.type)) : 0, "");
+		al_term_put(out, sha);
+		fputs("  ", out);
+		al_term_put(out, it.path);
+		fputc('\n', out);
+	}
+}
+
+/* Why a member's bytes are not shown, from the gate's "content". */
+static const char *
+diff_not_kept(const char *content)
+{
+	switch (content ? al_content_parse(content) : -1) {
+	case AL_CONTENT_BINARY:
+		return "binary content not shown";
+	case AL_CONTENT_PARTIAL:
+		return "content not kept: the scan did not read it to its end";
+	case AL_CONTENT_MEMBER_CAP:
+		return "content not kept: larger than the 1 MiB kept of a member";
+	case AL_CONTENT_ARTIFACT_CAP:
+		return "content not kept: past the 16 MiB kept of one artifact";
+	default:
+		return "content not kept";
+	}
+}
+
+/*
+ * Shows one member: a heading that describes it, then its lines with
+ * their findings when its bytes were kept (fetched from the gate, and
+ * shown only if they hash to the item's sha256), else why not.
+ * Returns EXIT_OK, or EXIT_FINDINGS / EXIT_ERROR when the gate refused or
+ * failed.
+ */
+static int
+diff_member(FILE *out, struct client *c, const char *id, size_t idx,
+    const struct diff_item *it, struct diff_mark *m, size_t n)
+{
+	struct dynbuf b;
+	char path[128], size[32], got[AL_SHA256_HEX];
+	long status = 0;
+	int ret = EXIT_OK;
+
+	al_human_size(size, sizeof(size), (int64_t)it->size);
+	fputs("\n== ", out);
+	al_term_put(out, it->path);
+	fputs("  (", out);
+	al_term_put(out, it->type);
+	fprintf(out, ", %s, sha256 ", size);
+	al_term_put(out, it->sha256 ? it->sha256 : "unknown");
+	fputs(")\n", out);
+	if (it->content == NULL || al_content_parse(it->content) !=
+	    AL_CONTENT_KEPT) {
+		fprintf(out, "   %s\n", diff_not_kept(it->content));
+		diff_rest_of(out, m, n, it->path);
+		return EXIT_OK;
+	}
+	dynbuf_init(&b, AL_MEMBER_CONTENT_MAX);
+	snprintf(path, sizeof(path), "/v1/submissions/%s/items/%zu/content", id,
+	    idx);
+	if (client_get_raw(c, path, &b, &status) < 0) {
+		ret = cli_fail("diff");
+		goto out;
+	}
+	if (status != 200) {
+		fprintf(stderr, "airlock diff: the gate refused a member's "
+		    "content (HTTP %ld)\n", status);
+		ret = EXIT_FINDINGS;
+		goto out;
+	}
+	al_sha256_hex(got, b.data ? b.data : "", b.len);
+	if (it->sha256 == NULL || strcmp(got, it->sha256) != 0 ||
+	    (json_int_t)b.len != it->size) {
+		fputs("   content refused: the bytes the gate sent do not match "
+		    "the item's sha256\n", out);
+	} else if (b.len > 0 && memchr(b.data, '\0', b.len) != NULL) {
+		fputs("   binary content not shown\n", out);
+	} else {
+		diff_text(out, it->path, b.data ? b.data : "", b.len, m, n);
+	}
+	diff_rest_of(out, m, n, it->path);
+out:
+	dynbuf_free(&b);
+	return ret;
+}
+
+/* An archive or a bundle: its tree, then every member. */
+static int
+diff_tree_and_members(FILE *out, struct client *c, const char *id,
+    const json_t *items, struct diff_mark *m, size_t n)
+{
+	struct diff_item it;
+	size_t i;
+	int ret;
+
+	diff_tree(out, items);
+	for (i = 0; i < json_array_size(items); i++) {
+		diff_item_get(json_array_get(items, i), &it);
+		if ((ret = diff_member(out, c, id, i, &it, m, n)) != EXIT_OK)
+			return ret;
+	}
+	return EXIT_OK;
+}
+
 int
 cmd_diff(int argc, char **argv)
 {
@@ -250,7 +444,11 @@ cmd_diff(int argc, char **argv)
 	/* Shown as the gate read it: a patch or mailbox as a diff. */
 	text = body.len == 0 || memchr(body.data, '\0', body.len) == NULL;
 	k = kind != NULL ? al_kind_parse(kind) : -1;
-	if (text && (k == AL_KIND_PATCH || k == AL_KIND_MBOX))
+	if (k == AL_KIND_ARCHIVE || k == AL_KIND_BUNDLE) {
+		if ((ret = diff_tree_and_members(stdout, c, id,
+		    json_object_get(r.json, "items"), m, n)) != EXIT_OK)
+			goto out;
+	} else if (text && (k == AL_KIND_PATCH || k == AL_KIND_MBOX))
 		diff_patch(stdout, name, body.data, body.len, m, n, series);
 	else if (text)
 		diff_text(stdout, name, body.data ? body.data : "", body.len, m, n);
@@ -261,24 +459,9 @@ cmd_diff(int argc, char **argv)
 	if (left > 0) {
 		printf("\n%zu finding%s not on a line shown above:\n", left,
 		    left == 1 ? "" : "s");
-		for (i = 0; i < n; i++) {
-			if (m[i].shown)
-				continue;
-			fputs("  ", stdout);
-			al_term_put(stdout, m[i].path);
-			if (m[i].line > 0)
-				printf(":%lld", (long long)m[i].line);
-			fputs("  ", stdout);
-			al_term_put(stdout, json_string_value(
-			    json_object_get(m[i].f, "severity")));
-			fputc(' ', stdout);
-			al_term_put(stdout, json_string_value(
-			    json_object_get(m[i].f, "rule")));
-			fputs(": ", stdout);
-			al_term_put(stdout, json_string_value(
-			    json_object_get(m[i].f, "excerpt")));
-			fputc('\n', stdout);
-		}
+		for (i = 0; i < n; i++)
+			if (!m[i].shown)
+				diff_list_one(stdout, &m[i]);
 	}
 	ret = EXIT_OK;
 out:

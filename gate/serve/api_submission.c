@@ -1,7 +1,7 @@
 /*
  * api_submission.c - submissions: intake (the bytes stored, the row
- * committed, only then 201), list, show, the stored content and the
- * events of one.
+ * committed, only then 201), list, show, the stored content, the kept
+ * bytes of one item and the events of one.
  *
  * Trust: on the intake socket and for agents, a caller sees only its own
  * submissions; names and labels (asserted by the agent) are bounded and
@@ -117,10 +117,11 @@ api_show(struct req *q, struct MHD_Connection *c, struct db *db)
 		arr = json_array();
 		for (i = 0; i < nit; i++)
 			json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:o, "
-			    "s:s}", "path", it[i].path, "mode", (json_int_t)it[i].mode,
-			    "size", (json_int_t)it[i].size, "sha256",
-			    it[i].sha256[0] ? json_string(it[i].sha256) : json_null(),
-			    "type", it[i].type));
+			    "s:s, s:o}", "path", it[i].path, "mode",
+			    (json_int_t)it[i].mode, "size", (json_int_t)it[i].size,
+			    "sha256", it[i].sha256[0] ? json_string(it[i].sha256) :
+			    json_null(), "type", it[i].type, "content",
+			    srv_json_str(al_content_name(it[i].content))));
 		json_object_set_new(j, "items", arr);
 		db_items_free(it, nit);
 	}
@@ -159,13 +160,30 @@ api_list(struct req *q, struct MHD_Connection *c, struct db *db)
 	    arr));
 }
 
+/* Serves the bytes of fd (size bytes) as an opaque download. */
+static enum MHD_Result
+respond_bytes(struct MHD_Connection *c, int fd, uint64_t size)
+{
+	struct MHD_Response *r = MHD_create_response_from_fd(size, fd);
+	enum MHD_Result ok;
+
+	if (r == NULL) {
+		close(fd);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/octet-stream");
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	ok = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
 enum MHD_Result
 api_content(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	struct db_submission b;
-	struct MHD_Response *r;
 	struct stat st;
-	enum MHD_Result ok;
 	int fd = -1;
 
 	if (db_submission_get(db, q->id, &b) < 0)
@@ -186,17 +204,49 @@ api_content(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "the stored bytes cannot be read");
 	}
 	db_submission_clear(&b);
-	r = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
-	if (r == NULL) {
-		close(fd);
-		return MHD_NO;
+	return respond_bytes(c, fd, (uint64_t)st.st_size);
+}
+
+/*
+ * GET /v1/submissions/ID/items/N/content: the kept bytes of the latest
+ * scan's item N (its index in `items`), as stored under its sha256. The
+ * read is recorded as its own event, "view.item" with the item's path: a
+ * view of one member is not a view of the artifact ("view", which
+ * approval asks for).
+ */
+enum MHD_Result
+api_item_content(struct req *q, struct MHD_Connection *c, struct db *db)
+{
+	struct db_submission b;
+	struct db_item *it = NULL;
+	struct stat st;
+	size_t nit = 0;
+	int fd = -1, rc;
+
+	if (db_submission_get(db, q->id, &b) < 0)
+		return srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such submission");
+	db_submission_clear(&b);
+	if (db_items_get(db, q->id, &it, &nit) < 0)
+		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
+		    "database error");
+	if ((uint64_t)q->item >= nit || it[q->item].content != AL_CONTENT_KEPT) {
+		db_items_free(it, nit);
+		return srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no kept content "
+		    "for that item");
 	}
-	MHD_add_response_header(r, "Content-Type", "application/octet-stream");
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	ok = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ok;
+	rc = store_blob_open(q->s->store, it[q->item].sha256, &fd);
+	if (rc < 0 || fstat(fd, &st) < 0 ||
+	    (int64_t)st.st_size != it[q->item].size ||
+	    db_event_add(db, al_now_ms(), q->who.id, "view.item", q->id,
+	    it[q->item].path) < 0) {
+		if (fd >= 0)
+			close(fd);
+		db_items_free(it, nit);
+		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
+		    "the stored bytes cannot be read");
+	}
+	db_items_free(it, nit);
+	return respond_bytes(c, fd, (uint64_t)st.st_size);
 }
 
 enum MHD_Result

@@ -34,6 +34,9 @@ static const struct {
 	/* ci: released content only (checked in api_content). */
 	{R_CONTENT, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) |
 	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	/* One member's kept bytes: for those who review and audit. */
+	{R_ITEM_CONTENT, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_AUDITOR) |
+	    ROLE(DB_ROLE_ADMIN), 0},
 	{R_APPROVE, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_REJECT, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_OVERRIDE, ROLE(DB_ROLE_ADMIN), 0},
@@ -77,8 +80,29 @@ origin_allowed(const struct req *q, const char *origin)
 	    host_allowed(q, origin + 7);
 }
 
+/* "/items/N/content", N a decimal index from 0 (no sign, no leading
+ * zero, at most 9 digits): 1 with N in *item. */
+static int
+item_of(const char *p, int64_t *item)
+{
+	size_t n = 0;
+	int64_t v = 0;
+
+	if (strncmp(p, "/items/", 7) != 0)
+		return 0;
+	p += 7;
+	while (p[n] >= '0' && p[n] <= '9' && n < 10)
+		v = v * 10 + (p[n++] - '0');
+	if (n == 0 || n > 9 || (n > 1 && p[0] == '0') ||
+	    strcmp(p + n, "/content") != 0)
+		return 0;
+	*item = v;
+	return 1;
+}
+
 static enum route
-route_of(const char *method, const char *url, int64_t *id, char **arg)
+route_of(const char *method, const char *url, int64_t *id, int64_t *item,
+    char **arg)
 {
 	int get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
 	const char *p;
@@ -114,6 +138,8 @@ route_of(const char *method, const char *url, int64_t *id, char **arg)
 			return R_EVENTS;
 		if (strcmp(p, "/attestation") == 0)
 			return R_ATTESTATION;
+		if (item_of(p, item))
+			return R_ITEM_CONTENT;
 		return R_NONE;
 	}
 	if (p == NULL)
@@ -199,7 +225,7 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 		    "requests are refused");
 		return 1;
 	}
-	q->route = route_of(method, url, &q->id, &q->arg);
+	q->route = route_of(method, url, &q->id, &q->item, &q->arg);
 	if (q->route == R_HEALTHZ && !q->intake) {
 		*res = srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:s, s:s, s:i}",
 		    "status", "ok", "version", AIRLOCK_VERSION, "schema",
@@ -309,6 +335,8 @@ srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
 		return api_show(q, c, db);
 	case R_CONTENT:
 		return api_content(q, c, db);
+	case R_ITEM_CONTENT:
+		return api_item_content(q, c, db);
 	case R_EVENTS:
 		return api_events(q, c, db);
 	case R_TOKEN_CREATE:

@@ -17,10 +17,39 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "al_limits.h"
 #include "err.h"
 #include "os.h"
 #include "scan.h"
 #include "serve.h"
+
+/*
+ * Whether an item's bytes are kept for review, and if not why: decided
+ * here from what the gate checked, not from what the child claimed. Only
+ * the members of an archive or a bundle are shown one by one; the parent
+ * set content only for bytes that hash to the item's sha256.
+ */
+static enum al_content
+item_content(struct srv *s, const struct scan_item *it, enum al_kind kind_read)
+{
+	if (kind_read != AL_KIND_ARCHIVE && kind_read != AL_KIND_BUNDLE)
+		return AL_CONTENT_NONE;
+	if (it->sha256[0] == '\0')
+		return AL_CONTENT_PARTIAL;
+	if (strncmp(it->type, "text/", 5) != 0)
+		return AL_CONTENT_BINARY;
+	if (it->size > AL_MEMBER_CONTENT_MAX)
+		return AL_CONTENT_MEMBER_CAP;
+	if (it->content == NULL)
+		return AL_CONTENT_ARTIFACT_CAP;
+	/* Durable before the row that refers to it, as at intake. */
+	if (store_put(s->store, it->content, it->content_len, it->sha256) < 0) {
+		fprintf(stderr, "airlock serve: keeping a member's bytes: %s\n",
+		    al_err_msg());
+		return AL_CONTENT_NONE;
+	}
+	return AL_CONTENT_KEPT;
+}
 
 /* Scans one claimed submission and records the outcome. */
 static int
@@ -108,6 +137,9 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 		di[i].size = (int64_t)items.v[i].size;
 		di[i].sha256 = items.v[i].sha256;
 		di[i].type = items.v[i].type;
+		di[i].content = verdict == AL_VERDICT_UNSCANNABLE &&
+		    items.v[i].content == NULL ? AL_CONTENT_NONE :
+		    item_content(s, &items.v[i], kind_read);
 	}
 	rc = db_scan_finish(db, job, verdict, worst, kind_read, df, fl.n, di,
 	    items.n, NULL, al_now_ms());

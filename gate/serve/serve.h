@@ -100,6 +100,7 @@ enum route {
 	R_NONE, R_HEALTHZ, R_METRICS, R_SUBMIT, R_LIST, R_SHOW, R_CONTENT,
 	R_EVENTS, R_TOKEN_CREATE, R_TOKEN_LIST, R_TOKEN_REVOKE, R_APPROVE,
 	R_REJECT, R_OVERRIDE, R_RELEASE, R_ATTESTATION, R_RELOAD,
+	R_ITEM_CONTENT,
 };
 
 #define ROLE(r) (1u << (r))
@@ -111,6 +112,7 @@ struct req {
 	int intake;               /* arrived on the unix socket */
 	enum route route;
 	int64_t id;               /* /v1/submissions/ID */
+	int64_t item;             /* .../items/N/content: N, from 0 */
 	char *arg;                /* /v1/tokens/NAME */
 	struct db_principal who;
 	int authed;
@@ -164,6 +166,8 @@ enum MHD_Result api_list(struct req *q, struct MHD_Connection *c,
 enum MHD_Result api_show(struct req *q, struct MHD_Connection *c,
     struct db *db);
 enum MHD_Result api_content(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_item_content(struct req *q, struct MHD_Connection *c,
     struct db *db);
 enum MHD_Result api_events(struct req *q, struct MHD_Connection *c,
     struct db *db);

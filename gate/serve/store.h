@@ -34,6 +34,15 @@ int store_upload_commit(struct store_upload *u, char sha256_out[65],
     uint64_t *size_out);
 void store_upload_abort(struct store_upload *u); /* NULL-safe */
 
+/*
+ * Stores n bytes from memory the same way (temporary file, fsync, rename,
+ * directory fsync), and only if they hash to want (64 hex digits): the
+ * gate hashes what it writes, whoever said what the bytes are. AL_EINVAL
+ * when they do not.
+ */
+int store_put(struct gate_store *s, const void *p, size_t n,
+    const char *want);
+
 /* Opens the stored bytes read-only (O_NOFOLLOW); AL_ENOTFOUND. */
 int store_blob_open(struct gate_store *s, const char *sha256, int *fd_out);
 
