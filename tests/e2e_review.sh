@@ -1632,10 +1632,12 @@ EOF
 # auditors and admins only; a view.item event names the member; it is not
 # the view of the artifact approval asks for; 404 without kept content.
 t_item_content_endpoint() {
-	local AG AU S RUN BINI
+	local AG AU CI S RUN BINI
 	srv_start
 	mk_token agent agent-1 alice
 	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
 	mk_token auditor aud-1
 	AU=$TOK
 	reviewers 1
@@ -1651,6 +1653,8 @@ t_item_content_endpoint() {
 	api GET "/v1/submissions/$S/items/$RUN/content" "$AG"
 	expect_code 403 "an agent reads a member"
 	expect_error_json "$AG"
+	api GET "/v1/submissions/$S/items/$RUN/content" "$CI"
+	expect_code 403 "a ci token reads a member"
 	api GET "/v1/submissions/$S/items/$RUN/content" ""
 	expect_code 401 "no token"
 	api GET "/v1/submissions/$S/items/$RUN/content" "$AU"
