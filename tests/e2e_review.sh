@@ -1612,8 +1612,7 @@ t_diff_bundle() {
 	git -C repo bundle create -q ../x.bundle main || fail "git bundle"
 	held "$AG" x.bundle name=x.bundle
 	expect_all 'd["kind"]' bundle \
-		'sorted(i["path"] for i in d["items"] if i["content"] == "kept" and i["path"].count("!/") == 2)' \
-		"['x.bundle!/$c1!/README.md', 'x.bundle!/$c2!/README.md', 'x.bundle!/$c2!/setup.sh']"
+		"sorted(i['path'] for i in d['items'] if i['content'] == 'kept' and i['path'].count('!/') == 2) == sorted(['x.bundle!/$c1!/README.md', 'x.bundle!/$c2!/README.md', 'x.bundle!/$c2!/setup.sh'])" True
 	as "${REV[1]}" diff "$SID"
 	expect_rc 0 "airlock diff of a bundle"
 	expect_out_has "== x.bundle!/$c2!/setup.sh  (text/plain"
