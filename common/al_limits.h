@@ -112,6 +112,12 @@
 #define AL_PATCH_MAX_LINKS 1024u
 #define AL_LINK_MAX_HOPS 40u
 
+/* A mail's format=flowed lines inside a base64 or quoted-printable body
+ * are joined by copying the line so far again for each piece (git does
+ * so): past this many times the mail's size in copies the mail is
+ * unscannable rather than quadratic. */
+#define AL_MAIL_WORK_FACTOR 8u
+
 /* Git bundles: objects in the pack, the bytes they inflate to in all (a
  * delta chain can make small packs huge), delta chain depth (git's own
  * default stops at 50; hostile chains recurse), and refs and
