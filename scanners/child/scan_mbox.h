@@ -3,11 +3,12 @@
  * them, in the scan child.
  *
  * Trust: the mailbox is hostile; this runs only inside the sandboxed child.
- * A mailbox is split into messages; each message's From, Date and Subject
- * (encoded words decoded, as git am shows them) and its body up to the
- * diff are scanned as prose, a human reads them; its diff is read by the
- * patch reader (scan_patch.h). A body git am would decode first
- * (transfer-encoded, multipart) is unscannable, its raw text still scanned.
+ * A mailbox is split into mails as git mailsplit splits it; each mail is
+ * decoded as git mailinfo decodes it (scan_mail.h): its header, decoded
+ * body up to the patch and decoded From, Date and Subject are scanned as
+ * prose, a human reads them; its patch is read by the patch reader
+ * (scan_patch.h). What cannot be decoded as git would is unscannable, and
+ * what could be read is scanned all the same.
  */
 #ifndef AIRLOCK_SCAN_MBOX_H
 #define AIRLOCK_SCAN_MBOX_H
