@@ -97,7 +97,7 @@ static void
 put(struct rd *r, struct dynbuf *b, const void *p, size_t n)
 {
 	if (r->rc == 0 && n > 0 && dynbuf_add(b, p, n) < 0) {
-		r->rc = AL_ENOMEM;
+		r->rc = al_err_set(AL_ENOMEM, "out of memory");
 		r->stop = 1;
 	}
 }
@@ -448,7 +448,7 @@ keep_hval(struct rd *r, struct mail_mode *mm, int h, const char *raw,
 
 		hv = reallocarray(mm->hv, cap, sizeof(*hv));
 		if (hv == NULL) {
-			r->rc = AL_ENOMEM;
+			r->rc = al_err_set(AL_ENOMEM, "out of memory");
 			r->stop = 1;
 			return;
 		}
@@ -479,7 +479,8 @@ check_header(struct rd *r, const struct dynbuf *line, enum level lv,
 	struct dynbuf dec;
 	int h;
 
-	dynbuf_init(&dec, n + 1);
+	/* Decoding never grows a value; converting ISO-8859-1 doubles it. */
+	dynbuf_init(&dec, 2 * n + 16);
 	for (h = 0; h < H_N; h++)
 		if ((!r->have[h] || lv == L_TOP) &&
 		    (v = skip_header(p, n, hname[h])) != NULL) {
@@ -574,7 +575,7 @@ emit(struct rd *r, const char *p, size_t n)
 
 		rc = reallocarray(r->rec, cap, sizeof(*rc));
 		if (rc == NULL) {
-			r->rc = AL_ENOMEM;
+			r->rc = al_err_set(AL_ENOMEM, "out of memory");
 			r->stop = 1;
 			return;
 		}
@@ -846,7 +847,7 @@ flush_acc(struct filt *f)
 
 	if (f->acc.len == 0)
 		return;
-	dynbuf_init(&dec, f->acc.len + 1);
+	dynbuf_init(&dec, 2 * f->acc.len + 16);
 	for (h = 0; h < H_N; h++)
 		if (!f->have[h] && (v = skip_header(p, f->acc.len, hname[h]))) {
 			decode_header(f->r, &dec, v, (size_t)(p + f->acc.len - v));
@@ -900,11 +901,11 @@ filter(struct rd *r, struct mail_mode *mm, int scissors)
 	int header_stage = 1;
 	size_t i;
 
-	dynbuf_init(&f.acc, AL_PATCH_MAX_BYTES);
-	dynbuf_init(&line, AL_PATCH_MAX_BYTES);
+	dynbuf_init(&f.acc, 4 * AL_PATCH_MAX_BYTES);
+	dynbuf_init(&line, 4 * AL_PATCH_MAX_BYTES);
 	mm->patch_at = r->nrec;
 	for (i = 0; i < r->nrec && r->rc == 0; i++) {
-		const char *p = r->stream.data + r->rec[i].off;
+		const char *p = dynbuf_str(&r->stream) + r->rec[i].off;
 		size_t n = r->rec[i].len;
 
 		if (mm->patch_at < r->nrec) {
@@ -943,8 +944,8 @@ filter(struct rd *r, struct mail_mode *mm, int scissors)
 static void
 mode_init(struct mail_mode *mm)
 {
-	dynbuf_init(&mm->patch, 2 * AL_PATCH_MAX_BYTES);
-	dynbuf_init(&mm->htext, 2 * AL_PATCH_MAX_BYTES);
+	dynbuf_init(&mm->patch, 4 * AL_PATCH_MAX_BYTES);
+	dynbuf_init(&mm->htext, 4 * AL_PATCH_MAX_BYTES);
 	mm->hv = NULL;
 	mm->nhv = mm->caphv = 0;
 	mm->patch_at = 0;
@@ -960,7 +961,7 @@ scan_mail_read(struct mail *m, const char *p, size_t n)
 	int k;
 
 	memset(m, 0, sizeof(*m));
-	dynbuf_init(&m->prose, 2 * AL_PATCH_MAX_BYTES);
+	dynbuf_init(&m->prose, 4 * AL_PATCH_MAX_BYTES);
 	mode_init(&m->mode[0]);
 	mode_init(&m->mode[1]);
 	memset(&r, 0, sizeof(r));
@@ -998,10 +999,9 @@ scan_mail_read(struct mail *m, const char *p, size_t n)
 	upto = m->mode[0].patch_at > m->mode[1].patch_at ? m->mode[0].patch_at :
 	    m->mode[1].patch_at;
 	for (i = 0; r.rc == 0 && i < upto && i < r.nrec; i++)
-		convert(&r, &m->prose, r.stream.data + r.rec[i].off, r.rec[i].len,
+		convert(&r, &m->prose, dynbuf_str(&r.stream) + r.rec[i].off, r.rec[i].len,
 		    r.rec[i].cs);
-	if (r.rc == 0 && (memchr(r.stream.data != NULL ? r.stream.data : "",
-	    '\0', r.nrec > 0 && upto < r.nrec ? r.rec[upto].off :
+	if (r.rc == 0 && (memchr(dynbuf_str(&r.stream), '\0', r.nrec > 0 && upto < r.nrec ? r.rec[upto].off :
 	    r.stream.len) != NULL))
 		why(&r, "the commit message decodes to a NUL byte: git am "
 		    "refuses it", "", "");

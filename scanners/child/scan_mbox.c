@@ -117,14 +117,14 @@ scan_message(struct scan_worker *w, const char *p, size_t n,
 	const char *e0, *e1, *d0 = NULL, *d1 = NULL;
 	int rc;
 
-	dynbuf_init(&text, 4 * AL_PATCH_MAX_BYTES);
+	dynbuf_init(&text, 8 * AL_PATCH_MAX_BYTES);
 	dynbuf_init(&prefix, 2 * AL_MAX_PATH);
 	if ((rc = scan_mail_read(&m, p, n)) < 0)
 		goto done;
 	p0 = &m.mode[0].patch;
 	p1 = &m.mode[1].patch;
-	e0 = p0->data + p0->len;
-	e1 = p1->data + p1->len;
+	e0 = dynbuf_str(p0) + p0->len;
+	e1 = dynbuf_str(p1) + p1->len;
 	if (p0->len > 0)
 		d0 = scan_patch_find_diff(p0->data, e0);
 	if (p1->len > 0)
