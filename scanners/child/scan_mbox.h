@@ -17,8 +17,8 @@
 
 #include "scan_engine.h"
 
-/* 1 if the text starts like a mailbox (a "From " separator line followed
- * by a mail header, or a leading From:, Subject: or Date: header). */
+/* 1 if git am would read the text as a mail whose reading differs from a
+ * patch's (scan_mbox.c says when); its first 64 KiB are enough. */
 int scan_looks_mbox(const char *p, size_t n);
 
 /*
