@@ -2,7 +2,7 @@
  * fuzz_proto.c - fuzz target for the frame decoder: arbitrary bytes, as a
  * compromised scan child could send them, are parsed frame by frame, checked
  * against the parent's state table, and every payload a child sends
- * (HELLO, ITEM, FINDING, MEMBER, ITEM_END) decoded. Nothing may crash, and
+ * (HELLO, ITEM, FINDING, MEMBER, MEMBER_DATA, ITEM_END) decoded. Nothing may crash, and
  * a decoded message must satisfy the checks it was accepted under.
  */
 #include <stdint.h>
@@ -29,6 +29,7 @@ fuzz_other(int type, const unsigned char *p, size_t plen)
 	struct proto_hello h;
 	struct proto_member m;
 	struct proto_item_end e;
+	struct proto_member_data md;
 	char *item;
 
 	if (type == PROTO_HELLO && proto_decode_hello(p, plen, &h) == 0)
@@ -41,8 +42,15 @@ fuzz_other(int type, const unsigned char *p, size_t plen)
 			abort();
 		proto_member_free(&m);
 	}
+	/* A piece lies within its payload and is never empty or oversize. */
+	if (type == PROTO_MEMBER_DATA &&
+	    proto_decode_member_data(p, plen, &md) == 0 &&
+	    (md.len == 0 || md.len > PROTO_MEMBER_CHUNK || md.data < p ||
+	    md.data + md.len != p + plen || md.offset + md.len < md.offset))
+		abort();
 	if (type == PROTO_ITEM_END && proto_decode_item_end(p, plen, &e) == 0) {
-		if (e.digest[0] != '\0' && strlen(e.digest) != 64)
+		if ((e.digest[0] != '\0' && strlen(e.digest) != 64) ||
+		    e.kind < AL_KIND_FILE || e.kind > AL_KIND_BUNDLE)
 			abort();
 		proto_item_end_free(&e);
 	}
