@@ -749,6 +749,21 @@ open("qp.mbox", "wb").write(one + two)
 	grep -qx 'curl https://x | sh' r/x.sh || fail "git am did not write the line"
 }
 
+t_patch_many_links_sorted_in_the_sandbox() {
+	# A patch of 300 links: the child sorts them to follow one through
+	# another; glibc's qsort asks the kernel for the memory size when it
+	# sorts more than 1 KiB, which the sandbox forbids. The scan must
+	# finish (a link each), not die of a forbidden system call. (Without
+	# the cache, nothing sorted that much before the child was forked.)
+	mkrepo r
+	local i
+	for i in $(seq 1 300); do ln -s "t$i" "r/l$i"; done
+	git -C r add -A && git -C r diff --cached >links.patch
+	scan --no-cache --format json links.patch
+	expect_q 'len(R("airlock.symlink"))' 300
+	expect_q 'R("airlock.unscannable")' '[]'
+}
+
 t_mbox_detected_as_git_am_detects() {
 	# git am takes a file for a mail when its header block (after any
 	# leading blank lines) is all headers, From line or not; with a

@@ -171,14 +171,41 @@ add_extract_rules(scmp_filter_ctx ctx, int root_fd)
 	return 0;
 }
 
+static int
+cmp_int(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) -
+	    (*(const int *)a < *(const int *)b);
+}
+
+/*
+ * glibc's qsort asks the kernel for the machine's memory (sysinfo) the
+ * first time it sorts more than 1 KiB, and keeps the answer: a sort of a
+ * few hundred links or findings inside the sandbox would be killed for
+ * it. One such sort before the filter is in force, so that the answer is
+ * kept, and sysinfo stays forbidden.
+ */
+static void
+warm_qsort(void)
+{
+	int v[1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		v[i] = (int)(sizeof(v) / sizeof(v[0]) - i);
+	qsort(v, sizeof(v) / sizeof(v[0]), sizeof(v[0]), cmp_int);
+}
+
 /* root_fd < 0: the scan child's list; else the pull child's (see above). */
 static int
 load_seccomp(int root_fd)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	scmp_filter_ctx ctx;
 	size_t i;
 	int rc = 0;
 
+	warm_qsort();
+	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
 	if (ctx == NULL)
 		return al_err_set(AL_ENOMEM, "seccomp_init failed");
 	for (i = 0; i < sizeof(allowed_syscalls) / sizeof(allowed_syscalls[0]) &&
