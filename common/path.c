@@ -123,3 +123,20 @@ al_link_escapes(const char *relpath, const char *target)
 	}
 	return 0;
 }
+
+int
+al_link_into_git(const char *target)
+{
+	const char *seg = target;
+
+	while (*seg) {
+		size_t len = strcspn(seg, "/\\");
+
+		if (al_git_component(seg, len) != 0)
+			return 1;
+		seg += len;
+		if (*seg)
+			seg++;
+	}
+	return 0;
+}

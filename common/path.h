@@ -35,4 +35,9 @@ const char *al_name_problem(const char *name, int git_exact);
 /* 1 if a link at relpath with this target leaves the tree (lexically). */
 int al_link_escapes(const char *relpath, const char *target);
 
+/* 1 if a symbolic link's target names .git in a component, in any
+ * spelling al_git_component knows ("./.git/hooks", "sub/../.GIT", a
+ * backslash as a separator). */
+int al_link_into_git(const char *target);
+
 #endif

@@ -328,6 +328,21 @@ t_symlinks_reported_not_followed() {
 	expect_out_lacks "ghp_*****"
 }
 
+t_symlinks_into_git_are_high() {
+	# A link whose target names .git (hooks, config) in any spelling, in a
+	# tree or in an archive: once in a checkout, whatever is written
+	# through it lands in .git. High, as in patches and bundles.
+	mkdir -p t
+	ln -s .git/hooks t/hooks
+	ln -s ./sub/../.GIT/config t/cfg
+	ln -s docs/readme t/fine
+	tar -C t -cf links.tar hooks cfg fine || fail "tar"
+	scan --format json t links.tar
+	expect_rc 1
+	expect_q 'sorted((f["path"], f["rule"], f["severity"]) for f in F)' \
+		"[('links.tar!/cfg', 'airlock.symlink-git', 'high'), ('links.tar!/fine', 'airlock.symlink', 'low'), ('links.tar!/hooks', 'airlock.symlink-git', 'high'), ('t/cfg', 'airlock.symlink-git', 'high'), ('t/fine', 'airlock.symlink', 'low'), ('t/hooks', 'airlock.symlink-git', 'high')]"
+}
+
 t_symlink_loop_terminates() {
 	mkdir -p t/sub
 	echo hi >t/a.txt

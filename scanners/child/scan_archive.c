@@ -330,7 +330,9 @@ check_entry(struct archive_entry *e, const char *name, const char *shown,
 	case AE_IFLNK:
 		if ((target = archive_entry_symlink_utf8(e)) == NULL)
 			target = archive_entry_symlink(e);
-		*rc = finding_add_builtinf(out, target == NULL || al_link_escapes(name, target) ?
+		*rc = finding_add_builtinf(out, target != NULL &&
+		    al_link_into_git(target) ? AL_RULE_SYMLINK_GIT :
+		    target == NULL || al_link_escapes(name, target) ?
 		    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK, shown,
 		    "symbolic link to %s (not followed)", target ? target : "?");
 		return 0;

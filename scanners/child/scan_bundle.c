@@ -312,7 +312,7 @@ walk_entry(struct walk *wk, unsigned mode, const char *rel,
 		if (memchr(o->data, '\0', o->len) != NULL || o->len != n)
 			return bnote(b, AL_RULE_SYMLINK_ESCAPE, dynbuf_str(&b->shown),
 			    "symbolic link with an unreadable target");
-		return bnote(b, scan_link_into_git(target) ? AL_RULE_SYMLINK_GIT :
+		return bnote(b, al_link_into_git(target) ? AL_RULE_SYMLINK_GIT :
 		    al_link_escapes(rel, target) ? AL_RULE_SYMLINK_ESCAPE :
 		    AL_RULE_SYMLINK, dynbuf_str(&b->shown), "symbolic link to %s",
 		    target);

@@ -181,23 +181,6 @@ delta_path(const git_diff_delta *d)
 
 /* ---- symbolic links ---------------------------------------------------- */
 
-int
-scan_link_into_git(const char *target)
-{
-	const char *seg = target;
-
-	while (*seg) {
-		size_t len = strcspn(seg, "/\\");
-
-		if (al_git_component(seg, len) != 0)
-			return 1;
-		seg += len;
-		if (*seg)
-			seg++;
-	}
-	return 0;
-}
-
 enum link_verdict { LINK_INSIDE, LINK_ESCAPES, LINK_GIT };
 
 static const char *const link_rules[] = {
@@ -246,7 +229,7 @@ link_resolve(const struct pscan *ps, const struct plink *l,
 	why[0] = '\0';
 	if (al_link_escapes(l->path, l->target))
 		return LINK_ESCAPES;
-	if (scan_link_into_git(l->target))
+	if (al_link_into_git(l->target))
 		return LINK_GIT;
 	dynbuf_init(&cur, AL_MAX_PATH + 1);
 	dynbuf_init(&rest, 2 * AL_MAX_PATH + 2);
@@ -295,7 +278,7 @@ link_resolve(const struct pscan *ps, const struct plink *l,
 			v = LINK_ESCAPES;
 		} else if (m->target[0] == '/' || m->target[0] == '\0') {
 			v = LINK_ESCAPES;
-		} else if (scan_link_into_git(m->target)) {
+		} else if (al_link_into_git(m->target)) {
 			v = LINK_GIT;
 		} else {
 			/* Back to m's directory; m's target, then the rest. */
@@ -340,7 +323,7 @@ link_keep(struct pscan *ps, const char *path, const char *shown,
 	}
 	if (ps->nlinks > AL_PATCH_MAX_LINKS) {
 		if (target != NULL)
-			pnote(ps, scan_link_into_git(target) ?
+			pnote(ps, al_link_into_git(target) ?
 			    AL_RULE_SYMLINK_GIT : al_link_escapes(path, target) ?
 			    AL_RULE_SYMLINK_ESCAPE : AL_RULE_SYMLINK, shown, "%s a "
 			    "symbolic link to %s", verb, target);

@@ -45,9 +45,6 @@ int scan_patch_apply_mem(struct scan_worker *w, const char *data,
 int scan_runnable(const struct scan_worker *w, const char *path,
     uint32_t mode, const struct rule **rule);
 
-/* 1 if a symbolic link's target names .git in a component, in any
- * spelling al_git_component knows ("./.git/hooks", "sub/../.GIT"). */
-int scan_link_into_git(const char *target);
 
 /* Scans the diff in [p, p + n): findings about a file it writes under
  * prefix followed by the file's name, problems with it as a whole under

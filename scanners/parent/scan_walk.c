@@ -87,6 +87,7 @@ note_link(struct walk_list *l, int dirfd, const char *name, const char *path,
 	target[n] = '\0';
 	snprintf(msg, sizeof(msg), "symbolic link to %s (not followed)", target);
 	return walk_push(l, WALK_NOTE, path, relpath,
+	    al_link_into_git(target) ? AL_RULE_SYMLINK_GIT :
 	    al_link_escapes(relpath, target) ? AL_RULE_SYMLINK_ESCAPE :
 	    AL_RULE_SYMLINK, msg);
 }
