@@ -314,15 +314,17 @@ t_role_matrix() {
 	printf 'more\n' >c.txt
 
 	declare -A TOKS=([agent]=$AG [reviewer]=$RV [ci]=$CI [auditor]=$AU [admin]=$ADMIN)
-	# metrics submit list show content events tcreate tlist trevoke
+	# metrics submit list show content events tcreate tlist trevoke item
+	# (item: a plain file keeps no member bytes, so a role let through
+	# gets 404, one refused 403)
 	declare -A WANT=(
-		[agent]='403 201 200 200 403 403 403 403 403'
-		[reviewer]='403 403 200 200 200 200 403 403 403'
-		[ci]='403 403 200 200 403 403 403 403 403'
-		[auditor]='200 403 200 200 200 200 403 403 403'
-		[admin]='200 403 200 200 200 200 201 200 200'
+		[agent]='403 201 200 200 403 403 403 403 403 403'
+		[reviewer]='403 403 200 200 200 200 403 403 403 404'
+		[ci]='403 403 200 200 403 403 403 403 403 403'
+		[auditor]='200 403 200 200 200 200 403 403 403 404'
+		[admin]='200 403 200 200 200 200 201 200 200 404'
 	)
-	local EPS=(metrics submit list show content events tcreate tlist trevoke)
+	local EPS=(metrics submit list show content events tcreate tlist trevoke item)
 	: >matrix.txt
 	for role in agent reviewer ci auditor admin; do
 		t=${TOKS[$role]}
@@ -339,6 +341,7 @@ t_role_matrix() {
 			tcreate) api POST /v1/tokens "$t" --data-binary "{\"role\": \"admin\", \"name\": \"made-by-$role\"}" ;;
 			tlist) api GET /v1/tokens "$t" ;;
 			trevoke) api DELETE "/v1/tokens/victim-$role" "$t" ;;
+			item) api GET "/v1/submissions/$S1/items/0/content" "$t" ;;
 			esac
 			cp "$OUT" "m.$role.$ep"
 			echo "$role $ep $CODE ${exp[$i]}" >>matrix.txt
