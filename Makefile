@@ -14,7 +14,7 @@ DEB_PKGS = build-essential pkg-config libhyperscan-dev libpcre2-dev \
 	libjansson-dev libyaml-dev libssl-dev libseccomp-dev libarchive-dev libmagic-dev \
 	libgit2-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
 	check \
-	git python3 util-linux procps curl sqlite3 openssl tar gzip xz-utils zip \
+	git python3 util-linux procps curl sqlite3 openssl tar gzip xz-utils bzip2 zstd zip unzip \
 	ripgrep time hyperfine jq
 # make fuzz only: clang with libFuzzer and the sanitizer runtimes.
 FUZZ_PKGS = clang libclang-rt-14-dev

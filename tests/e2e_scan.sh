@@ -13,7 +13,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
-require setpriv git cc zip tar gzip xz base64 sha256sum mkfifo
+require setpriv git cc zip unzip tar gzip xz bzip2 zstd base64 sha256sum mkfifo
 
 # ---- exit status and options ---------------------------------------------------
 
