@@ -32,6 +32,7 @@ fuzz_whole_one(enum al_kind kind, const uint8_t *data, size_t size)
 {
 	struct finding_list fl = {0};
 	uint64_t bytes = 0;
+	enum al_kind read = AL_KIND_AUTO;
 	size_t i;
 	int fd = memfd_create("fuzz", 0);
 
@@ -41,11 +42,17 @@ fuzz_whole_one(enum al_kind kind, const uint8_t *data, size_t size)
 	    lseek(fd, 0, SEEK_SET) != 0)
 		abort();
 	if (scan_artifact_fd(fuzz_worker, fd, "upload", "upload", kind, &fl,
-	    &bytes, NULL, NULL) < 0)
+	    &bytes, NULL, &read) < 0)
 		abort(); /* only out-of-memory may fail */
 	close(fd);
-	/* Patches, mailboxes and bundles are read whole: bytes is their size. */
-	if (kind != AL_KIND_MEMBER && bytes != size)
+	/* The kind read is the content's, one a reader reads; patches,
+	 * mailboxes and bundles are read whole: bytes is their size. */
+	if (read < AL_KIND_FILE || read > AL_KIND_BUNDLE ||
+	    (kind == AL_KIND_MEMBER && read != AL_KIND_FILE &&
+	    read != AL_KIND_ARCHIVE))
+		abort();
+	if ((read == AL_KIND_PATCH || read == AL_KIND_MBOX ||
+	    read == AL_KIND_BUNDLE) && bytes != size)
 		abort();
 	for (i = 0; i < fl.n; i++)
 		if ((fl.v[i].line == 0) != (fl.v[i].column == 0) ||
