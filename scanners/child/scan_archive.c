@@ -207,24 +207,87 @@ arc_seek(struct archive *a, void *ud, la_int64_t off, int whence)
 	return to;
 }
 
+/* The raw bytes, for the structure checks: as much may be decompressed
+ * as the limits let the members expand to. */
+static struct ctr_src
+arc_src(const struct arc_in *in)
+{
+	uint64_t size = in->budget->size, max;
+	struct ctr_src src = {in->fd, (const unsigned char *)in->mem, in->size, 0};
+
+	max = size > AL_ARCHIVE_MAX_BYTES / AL_ARCHIVE_MAX_RATIO ?
+	    AL_ARCHIVE_MAX_BYTES : size * AL_ARCHIVE_MAX_RATIO;
+	src.max_out = max < AL_ARCHIVE_RATIO_FLOOR ? AL_ARCHIVE_RATIO_FLOOR : max;
+	return src;
+}
+
 /* The raw structure (scan_container.c): an archive its extractors would
  * read otherwise than libarchive is unscannable. */
 static int
 arc_structure(const struct arc_in *in, const char *path,
     struct finding_list *out)
 {
-	uint64_t size = in->budget->size, max;
-	struct ctr_src src = {in->fd, (const unsigned char *)in->mem, in->size, 0};
+	struct ctr_src src = arc_src(in);
 	char why[512];
 	int r;
 
-	/* As much as the limits let the members expand to. */
-	max = size > AL_ARCHIVE_MAX_BYTES / AL_ARCHIVE_MAX_RATIO ?
-	    AL_ARCHIVE_MAX_BYTES : size * AL_ARCHIVE_MAX_RATIO;
-	src.max_out = max < AL_ARCHIVE_RATIO_FLOOR ? AL_ARCHIVE_RATIO_FLOOR : max;
 	if ((r = ctr_check(&src, why, sizeof(why))) <= 0)
 		return r;
 	return finding_add_builtin(out, AL_RULE_UNSCANNABLE, path, why);
+}
+
+/*
+ * A gzip'd tar is inflated once (scan_container.c's ctr_gz): libarchive
+ * reads the inflated tar from here while the structure checks see the
+ * same bytes go by, rather than each inflating the whole stream.
+ */
+struct gz_feed {
+	struct ctr_gz *g;
+	struct arc_in *in;
+};
+
+static la_ssize_t
+gz_read(struct archive *a, void *ud, const void **buf)
+{
+	struct gz_feed *f = ud;
+	const unsigned char *p;
+	size_t n;
+
+	if (ctr_gz_next(f->g, &p, &n) < 0) {
+		archive_set_error(a, ENOMEM, "out of memory");
+		return -1;
+	}
+	if (f->in->outermost && ctr_gz_raw(f->g) > f->in->budget->compressed)
+		f->in->budget->compressed = ctr_gz_raw(f->g);
+	*buf = p;
+	return (la_ssize_t)n;
+}
+
+/* 1 when in is a gzip'd tar, opened for reading through f. */
+static int
+gz_tar_open(struct arc_in *in, struct gz_feed *f)
+{
+	unsigned char h[2] = {0, 0};
+	struct ctr_src src = arc_src(in);
+	int is_tar = 0, rc;
+
+	f->g = NULL;
+	f->in = in;
+	if (in->size < 2)
+		return 0;
+	if (in->mem != NULL)
+		memcpy(h, in->mem, 2);
+	else if (pread(in->fd, h, 2, 0) != 2)
+		return 0;
+	if (h[0] != 0x1f || h[1] != 0x8b)
+		return 0;
+	if ((rc = ctr_gz_open(&f->g, &src, &is_tar)) < 0)
+		return rc;
+	if (!is_tar) {
+		ctr_gz_free(f->g);
+		f->g = NULL;
+	}
+	return is_tar;
 }
 
 /* Case-folded names seen so far, for duplicates and case collisions. */
@@ -366,6 +429,10 @@ scan_member(struct scan_worker *w, struct member *m, const char *shown,
 	m->prefix = head;
 	m->prefix_len = got;
 	m->prefix_pos = 0;
+	/* Broken before a byte of it came: nothing to scan, and the caller
+	 * says why (once). */
+	if (m->broken && got == 0)
+		return 0;
 	if (m->over || m->broken || !scan_is_archive_magic((unsigned char *)head,
 	    got))
 		return scan_stream(w, member_read, m, shown, name, out, bytes);
@@ -426,7 +493,8 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 	struct nameset seen = {NULL, 0, 0};
 	struct arc_budget *bud = in->budget;
 	struct archive_entry *e;
-	int r = ARCHIVE_OK;
+	struct gz_feed gz = {NULL, in};
+	int r = ARCHIVE_OK, compressed, opened;
 	uint64_t entries = 0;
 	char rawname[AL_MAX_PATH + 1];
 	int rc = 0;
@@ -438,10 +506,18 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 	/* A compressed single file (x.gz): raw bids last, after every real
 	 * format. */
 	archive_read_support_format_raw(a);
-	if ((rc = arc_structure(in, path, out)) < 0)
+	if ((rc = gz_tar_open(in, &gz)) < 0)
 		goto done;
-	archive_read_set_seek_callback(a, arc_seek);
-	if (archive_read_open(a, in, NULL, arc_read, NULL) != ARCHIVE_OK) {
+	if (gz.g == NULL && (rc = arc_structure(in, path, out)) < 0)
+		goto done;
+	rc = 0;
+	if (gz.g != NULL) {
+		opened = archive_read_open(a, &gz, NULL, gz_read, NULL);
+	} else {
+		archive_read_set_seek_callback(a, arc_seek);
+		opened = archive_read_open(a, in, NULL, arc_read, NULL);
+	}
+	if (opened != ARCHIVE_OK) {
 		rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "not a readable archive: "
 		    "%s", archive_error_string(a) ? archive_error_string(a) : "?");
 		goto done;
@@ -532,8 +608,8 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 	}
 	/* Zeros read as tar's end-of-archive marker: tar unpacks nothing, but
 	 * gunzip would write the whole stream, whatever follows the zeros. */
-	if (rc == 0 && r == ARCHIVE_EOF && entries == 0 &&
-	    archive_filter_count(a) > 1 &&
+	compressed = gz.g != NULL || archive_filter_count(a) > 1;
+	if (rc == 0 && r == ARCHIVE_EOF && entries == 0 && compressed &&
 	    (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR)
 		rc = finding_add_builtinf(out, AL_RULE_UNSCANNABLE, path, "a compressed stream "
 		    "that reads as an empty tar: what tar unpacks (nothing) is "
@@ -548,8 +624,17 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 		    "limits: %llu bytes from %llu, more than %u times its size "
 		    "(an archive bomb?)", (unsigned long long)bud->declared,
 		    (unsigned long long)bud->compressed, AL_ARCHIVE_MAX_RATIO);
+	/* The gzip'd tar's structure, once the rest of it is inflated. */
+	if (rc >= 0 && gz.g != NULL) {
+		char why[512];
+		int v = ctr_gz_finish(gz.g, why, sizeof(why));
+
+		rc = v < 0 ? v : v > 0 ? finding_add_builtin(out,
+		    AL_RULE_UNSCANNABLE, path, why) : rc;
+	}
 done:
 	archive_read_free(a);
+	ctr_gz_free(gz.g);
 	nameset_free(&seen);
 	return rc < 0 ? rc : 0;
 }

@@ -868,84 +868,282 @@ first_nonzero(const struct ctr_src *s, uint64_t off, unsigned char *buf)
 	return off;
 }
 
-/* zlib, member by member, as gzip -d reads them. */
+/*
+ * zlib, member by member, as gzip -d reads them, one piece of output at a
+ * time: the check reads the stream whole through it, and the archive
+ * reader can be given the pieces as they come (ctr_gz_*), so that the
+ * stream is inflated once for both.
+ */
+struct ctr_gz {
+	const struct ctr_src *s;
+	struct ds *d;
+	z_stream z;
+	unsigned char *in, *out;
+	uint64_t off;             /* raw bytes read so far */
+	size_t have;              /* output held back by ctr_gz_open */
+	unsigned members;
+	int done;                 /* no more output */
+	int serving;              /* a reader takes the output: its own
+	                           * limits stop it, not max_out */
+	int verdict;              /* 1: why holds the reason */
+	char *why;
+	size_t whylen;
+	struct ctr_src src;       /* a copy, for ctr_gz_open's callers */
+	char reason[512];         /* the verdict's, when read for a reader */
+};
+
+/* After a member's end: the next member, zeros, or something else. */
+static void
+gz_member_end(struct ctr_gz *g)
+{
+	const struct ctr_src *s = g->s;
+	uint64_t at = g->off - g->z.avail_in;
+	unsigned char h[TAR_BLOCK];
+	size_t hl = s->size - at < sizeof(h) ? (size_t)(s->size - at) : sizeof(h);
+
+	g->members++;
+	if (hl == 0 || src_read(s, at, h, hl) < 0) {
+		g->done = 1;
+		return;
+	}
+	if (hl >= 2 && h[0] == 0x1f && h[1] == 0x8b) {
+		inflateReset(&g->z);
+		return;
+	}
+	g->done = 1;
+	at = first_nonzero(s, at, g->out);
+	if (at < s->size) {
+		unsigned char t[TAR_BLOCK];
+		size_t tl = s->size - at < sizeof(t) ? (size_t)(s->size - at) :
+		    sizeof(t);
+
+		memset(t, 0, sizeof(t));
+		(void)src_read(s, at, t, tl);
+		g->verdict = say(g->why, g->whylen, "%s follows the last gzip "
+		    "member (%llu bytes at offset %llu, after %u member%s: gzip -d "
+		    "and libarchive ignore them, unzip may read them)",
+		    looks_like(t, tl), (unsigned long long)(s->size - at),
+		    (unsigned long long)at, g->members, g->members == 1 ? "" :
+		    "s");
+	}
+}
+
+/* Inflates into out + *have until some output is there or the stream is
+ * done; the output is fed to the checks. < 0: out of memory. */
+static int
+gz_step(struct ctr_gz *g, size_t *have)
+{
+	const struct ctr_src *s = g->s;
+	size_t before = *have;
+	int zr;
+
+	while (!g->done && *have == before) {
+		if (g->z.avail_in == 0) {
+			size_t k = s->size - g->off < CTR_CHUNK ?
+			    (size_t)(s->size - g->off) : CTR_CHUNK;
+
+			if (k == 0 || src_read(s, g->off, g->in, k) < 0) {
+				g->done = 1;  /* truncated: the reader says so */
+				break;
+			}
+			g->off += k;
+			g->z.next_in = g->in;
+			g->z.avail_in = (uInt)k;
+		}
+		g->z.next_out = g->out + *have;
+		g->z.avail_out = (uInt)(CTR_CHUNK - *have);
+		zr = inflate(&g->z, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
+			g->done = 1;  /* corrupt: every reader refuses it */
+			break;
+		}
+		*have = CTR_CHUNK - g->z.avail_out;
+		if (zr == Z_STREAM_END)
+			gz_member_end(g);
+		if (*have == CTR_CHUNK)
+			break;
+	}
+	if (*have > before) {
+		int rc = ds_feed(g->d, g->out + before, *have - before);
+
+		if (rc < 0)
+			return rc;
+		/* Past the limits nothing more is inflated for the checks;
+		 * a reader stops at its own (which say so in its terms). */
+		if (g->d->over && !g->serving)
+			g->done = 1;
+	}
+	return 0;
+}
+
+static int
+gz_begin(struct ctr_gz *g, const struct ctr_src *s, struct ds *d, char *why,
+    size_t whylen)
+{
+	memset(g, 0, sizeof(*g));
+	g->s = s;
+	g->d = d;
+	g->why = why;
+	g->whylen = whylen;
+	g->in = malloc(CTR_CHUNK);
+	g->out = malloc(CTR_CHUNK);
+	if (g->in == NULL || g->out == NULL ||
+	    inflateInit2(&g->z, 16 + MAX_WBITS) != Z_OK) {
+		free(g->in);
+		free(g->out);
+		g->in = g->out = NULL;
+		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static void
+gz_end(struct ctr_gz *g)
+{
+	if (g->in != NULL)
+		inflateEnd(&g->z);
+	free(g->in);
+	free(g->out);
+	g->in = g->out = NULL;
+}
+
+/* The whole stream, read through the checks. */
 static int
 gzip_check(const struct ctr_src *s, struct ds *d, char *why, size_t whylen)
 {
-	unsigned char *in = malloc(CTR_CHUNK), *out = malloc(CTR_CHUNK);
-	z_stream z;
-	uint64_t off = 0;
-	unsigned members = 0;
-	int zr = Z_OK, rc = 0, started = 0;
+	struct ctr_gz g;
+	size_t have = 0;
+	int rc;
 
-	memset(&z, 0, sizeof(z));
-	if (in == NULL || out == NULL || inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-		free(in);
-		free(out);
+	if ((rc = gz_begin(&g, s, d, why, whylen)) < 0)
+		return rc;
+	while (rc == 0 && !g.done && !d->tar.stop) {
+		have = 0;
+		rc = gz_step(&g, &have);
+	}
+	gz_end(&g);
+	if (rc < 0)
+		return rc;
+	return g.verdict ? g.verdict : ds_verdict(d, why, whylen);
+}
+
+/* ---- a gzip stream inflated once, for the checks and the reader --------------------- */
+
+/* The polyglot rule for a file that is not a zip and whose offsets say
+ * nothing of its members (a compressed stream): 1 with why, or 0. */
+static int
+zip_at_end(const struct ctr_src *s, char *why, size_t whylen)
+{
+	unsigned char h[TAR_BLOCK];
+	size_t hl = s->size < sizeof(h) ? (size_t)s->size : sizeof(h);
+	uint64_t eocd = 0, base = 0;
+	int found = 0, cut = 0, rc;
+
+	memset(h, 0, sizeof(h));
+	if ((rc = zip_find_eocd(s, &eocd, &found, &cut)) < 0)
+		return rc;
+	if (!found || !zip_eocd_plausible(s, eocd, &base) ||
+	    src_read(s, 0, h, hl) < 0)
+		return 0;
+	return say(why, whylen, "a zip archive's end record is at offset %llu, "
+	    "near the end of the file (%s): unzip and zipfile read the file as "
+	    "that zip (a polyglot)", (unsigned long long)eocd, looks_like(h, hl));
+}
+
+int
+ctr_gz_open(struct ctr_gz **out, const struct ctr_src *src, int *is_tar)
+{
+	struct ctr_gz *g = calloc(1, sizeof(*g));
+	struct ds *d = calloc(1, sizeof(*d));
+	int rc = 0;
+
+	*out = NULL;
+	*is_tar = 0;
+	if (g == NULL || d == NULL) {
+		free(g);
+		free(d);
 		return al_err_set(AL_ENOMEM, "out of memory");
 	}
-	started = 1;
-	for (;;) {
-		if (z.avail_in == 0) {
-			size_t k = s->size - off < CTR_CHUNK ? (size_t)(s->size - off) :
-			    CTR_CHUNK;
-
-			if (k == 0 || src_read(s, off, in, k) < 0)
-				break;        /* truncated: the reader says so */
-			off += k;
-			z.next_in = in;
-			z.avail_in = (uInt)k;
-		}
-		z.next_out = out;
-		z.avail_out = CTR_CHUNK;
-		zr = inflate(&z, Z_NO_FLUSH);
-		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
-			break;        /* corrupt: every reader refuses it */
-		if ((rc = ds_feed(d, out, CTR_CHUNK - z.avail_out)) < 0)
-			goto done;
-		if (d->over || d->tar.stop)
-			break;
-		if (zr != Z_STREAM_END)
-			continue;
-		members++;
-		/* The next member, zeros, or something else. */
-		{
-			uint64_t at = off - z.avail_in;
-			unsigned char h[TAR_BLOCK];
-			size_t hl = s->size - at < sizeof(h) ? (size_t)(s->size - at) :
-			    sizeof(h);
-
-			if (hl == 0 || src_read(s, at, h, hl) < 0)
-				break;
-			if (hl >= 2 && h[0] == 0x1f && h[1] == 0x8b) {
-				inflateReset(&z);
-				continue;
-			}
-			at = first_nonzero(s, at, out);
-			if (at < s->size) {
-				unsigned char t[TAR_BLOCK];
-				size_t tl = s->size - at < sizeof(t) ?
-				    (size_t)(s->size - at) : sizeof(t);
-
-				memset(t, 0, sizeof(t));
-				(void)src_read(s, at, t, tl);
-				rc = say(why, whylen, "%s follows the last gzip member "
-				    "(%llu bytes at offset %llu, after %u member%s: gzip -d "
-				    "and libarchive ignore them, unzip may read them)",
-				    looks_like(t, tl), (unsigned long long)(s->size - at),
-				    (unsigned long long)at, members, members == 1 ? "" : "s");
-				goto done;
-			}
-			break;
-		}
+	d->max_out = src->max_out;
+	if ((rc = gz_begin(g, src, d, NULL, 0)) < 0) {
+		free(g);
+		free(d);
+		return rc;
 	}
-	rc = ds_verdict(d, why, whylen);
-done:
-	if (started)
-		inflateEnd(&z);
-	free(in);
-	free(out);
+	g->why = g->reason;
+	g->whylen = sizeof(g->reason);
+	tar_init(&d->tar, UINT64_MAX, g->reason, sizeof(g->reason));
+	d->max_out = src->max_out;
+	g->src = *src;
+	g->s = &g->src;
+	g->serving = 1;
+	/* The first block decides: a tar is read through here. */
+	while (rc == 0 && !g->done && g->have < TAR_BLOCK)
+		rc = gz_step(g, &g->have);
+	if (rc < 0) {
+		ctr_gz_free(g);
+		return rc;
+	}
+	*is_tar = g->have >= TAR_BLOCK && tar_chksum_ok(g->out);
+	*out = g;
+	return 0;
+}
+
+int
+ctr_gz_next(struct ctr_gz *g, const unsigned char **p, size_t *n)
+{
+	size_t have = g->have;
+	int rc = 0;
+
+	g->have = 0;
+	if (have == 0 && !g->done)
+		rc = gz_step(g, &have);
+	*p = g->out;
+	*n = rc < 0 ? 0 : have;
 	return rc;
+}
+
+uint64_t
+ctr_gz_raw(const struct ctr_gz *g)
+{
+	return g->off;
+}
+
+int
+ctr_gz_finish(struct ctr_gz *g, char *why, size_t whylen)
+{
+	size_t have;
+	int rc = 0;
+
+	/* What the reader did not ask for is read by the checks all the
+	 * same: data after the tar's end is in it. */
+	if (whylen > 0)
+		why[0] = '\0';
+	g->serving = 0;
+	while (rc == 0 && !g->done && !g->d->tar.stop && !g->d->over) {
+		have = 0;
+		rc = gz_step(g, &have);
+	}
+	if (rc < 0)
+		return rc;
+	if (!g->verdict)
+		g->verdict = ds_verdict(g->d, g->reason, sizeof(g->reason));
+	if (g->verdict > 0) {
+		snprintf(why, whylen, "%s", g->reason);
+		return g->verdict;
+	}
+	return zip_at_end(g->s, why, whylen);
+}
+
+void
+ctr_gz_free(struct ctr_gz *g)
+{
+	if (g == NULL)
+		return;
+	gz_end(g);
+	free(g->d->tar.paxbuf);
+	free(g->d);
+	free(g);
 }
 
 /* bzip2, xz, zstd, lz4: libarchive's filters decompress the stream (all of

@@ -38,4 +38,20 @@ struct ctr_src {
  */
 int ctr_check(const struct ctr_src *src, char *why, size_t whylen);
 
+/*
+ * A gzip file inflated once for both the checks and the archive reader:
+ * ctr_gz_open inflates its first block (*is_tar: it is a tar, the one kind
+ * the reader is then given the inflated stream of); ctr_gz_next gives the
+ * next inflated bytes (*n == 0: the end, or where a limit stopped it), each
+ * fed to the checks on the way; ctr_gz_raw says how many raw bytes were
+ * read; ctr_gz_finish inflates what the reader left and answers as
+ * ctr_check does. src is copied. < 0: out of memory.
+ */
+struct ctr_gz;
+int ctr_gz_open(struct ctr_gz **out, const struct ctr_src *src, int *is_tar);
+int ctr_gz_next(struct ctr_gz *g, const unsigned char **p, size_t *n);
+uint64_t ctr_gz_raw(const struct ctr_gz *g);
+int ctr_gz_finish(struct ctr_gz *g, char *why, size_t whylen);
+void ctr_gz_free(struct ctr_gz *g);
+
 #endif
