@@ -74,7 +74,7 @@ MAIN_OBJ = $(BUILD)/obj/gate/main.o
 TESTS = check_util check_common check_rule check_patch check_bundle check_engine check_report check_proto check_sbx check_launch check_attest \
 	check_db
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
-FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest fuzz_container
+FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest fuzz_container fuzz_extract
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
