@@ -104,7 +104,9 @@ static const char reload_usage[] =
     "usage: airlock rules reload [options]\n"
     "\n"
     "Tells the running gate to reload its rules (as SIGHUP does): it\n"
-    "restarts with the rule directory as it is on disk, and held or approved\n"
+    "restarts with the rule directory and DATA/policy as they are on disk (if\n"
+    "either does not load, the reload is refused, the answer says why, and\n"
+    "the gate goes on with the old ones), and held or approved\n"
     "submissions that other rules scanned are scanned again; an approval\n"
     "then counts only if the new scan found nothing it did not see. Needs an\n"
     "admin token.\n"
@@ -146,7 +148,7 @@ cmd_rules_reload(int argc, char **argv)
 	}
 	if ((ret = cli_reply_check("rules reload", c, &r, 202)) == EXIT_OK)
 		fprintf(stderr, "airlock rules reload: the gate is restarting with "
-		    "the rules on disk\n");
+		    "the rules and policy on disk\n");
 out:
 	json_decref(empty);
 	client_reply_free(&r);

@@ -3,7 +3,9 @@
  * signing key, and the first admin token.
  *
  * Idempotent and safe: an existing database is migrated, never replaced; an
- * existing key is kept; the admin token is made (and shown) only once.
+ * existing key is kept; the admin token is made (and shown) only once. It
+ * takes the data directory's lock (DATA/serve.lock), as serve does, so it
+ * never migrates a database under a running gate.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -49,7 +51,7 @@ cmd_init(int argc, char **argv)
 	struct db_principal admin;
 	struct dynbuf p;
 	struct stat st;
-	int c, rc, ret = EXIT_ERROR;
+	int c, rc, ret = EXIT_ERROR, lockfd = -1;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -87,6 +89,11 @@ cmd_init(int argc, char **argv)
 	if ((st.st_mode & 077) != 0 && chmod(dir, 0700) < 0) {
 		fprintf(stderr, "airlock init: chmod %s: %s\n", dir,
 		    strerror(errno));
+		goto out;
+	}
+	/* Not under a running gate: a migration would change its schema. */
+	if (srv_lock_data(dir, &lockfd) < 0) {
+		fprintf(stderr, "airlock init: %s\n", al_err_msg());
 		goto out;
 	}
 	if (db_open(&db, dynbuf_str(&p), 1) < 0 ||
@@ -127,6 +134,7 @@ cmd_init(int argc, char **argv)
 out:
 	db_close(db);
 	store_close(store);
+	srv_unlock_data(lockfd);
 	dynbuf_free(&p);
 	free(dir);
 	return ret;

@@ -1,7 +1,11 @@
 /*
  * policy.c - the review policy, DATA/policy: approvals needed by
  * verdict and worst severity, how long a held submission waits, who may
- * release. Read at start; a bad line stops the gate from starting.
+ * release, how long an agent token lives unless its --ttl says otherwise.
+ * Read at start: a bad line stops the gate from starting. A reload (SIGHUP,
+ * `airlock rules reload`) reads it into a scratch struct srv first
+ * (srv_config_check in serve.c) and is refused when it does not load, so
+ * the gate goes on with the policy it has, as for a bad rule file.
  *
  * Trust: the file is the operator's; it is still parsed strictly, with
  * the line of every problem.
@@ -19,6 +23,7 @@
  *   approvals.clean = 1        approvals.flagged = 1 (worst at most medium)
  *   approvals.high = 2         approvals.unscannable = 2 (and an override)
  *   hold_expiry = 7d | never   release_roles = ci, reviewer, admin
+ *   agent_token_ttl = 8h       (1s to 365d; agents are short-lived)
  */
 int
 srv_policy_load(struct srv *s)
@@ -33,6 +38,7 @@ srv_policy_load(struct srv *s)
 	s->policy.high = 2;
 	s->policy.unscannable = 2;
 	s->hold_expiry = 7LL * 86400000;
+	s->agent_ttl = SERVE_AGENT_TTL;
 	s->release_roles = ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_REVIEWER) |
 	    ROLE(DB_ROLE_ADMIN);
 	dynbuf_init(&p, 8192);
@@ -87,6 +93,10 @@ srv_policy_load(struct srv *s)
 				s->hold_expiry = 0;
 			else if (gate_parse_duration(v, &s->hold_expiry) < 0)
 				rc = al_err_set(AL_EINVAL, "%s:%d: hold_expiry: %s",
+				    dynbuf_str(&p), lineno, al_err_msg());
+		} else if (strcmp(k, "agent_token_ttl") == 0) {
+			if (gate_parse_duration(v, &s->agent_ttl) < 0)
+				rc = al_err_set(AL_EINVAL, "%s:%d: agent_token_ttl: %s",
 				    dynbuf_str(&p), lineno, al_err_msg());
 		} else if (strcmp(k, "release_roles") == 0) {
 			char *tok = v, *comma;

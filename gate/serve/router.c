@@ -278,6 +278,45 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 	return 0;
 }
 
+/* The main thread restarts the gate with the rules and policy on disk, if
+ * they load (it checks again: they may change in between); if they do not,
+ * the answer says why and the gate goes on as it is. */
+static enum MHD_Result
+reload(struct req *q, struct MHD_Connection *c, struct db *db)
+{
+	struct dynbuf diags, msg;
+	enum MHD_Result r;
+	size_t i;
+
+	dynbuf_init(&diags, 1 << 16);
+	dynbuf_init(&msg, 1 << 16);
+	if (srv_config_check(q->s, &diags) == 0) {
+		dynbuf_free(&diags);
+		dynbuf_free(&msg);
+		(void)db_event_add(db, al_now_ms(), q->who.id, "rules.reload", 0,
+		    NULL);
+		kill(getpid(), SIGHUP);
+		return srv_respond_json(c, MHD_HTTP_ACCEPTED, json_pack("{s:b}",
+		    "reloading", 1));
+	}
+	/* One line: the error, then the loader's diagnostics. */
+	if (dynbuf_addf(&msg, "reload refused, the gate goes on with the old "
+	    "rules and policy: %s", al_err_msg()) < 0 || (diags.len > 0 &&
+	    (dynbuf_adds(&msg, " -- ") < 0 || dynbuf_add(&msg, diags.data,
+	    diags.len) < 0)))
+		(void)0;          /* what fits is said */
+	for (i = 0; i < msg.len; i++)
+		if (msg.data[i] == '\n')
+			msg.data[i] = ' ';
+	fprintf(stderr, "airlock serve: %s\n", dynbuf_str(&msg));
+	(void)db_event_add(db, al_now_ms(), q->who.id, "rules.reload.refused",
+	    0, dynbuf_str(&msg));
+	r = srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, dynbuf_str(&msg));
+	dynbuf_free(&diags);
+	dynbuf_free(&msg);
+	return r;
+}
+
 enum MHD_Result
 srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
     const char *method, const char *version, const char *upload_data,
@@ -362,12 +401,7 @@ srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
 	case R_ATTESTATION:
 		return api_attestation(q, c, db);
 	case R_RELOAD:
-		/* The main thread restarts the gate with the rules on disk. */
-		(void)db_event_add(db, al_now_ms(), q->who.id, "rules.reload", 0,
-		    NULL);
-		kill(getpid(), SIGHUP);
-		return srv_respond_json(c, MHD_HTTP_ACCEPTED, json_pack("{s:b}",
-		    "reloading", 1));
+		return reload(q, c, db);
 	default:
 		return srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such endpoint");
 	}

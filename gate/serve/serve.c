@@ -16,12 +16,15 @@
  * store, and from there to a scan child.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "attest.h"
@@ -39,7 +42,10 @@ static const char serve_usage[] =
     "Runs the gate: the review/API listener on loopback TCP and the intake\n"
     "unix socket for agent sandboxes; scans submissions in sandboxed\n"
     "children as they arrive. Stops cleanly on SIGTERM or SIGINT; SIGHUP\n"
-    "(or airlock rules reload) reloads the rules and rescans what is held.\n"
+    "(or airlock rules reload) reloads the rules and the policy and rescans\n"
+    "what is held; a reload whose rules or policy do not load is refused,\n"
+    "and the gate goes on with the old ones. One gate per data directory\n"
+    "(DIR/serve.lock).\n"
     "\n"
     "options:\n"
     "  --data DIR            data directory made by `airlock init`\n"
@@ -50,6 +56,8 @@ static const char serve_usage[] =
     "  --max-body SIZE       largest artifact accepted (default 256M)\n"
     "  --rules DIR           rule directory (default as airlock scan)\n"
     "  --timeout SECONDS     wall-clock limit per artifact scan (default 120)\n"
+    "  --check-config        load the rules and DATA/policy, check the data\n"
+    "                        directory, and exit: 0 valid, 1 not, 2 usage\n"
     "  -h, --help            this help\n";
 
 static volatile sig_atomic_t got_signal;
@@ -78,28 +86,211 @@ srv_db(struct srv *s)
 	return db;
 }
 
-/* A reload must not stop the gate over a typo: the new rules are loaded
- * and compiled first, and kept out if they srv_fail. */
-static int
-rules_loadable(const char *dir, const char *cache)
+/*
+ * A reload must not stop the gate over a typo: the rules on disk are loaded
+ * and compiled, and the policy read into a scratch copy, before anything is
+ * restarted; if either fails the reload is refused, the gate goes on with
+ * what it has, and the reason goes to the log (and to `airlock rules
+ * reload`). `serve --check-config` runs the same check.
+ */
+int
+srv_config_check(struct srv *s, struct dynbuf *why)
 {
 	struct rule_set *rs = NULL;
 	struct scan_engine *e = NULL;
-	struct dynbuf diags;
+	struct srv scratch;
 	size_t nerr = 0;
-	int ok;
+	int rc;
 
-	dynbuf_init(&diags, 1 << 20);
-	ok = rule_set_load(&rs, dir, 0, &diags, &nerr) == 0 &&
-	    scan_engine_new(&e, rs, cache) == 0;
-	if (!ok)
-		fprintf(stderr, "%sairlock serve: the rules were NOT reloaded, the "
-		    "gate goes on with the old ones: %s\n", dynbuf_str(&diags),
+	if ((rc = rule_set_load(&rs, s->rules_dir, 0, why, &nerr)) == 0)
+		rc = scan_engine_new(&e, rs, s->cache);
+	if (rc < 0)
+		rc = al_err_set(rc, "the rules in %s: %s", s->rules_dir,
 		    al_err_msg());
 	scan_engine_free(e);
 	rule_set_free(rs);
+	if (rc < 0)
+		return rc;
+	memset(&scratch, 0, sizeof(scratch));
+	scratch.datadir = s->datadir;
+	return srv_policy_load(&scratch);
+}
+
+/* The reload asked for by SIGHUP: 1 to go ahead (restart), 0 refused. */
+static int
+reload_ok(struct srv *s)
+{
+	struct dynbuf diags;
+	int ok;
+
+	dynbuf_init(&diags, 1 << 20);
+	ok = srv_config_check(s, &diags) == 0;
+	if (!ok)
+		fprintf(stderr, "%sairlock serve: reload refused: the rules and "
+		    "the policy were NOT reloaded, the gate goes on with the old "
+		    "ones: %s\n", dynbuf_str(&diags), al_err_msg());
 	dynbuf_free(&diags);
 	return ok;
+}
+
+/*
+ * One gate per data directory: two would scan, settle and release from one
+ * database and store, each with its own rules and policy. The lock is an
+ * flock on DATA/serve.lock, which holds the holder's pid for the message.
+ * The kernel drops an flock with the last descriptor of its open file, so a
+ * lock file left by a killed gate stops nothing (the scan launchers close
+ * every inherited descriptor, so they do not keep it either). A SIGHUP
+ * restart execs with the descriptor open and its number in
+ * SERVE_LOCK_ENV; the new image takes it back if it is the same file and
+ * the same process.
+ */
+#define SERVE_LOCK_ENV "AIRLOCK_SERVE_LOCK_FD"
+
+static int
+lock_inherited(const char *path)
+{
+	const char *v = getenv(SERVE_LOCK_ENV);
+	struct stat a, b;
+	char buf[32], *end;
+	long fd, pid;
+	ssize_t n;
+
+	if (v == NULL)
+		return -1;
+	errno = 0;
+	fd = strtol(v, &end, 10);
+	(void)unsetenv(SERVE_LOCK_ENV);
+	if (errno != 0 || *end != '\0' || end == v || fd < 3 || fd > 65535 ||
+	    fstat((int)fd, &a) < 0 || stat(path, &b) < 0 || a.st_dev !=
+	    b.st_dev || a.st_ino != b.st_ino)
+		return -1;
+	/* The pid in the file is ours: an exec keeps the pid. */
+	n = pread((int)fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	pid = strtol(buf, &end, 10);
+	if (pid != (long)getpid() || flock((int)fd, LOCK_EX | LOCK_NB) < 0 ||
+	    fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0)
+		return -1;
+	return (int)fd;
+}
+
+int
+srv_lock_data(const char *datadir, int *fd_out)
+{
+	struct dynbuf p, pid;
+	char buf[32];
+	ssize_t n;
+	int fd = -1, rc = 0;
+
+	*fd_out = -1;
+	dynbuf_init(&p, 8192);
+	dynbuf_init(&pid, 64);
+	if (dynbuf_addf(&p, "%s/serve.lock", datadir) < 0) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((fd = lock_inherited(dynbuf_str(&p))) >= 0)
+		goto done;
+	fd = open(dynbuf_str(&p), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	if (fd < 0) {
+		rc = al_err_set(AL_EIO, "%s: %s", dynbuf_str(&p), strerror(errno));
+		goto out;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK) {
+			rc = al_err_set(AL_EIO, "flock %s: %s", dynbuf_str(&p),
+			    strerror(errno));
+			goto out;
+		}
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		rc = al_err_set(AL_EEXIST, "%s is in use by another gate (pid %s, "
+		    "it holds %s); stop it first", datadir, buf[0] ? buf :
+		    "not yet written", dynbuf_str(&p));
+		goto out;
+	}
+done:
+	if (dynbuf_addf(&pid, "%ld\n", (long)getpid()) < 0 ||
+	    ftruncate(fd, 0) < 0 || pwrite(fd, pid.data, pid.len, 0) !=
+	    (ssize_t)pid.len) {
+		rc = al_err_set(AL_EIO, "cannot write %s: %s", dynbuf_str(&p),
+		    strerror(errno));
+		goto out;
+	}
+	*fd_out = fd;
+	fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
+	dynbuf_free(&p);
+	dynbuf_free(&pid);
+	return rc;
+}
+
+void
+srv_unlock_data(int fd)
+{
+	if (fd < 0)
+		return;
+	/* The file stays (unlinking a lock file races with its next taker);
+	 * emptied, it names no pid that has gone. */
+	if (ftruncate(fd, 0) < 0)
+		fprintf(stderr, "airlock: cannot empty serve.lock: %s "
+		    "(harmless: the lock, not the pid, is what counts)\n",
+		    strerror(errno));
+	close(fd);
+}
+
+/* --check-config: what serve would load, loaded, and nothing started. */
+static int
+check_config(struct srv *s)
+{
+	struct dynbuf diags;
+	EVP_PKEY *key = NULL;
+	struct dynbuf pol;
+	int rc;
+
+	dynbuf_init(&diags, 1 << 20);
+	dynbuf_init(&pol, 8192);
+	if (access(s->datadir, R_OK | X_OK) != 0) {
+		fprintf(stderr, "airlock serve: %s: %s\n", s->datadir,
+		    strerror(errno));
+		goto bad;
+	}
+	if (access(s->dbpath, R_OK | W_OK) != 0) {
+		fprintf(stderr, "airlock serve: %s: %s%s\n", s->dbpath,
+		    strerror(errno), errno == ENOENT ? "; run `airlock init` "
+		    "first" : "");
+		goto bad;
+	}
+	if (attest_key_load(s->datadir, &key) < 0) {
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+		goto bad;
+	}
+	EVP_PKEY_free(key);
+	if ((rc = srv_config_check(s, &diags)) < 0) {
+		fprintf(stderr, "%sairlock serve: %s\n", dynbuf_str(&diags),
+		    al_err_msg());
+		goto bad;
+	}
+	if (dynbuf_addf(&pol, "%s/policy", s->datadir) < 0) {
+		fprintf(stderr, "airlock serve: out of memory\n");
+		goto bad;
+	}
+	printf("airlock serve: the configuration is valid: data %s, rules %s, "
+	    "policy %s\n", s->datadir, s->rules_dir, access(dynbuf_str(&pol),
+	    F_OK) == 0 ? dynbuf_str(&pol) : "the defaults (no DATA/policy)");
+	dynbuf_free(&diags);
+	dynbuf_free(&pol);
+	return EXIT_OK;
+bad:
+	dynbuf_free(&diags);
+	dynbuf_free(&pol);
+	return EXIT_FINDINGS;     /* 1: the configuration is not valid */
 }
 
 int
@@ -113,6 +304,7 @@ cmd_serve(int argc, char **argv)
 		{"max-body", required_argument, NULL, 'm'},
 		{"rules", required_argument, NULL, 'r'},
 		{"timeout", required_argument, NULL, 'T'},
+		{"check-config", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -127,7 +319,7 @@ cmd_serve(int argc, char **argv)
 	char *rules_dir = NULL, *cache = NULL;
 	size_t nerr = 0, i, timeout = 0, nstarted = 0, requeued = 0;
 	size_t rescans = 0;
-	int c, ret = EXIT_ERROR, sfd = -1;
+	int c, ret = EXIT_ERROR, sfd = -1, lockfd = -1, check = 0;
 	struct db *db;
 
 	memset(&s, 0, sizeof(s));
@@ -140,6 +332,7 @@ cmd_serve(int argc, char **argv)
 		case 'l': listen_opt = optarg; break;
 		case 'i': sock_opt = optarg; break;
 		case 'r': rules_opt = optarg; break;
+		case 'C': check = 1; break;
 		case 'n':
 			if (al_parse_size(optarg, &s.nscan) != 0 || s.nscan == 0 ||
 			    s.nscan > 64) {
@@ -201,19 +394,31 @@ cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	s.sock_path = strdup(sock_opt ? sock_opt : dynbuf_str(&p));
+	s.rules_dir = rules_dir = gate_rules_dir(rules_opt);
+	s.cache = cache = gate_cache_dir();
+	if (s.sock_path == NULL || rules_dir == NULL) {
+		fprintf(stderr, "airlock serve: out of memory\n");
+		goto out;
+	}
+	if (check) {
+		ret = check_config(&s);
+		goto out;
+	}
 	if (access(s.dbpath, F_OK) != 0) {
 		fprintf(stderr, "airlock serve: %s has no database; run `airlock "
 		    "init --data %s` first\n", s.datadir, s.datadir);
 		goto out;
 	}
+	if (srv_lock_data(s.datadir, &lockfd) < 0) {
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+		goto out;
+	}
 	/* Single-threaded, holding no secret: rules, engine, launchers. */
-	rules_dir = gate_rules_dir(rules_opt);
 	if (rule_set_load(&s.rs, rules_dir, 0, &diags, &nerr) < 0) {
 		fprintf(stderr, "%sairlock serve: %s\n", dynbuf_str(&diags),
 		    al_err_msg());
 		goto out;
 	}
-	cache = gate_cache_dir();
 	if (scan_engine_new(&s.engine, s.rs, cache) < 0) {
 		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
 		goto out;
@@ -287,12 +492,13 @@ cmd_serve(int argc, char **argv)
 	for (;;) {
 		if (sigwait(&sigs, &sig) != 0)
 			continue;
-		if (sig != SIGHUP || rules_loadable(rules_dir, cache))
+		if (sig != SIGHUP || reload_ok(&s))
 			break;
 	}
 	got_signal = sig;
 	fprintf(stderr, "airlock serve: %s (signal %d)\n", got_signal ==
-	    SIGHUP ? "reloading the rules: restarting" : "stopping",
+	    SIGHUP ? "reloading the rules and the policy: restarting" :
+	    "stopping",
 	    (int)got_signal);
 	ret = EXIT_OK;
 stop:
@@ -353,10 +559,18 @@ out:
 	 * must be forked single-threaded, with the new engine); held and
 	 * approved submissions scanned by other rules are scanned again. */
 	if (ret == EXIT_OK && got_signal == SIGHUP) {
-		execv("/proc/self/exe", serve_argv);
+		char num[16];
+
+		/* The lock goes over the exec, open; see srv_lock_data. */
+		if (snprintf(num, sizeof(num), "%d", lockfd) > 0 &&
+		    fcntl(lockfd, F_SETFD, 0) == 0 && setenv(SERVE_LOCK_ENV, num,
+		    1) == 0)
+			execv("/proc/self/exe", serve_argv);
 		fprintf(stderr, "airlock serve: cannot restart: %s\n",
 		    strerror(errno));
+		srv_unlock_data(lockfd);
 		return EXIT_ERROR;
 	}
+	srv_unlock_data(lockfd);
 	return ret;
 }

@@ -37,6 +37,9 @@
 #define SERVE_MAX_LABEL_KEY 64u
 #define SERVE_MAX_LABEL_VALUE 1024u
 #define SERVE_DEFAULT_BODY (256ULL << 20)
+/* An agent token's lifetime when neither --ttl nor the policy's
+ * agent_token_ttl says otherwise: a working day, not forever. */
+#define SERVE_AGENT_TTL (8LL * 3600000)
 #define SERVE_HEADER_LIMIT (16u << 10)
 /* HTTP threads per listener: uploads block on fsync, so more than cores. */
 #define SERVE_THREADS 8u
@@ -86,6 +89,9 @@ struct srv {
 	struct db_policy policy;
 	unsigned release_roles;   /* ROLE() mask */
 	int64_t hold_expiry;      /* ms; 0: never */
+	int64_t agent_ttl;        /* ms: agent tokens without a --ttl */
+	const char *rules_dir;    /* borrowed: what a reload loads */
+	const char *cache;
 	EVP_PKEY *key;            /* signs release statements */
 	char keyid[65];
 };
@@ -131,6 +137,14 @@ struct scan_slot {
 
 /* serve.c: this thread's database connection, opened on first use. */
 struct db *srv_db(struct srv *s);
+/* serve.c: 0 if the rules on disk load and compile and DATA/policy loads;
+ * else the error, its message saying what failed (the rule loader's
+ * diagnostics, if any, appended to why). Changes nothing in s. */
+int srv_config_check(struct srv *s, struct dynbuf *why);
+/* serve.c: takes DATA/serve.lock (an flock, with this pid in the file) into
+ * *fd_out; AL_EEXIST, naming the holder's pid, when a gate holds it. */
+int srv_lock_data(const char *datadir, int *fd_out);
+void srv_unlock_data(int fd);     /* -1: nothing */
 
 /* http.c: answers and the small parsers every endpoint uses. */
 enum MHD_Result srv_respond(struct MHD_Connection *c, unsigned status,
