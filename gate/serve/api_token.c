@@ -42,6 +42,9 @@ api_token_create(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "person who launched an agent, and is for agents only (and "
 		    "required for them)");
 	}
+	/* Agents are short-lived: without a ttl, the policy's agent_token_ttl. */
+	if (r == DB_ROLE_AGENT && ttl == NULL)
+		ms = q->s->agent_ttl;
 	if (gate_token_new(token) < 0) {
 		json_decref(in);
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,

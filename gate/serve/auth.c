@@ -16,6 +16,7 @@
 #include "auth.h"
 #include "dynbuf.h"
 #include "err.h"
+#include "os.h"
 #include "util.h"
 
 static const char b64url[] =
@@ -68,6 +69,25 @@ gate_hash_equal(const char *a, const char *b)
 {
 	return strlen(a) == 64 && strlen(b) == 64 &&
 	    CRYPTO_memcmp(a, b, 64) == 0;
+}
+
+const char *
+gate_token_refusal(char *buf, size_t n, int64_t revoked_at,
+    int64_t expires_at, int64_t now)
+{
+	int expired = expires_at != 0 && expires_at <= now;
+	char iso[32];
+
+	if (revoked_at == 0 && !expired)
+		return NULL;
+	if (revoked_at != 0 && (!expired || revoked_at < expires_at)) {
+		al_time_iso(revoked_at, iso);
+		(void)snprintf(buf, n, "token revoked at %s", iso);
+	} else {
+		al_time_iso(expires_at, iso);
+		(void)snprintf(buf, n, "token expired at %s", iso);
+	}
+	return buf;
 }
 
 int

@@ -22,6 +22,16 @@ void gate_token_hash(const char *token, size_t n, char out[65]);
 /* Constant-time equality of two hex hashes. */
 int gate_hash_equal(const char *a, const char *b);
 
+/*
+ * Why a token that was found is refused: "token revoked at ISO" or "token
+ * expired at ISO" (UTC, to the second) in buf, and buf; NULL while it is
+ * good. Said only to the holder of that token and only of it: an unknown
+ * token gets the generic answer, so nothing is learnt of other tokens. When
+ * both apply, what came first is said.
+ */
+const char *gate_token_refusal(char *buf, size_t n, int64_t revoked_at,
+    int64_t expires_at, int64_t now);
+
 /* "90s", "30m", "8h", "7d" (at most 365 days) to milliseconds. */
 int gate_parse_duration(const char *s, int64_t *ms_out);
 

@@ -155,9 +155,10 @@ route_of(const char *method, const char *url, int64_t *id, int64_t *item,
 	return R_NONE;
 }
 
-/* Authenticates the bearer token: 0, or the status to answer. */
+/* Authenticates the bearer token: 0, or the status to answer (and in why,
+ * for a known token that is no longer good, when it stopped). */
 static unsigned
-authenticate(struct req *q, struct MHD_Connection *c)
+authenticate(struct req *q, struct MHD_Connection *c, char *why, size_t n)
 {
 	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 	    "Authorization");
@@ -177,8 +178,8 @@ authenticate(struct req *q, struct MHD_Connection *c)
 	if (db_principal_by_token(db, hash, &q->who) < 0)
 		return MHD_HTTP_UNAUTHORIZED;
 	q->authed = 1;
-	if (q->who.revoked_at != 0 || (q->who.expires_at != 0 &&
-	    q->who.expires_at <= now))
+	if (gate_token_refusal(why, n, q->who.revoked_at, q->who.expires_at,
+	    now) != NULL)
 		return MHD_HTTP_UNAUTHORIZED;
 	return 0;
 }
@@ -212,6 +213,7 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 	const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 	    "Content-Length");
 	unsigned st;
+	char why[96] = "";
 	size_t i;
 
 	if (!host_allowed(q, host)) {
@@ -240,10 +242,11 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 		*res = srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such endpoint");
 		return 1;
 	}
-	if ((st = authenticate(q, c)) != 0) {
+	if ((st = authenticate(q, c, why, sizeof(why))) != 0) {
 		*res = srv_fail(q, c, st, st == MHD_HTTP_UNAUTHORIZED ? REJ_UNAUTH :
-		    REJ_MAX, st == MHD_HTTP_UNAUTHORIZED ? "a valid token is "
-		    "required (Authorization: Bearer)" : "database error");
+		    REJ_MAX, st != MHD_HTTP_UNAUTHORIZED ? "database error" :
+		    why[0] != '\0' ? why : "a valid token is required "
+		    "(Authorization: Bearer)");
 		return 1;
 	}
 	/* On the intake socket, submitting is what anyone may do, and only
