@@ -2,8 +2,10 @@
 # e2e_serve.sh - end-to-end tests of the gate service, `airlock serve`, over
 # real HTTP: the role matrix, the intake socket, scanning, deduplication,
 # restarts, concurrency, crashes, limits and errors, metrics, `airlock init`
-# run twice, and stopping with a request in flight. docs/api.md is the
-# contract these tests hold the service to.
+# run twice, one gate per data directory, reloads that fail and
+# `serve --check-config`, short-lived agent tokens, and stopping with a
+# request in flight. docs/api.md is the contract these tests hold the
+# service to.
 #
 # Run from the repository root:  bash tests/e2e_serve.sh
 # The binary is $AIRLOCK_BIN (default build/airlock). Conventions as in
@@ -1068,6 +1070,238 @@ t_init_twice_changes_nothing() {
 	api GET /v1/tokens "$ADMIN"
 	expect_code 200 "the first admin token after the second init"
 	expect_all '[t["name"] for t in d["tokens"] if t["name"] == "rev-1"]' "['rev-1']"
+	srv_stop
+}
+
+# ---- 10b. one gate per data directory; reloads that fail keep the gate -------------
+
+# wait_restart N: the gate (same pid: it execs itself) has said "listening"
+# N times in serve.log and answers /healthz again (10 s at most).
+wait_restart() {
+	local i
+	for i in $(seq 1 200); do
+		alive "$SPID" || fail "airlock serve died while restarting: $(tail -n 5 serve.log)"
+		if [ "$(grep -c 'airlock serve: listening on' serve.log)" -ge "$1" ] &&
+			curl -s --max-time 2 "$URL/healthz" >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	fail "airlock serve did not come back within 10 s after a reload"
+}
+
+# A second serve (and an init) on a data directory a gate holds is refused,
+# naming the holder's pid; the first gate goes on. The lock survives a
+# SIGHUP restart; a gate killed with SIGKILL leaves nothing that blocks the
+# next one; after a clean stop the lock file names no pid.
+t_second_serve_same_data_refused() {
+	local p2
+	srv_start
+	p2=$(free_port)
+	RC=0
+	timeout 20 "$BIN" serve --data "$PWD/data" --listen "127.0.0.1:$p2" \
+		--scanners 1 --rules "$RULES" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 2 "a second serve on the same data directory"
+	expect_err_has "held by another gate (pid $SPID;"
+	expect_err_has "serve.lock"
+	! curl -s --max-time 2 "http://127.0.0.1:$p2/healthz" >/dev/null 2>&1 ||
+		fail "the second gate listens"
+	RC=0
+	"$BIN" init --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 2 "init on a data directory a gate holds"
+	expect_err_has "(pid $SPID;"
+	expect_out_empty
+	api GET /healthz ""
+	expect_code 200 "the first gate after the refused second one"
+	# Over a SIGHUP restart (an exec), the lock stays held.
+	kill -HUP "$SPID"
+	wait_restart 2
+	RC=0
+	timeout 20 "$BIN" serve --data "$PWD/data" --listen "127.0.0.1:$p2" \
+		--scanners 1 --rules "$RULES" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 2 "a second serve after the first one's SIGHUP restart"
+	expect_err_has "(pid $SPID;"
+	# A killed gate's lock file does not block.
+	srv_kill9
+	[ -s data/serve.lock ] || fail "the killed gate's lock file is gone or empty (the test proves nothing)"
+	srv_start
+	api GET /healthz ""
+	expect_code 200 "a gate started after one was killed"
+	expect_eq "$(tr -d '\n' <data/serve.lock)" "$SPID" "the pid in serve.lock"
+	srv_stop
+	[ -e data/serve.lock ] && [ ! -s data/serve.lock ] ||
+		fail "after a clean stop serve.lock should be there and empty"
+	# And a data directory no gate holds is init'ed (and served) again.
+	RC=0
+	"$BIN" init --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "init once the gate stopped"
+}
+
+# A policy that does not load, on SIGHUP or `airlock rules reload`: the
+# reload is refused, the gate goes on serving with the old policy, and the
+# log and the answer say what failed. A good one then does take effect.
+t_bad_policy_reload_keeps_old() {
+	local AG
+	srv_init
+	echo 'approvals.clean = 2' >data/policy
+	cp -r "$RULES" rules
+	srv_start --rules "$PWD/rules"
+	mk_token agent agent-1 alice
+	AG=$TOK
+	echo hello >a.txt
+	submit "$AG" a.txt
+	wait_state "$SID" held
+	expect_all 'd["review"]["needed"]' 2
+	printf 'approvals.clean = 1\nbogus = 3\n' >data/policy
+	# SIGHUP: refused; same process, still serving, old policy.
+	kill -HUP "$SPID"
+	for _ in $(seq 1 100); do
+		grep -q 'reload refused' serve.log && break
+		sleep 0.05
+	done
+	grep -q 'reload refused.*policy:2: unknown key bogus' serve.log ||
+		fail "the log does not say why the SIGHUP reload was refused: $(tail -n 3 serve.log)"
+	alive "$SPID" || fail "the gate died on a bad policy at SIGHUP"
+	expect_eq "$(grep -c 'airlock serve: listening on' serve.log)" 1 "starts after the refused SIGHUP"
+	api GET "/v1/submissions/$SID" "$ADMIN"
+	expect_code 200 "the gate serves after the refused SIGHUP"
+	expect_all 'd["review"]["needed"]' 2
+	# rules reload (the API, then the CLI): refused with the reason.
+	api POST /v1/rules/reload "$ADMIN" -H 'Content-Type: application/json' --data-binary '{}'
+	expect_code 409 "POST /v1/rules/reload with a bad policy"
+	expect_error_json
+	expect_all '"policy:2: unknown key bogus" in d["error"]' True \
+		'"old rules and policy" in d["error"]' True
+	RC=0
+	AIRLOCK_URL=$URL AIRLOCK_TOKEN=$ADMIN timeout 30 "$BIN" rules reload >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 1 "airlock rules reload with a bad policy"
+	expect_err_has "unknown key bogus"
+	alive "$SPID" || fail "the gate died on a bad policy at rules reload"
+	expect_eq "$(grep -c 'airlock serve: listening on' serve.log)" 1 "starts after the refused reloads"
+	api GET "/v1/submissions/$SID" "$ADMIN"
+	expect_all 'd["review"]["needed"]' 2
+	[ "$(sqlite3 data/airlock.db "SELECT count(*) FROM events WHERE action = 'rules.reload.refused'")" = 2 ] ||
+		fail "the refused reloads are not on the record"
+	# A bad rule file is refused the same way (the policy is fine now).
+	echo 'approvals.clean = 1' >data/policy
+	cp "$RULES_BAD/04-bad-severity.yml" rules/
+	api POST /v1/rules/reload "$ADMIN" -H 'Content-Type: application/json' --data-binary '{}'
+	expect_code 409 "POST /v1/rules/reload with a bad rule file"
+	expect_all '"the rules in" in d["error"] and "04-bad-severity.yml" in d["error"]' True
+	alive "$SPID" || fail "the gate died on a bad rule file at rules reload"
+	api GET "/v1/submissions/$SID" "$ADMIN"
+	expect_all 'd["review"]["needed"]' 2
+	rm rules/04-bad-severity.yml
+	# Fixed: the reload goes ahead and the new policy counts.
+	api POST /v1/rules/reload "$ADMIN" -H 'Content-Type: application/json' --data-binary '{}'
+	expect_code 202 "POST /v1/rules/reload with a good policy"
+	wait_restart 2
+	api GET "/v1/submissions/$SID" "$ADMIN"
+	expect_all 'd["review"]["needed"]' 1
+	srv_stop
+}
+
+# serve --check-config: 0 when the rules, the policy and the data directory
+# are good, 1 with the reason when not, 2 for a usage error; it starts
+# nothing and takes no lock (it runs beside a gate).
+t_check_config() {
+	local cc=(serve --data "$PWD/data" --rules "$RULES" --check-config)
+	srv_init
+	al "${cc[@]}"
+	expect_rc 0 "check-config of a good set-up"
+	expect_out_has "the configuration is valid"
+	echo 'hold_expiry = soon' >data/policy
+	al "${cc[@]}"
+	expect_rc 1 "check-config with a bad policy"
+	expect_err_has "policy:1: hold_expiry"
+	echo 'agent_token_ttl = 0h' >data/policy
+	al "${cc[@]}"
+	expect_rc 1 "check-config with agent_token_ttl = 0h"
+	expect_err_has "policy:1: agent_token_ttl"
+	echo 'agent_token_ttl = 2h' >data/policy
+	al "${cc[@]}"
+	expect_rc 0 "check-config with agent_token_ttl = 2h"
+	al serve --data "$PWD/data" --rules "$RULES_BAD" --check-config
+	expect_rc 1 "check-config with bad rules"
+	expect_err_has "the rules in $RULES_BAD"
+	al serve --data "$PWD/nothing" --rules "$RULES" --check-config
+	expect_rc 1 "check-config of a data directory that is not there"
+	expect_err_has "$PWD/nothing"
+	al serve --data "$PWD/data" --check-config --frobnicate
+	expect_rc 2 "check-config with an unknown option"
+	[ ! -e data/intake.sock ] || fail "check-config made the intake socket"
+	srv_start
+	al "${cc[@]}"
+	expect_rc 0 "check-config beside a running gate"
+	srv_stop
+}
+
+# ---- 10c. short-lived agents ----------------------------------------------------------
+
+# ttl_of_out: seconds from now to the expires_at of the answer in $OUT (null: -1).
+ttl_of_out() {
+	python3 -c '
+import json, sys, datetime
+e = json.load(open(sys.argv[1]))["expires_at"]
+if e is None:
+    print(-1)
+else:
+    t = datetime.datetime.strptime(e, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+    print(round((t - datetime.datetime.now(datetime.timezone.utc)).total_seconds()))' "$OUT"
+}
+
+# Agent tokens expire after the policy's agent_token_ttl (8h unless set),
+# longer or shorter only by an explicit ttl; other roles keep theirs. An
+# expired and a revoked token each get their own 401 ("token expired at
+# ...", "token revoked at ..."), on TCP and on the intake socket; an unknown
+# token still gets the generic one.
+t_agent_token_ttl_and_expiry() {
+	local t exp
+	srv_start
+	mk_token agent agent-1 alice
+	t=$(ttl_of_out)
+	[ "$t" -ge 28790 ] && [ "$t" -le 28800 ] || fail "an agent token without a ttl expires in ${t}s, expected 8h"
+	mk_token agent agent-2 alice 30d
+	t=$(ttl_of_out)
+	[ "$t" -ge 2591990 ] && [ "$t" -le 2592000 ] || fail "an agent token with ttl 30d expires in ${t}s"
+	mk_token reviewer rev-1
+	expect_eq "$(ttl_of_out)" -1 "a reviewer token without a ttl expires"
+	RV=$TOK
+	# The policy sets the default (after a reload).
+	echo 'agent_token_ttl = 1h' >data/policy
+	api POST /v1/rules/reload "$ADMIN" -H 'Content-Type: application/json' --data-binary '{}'
+	expect_code 202 "reload with agent_token_ttl = 1h"
+	wait_restart 2
+	mk_token agent agent-3 alice
+	t=$(ttl_of_out)
+	[ "$t" -ge 3590 ] && [ "$t" -le 3600 ] || fail "agent_token_ttl = 1h: an agent token expires in ${t}s"
+	# Expired.
+	mk_token agent agent-4 alice 1s
+	exp=$(grep -o '"expires_at": *"[^"]*"' "$OUT" | grep -o '20[^"]*')
+	[ -n "$exp" ] || fail "no expires_at for agent-4"
+	AG=$TOK
+	sleep 1.2
+	api GET /v1/submissions "$AG"
+	expect_code 401 "an expired agent token"
+	expect_error_json "$AG"
+	expect_all 'd["error"]' "token expired at $exp"
+	echo hi >a.txt
+	sock POST /v1/submissions "$AG" --data-binary @a.txt
+	expect_code 401 "an expired agent token on the intake socket"
+	expect_all 'd["error"]' "token expired at $exp"
+	# Revoked.
+	api DELETE /v1/tokens/rev-1 "$ADMIN"
+	expect_code 200 "revoke rev-1"
+	api GET /v1/submissions "$RV"
+	expect_code 401 "a revoked token"
+	expect_error_json "$RV"
+	expect_all 'd["error"].startswith("token revoked at 20")' True \
+		'd["error"].endswith("Z")' True
+	# Unknown: the generic answer, nothing about any token.
+	api GET /v1/submissions "${AG%?}A"
+	[ "${AG: -1}" != A ] || api GET /v1/submissions "${AG%?}B"
+	expect_code 401 "an unknown token"
+	expect_all 'd["error"]' "a valid token is required (Authorization: Bearer)"
 	srv_stop
 }
 

@@ -208,8 +208,8 @@ srv_lock_data(const char *datadir, int *fd_out)
 		n = pread(fd, buf, sizeof(buf) - 1, 0);
 		buf[n > 0 ? n : 0] = '\0';
 		buf[strcspn(buf, "\n")] = '\0';
-		rc = al_err_set(AL_EEXIST, "%s is in use by another gate (pid %s, "
-		    "it holds %s); stop it first", datadir, buf[0] ? buf :
+		rc = al_err_set(AL_EEXIST, "%s is held by another gate (pid %s; "
+		    "the lock is %s); stop it first", datadir, buf[0] ? buf :
 		    "not yet written", dynbuf_str(&p));
 		goto out;
 	}
