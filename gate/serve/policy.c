@@ -25,6 +25,18 @@
  *   hold_expiry = 7d | never   release_roles = ci, reviewer, admin
  *   agent_token_ttl = 8h       (1s to 365d; agents are short-lived)
  */
+/* "FILE:LINE: KEY: why" from gate_parse_duration's message (copied first:
+ * al_err_set writes over al_err_msg()). */
+static int
+bad_duration(struct dynbuf *path, int lineno, const char *key)
+{
+	char why[512];
+
+	(void)snprintf(why, sizeof(why), "%s", al_err_msg());
+	return al_err_set(AL_EINVAL, "%s:%d: %s: %s", dynbuf_str(path), lineno,
+	    key, why);
+}
+
 int
 srv_policy_load(struct srv *s)
 {
@@ -92,12 +104,10 @@ srv_policy_load(struct srv *s)
 			if (strcmp(v, "never") == 0)
 				s->hold_expiry = 0;
 			else if (gate_parse_duration(v, &s->hold_expiry) < 0)
-				rc = al_err_set(AL_EINVAL, "%s:%d: hold_expiry: %s",
-				    dynbuf_str(&p), lineno, al_err_msg());
+				rc = bad_duration(&p, lineno, k);
 		} else if (strcmp(k, "agent_token_ttl") == 0) {
 			if (gate_parse_duration(v, &s->agent_ttl) < 0)
-				rc = al_err_set(AL_EINVAL, "%s:%d: agent_token_ttl: %s",
-				    dynbuf_str(&p), lineno, al_err_msg());
+				rc = bad_duration(&p, lineno, k);
 		} else if (strcmp(k, "release_roles") == 0) {
 			char *tok = v, *comma;
 

@@ -104,9 +104,12 @@ srv_config_check(struct srv *s, struct dynbuf *why)
 
 	if ((rc = rule_set_load(&rs, s->rules_dir, 0, why, &nerr)) == 0)
 		rc = scan_engine_new(&e, rs, s->cache);
-	if (rc < 0)
-		rc = al_err_set(rc, "the rules in %s: %s", s->rules_dir,
-		    al_err_msg());
+	if (rc < 0) {
+		char m[512];          /* al_err_set writes over al_err_msg() */
+
+		(void)snprintf(m, sizeof(m), "%s", al_err_msg());
+		rc = al_err_set(rc, "the rules in %s: %s", s->rules_dir, m);
+	}
 	scan_engine_free(e);
 	rule_set_free(rs);
 	if (rc < 0)
