@@ -34,7 +34,7 @@ CFLAGS_ALL = $(WARN) $(OPT) $(HARDEN) $(SAN) -pthread $(CFLAGS)
 LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(SAN) -pthread $(LDFLAGS)
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
-COMMON_SRC = common/err.c common/dynbuf.c common/util.c common/vocab.c common/os.c common/path.c common/text.c common/term.c
+COMMON_SRC = common/err.c common/fold.c common/dynbuf.c common/util.c common/vocab.c common/os.c common/path.c common/text.c common/term.c
 # scanners/: the wire between the sides and the findings (both sides), the
 # rule set and its compiled engine (the parent, before any fork), what runs
 # in the sandboxed scan child, and the parent's side of a child.
@@ -52,7 +52,8 @@ GATE_SRC = gate/attest.c gate/dirs.c
 # The client: commands that talk to a gate over HTTP.
 CLIENT_SRC = gate/client/transport.c gate/client/tarpack.c gate/client/common.c \
 	gate/client/submit.c gate/client/list.c gate/client/diff.c gate/client/token.c \
-	gate/client/decide.c gate/client/release.c gate/client/pull.c
+	gate/client/decide.c gate/client/release.c gate/client/pull.c \
+	gate/client/person.c
 # The offline commands: airlock scan, rules, verify, key (no server).
 CLI_SRC = gate/cli/cmd_scan.c gate/cli/cmd_rules.c gate/cli/cmd_verify.c \
 	gate/cli/report.c gate/cli/allowlist.c
@@ -61,8 +62,9 @@ SERVE_SRC = gate/serve/serve.c gate/serve/listener.c gate/serve/router.c \
 	gate/serve/http.c gate/serve/api_submission.c gate/serve/api_token.c \
 	gate/serve/api_review.c gate/serve/release.c gate/serve/policy.c \
 	gate/serve/scanq.c gate/serve/metrics.c gate/serve/store.c \
-	gate/serve/auth.c gate/serve/init.c
-DB_SRC = db/db.c db/db_stmt.c db/db_event.c db/db_principal.c \
+	gate/serve/auth.c gate/serve/init.c gate/serve/api_person.c \
+	gate/serve/view.c
+DB_SRC = db/db.c db/db_stmt.c db/db_event.c db/db_principal.c db/db_person.c \
 	db/db_submission.c db/db_scan.c db/db_review.c
 # Generated: the schema migrations, compiled in (rule below).
 GEN_SRC = $(BUILD)/gen/db_migrations.c

@@ -57,18 +57,26 @@ struct db_principal {
 	char *name;
 	enum db_role role;
 	char *on_behalf_of;       /* the person who launched an agent, or NULL */
+	int64_t person_id;        /* the person the token acts for (an agent:
+	                           * the one it was launched for); 0: none */
+	char *person;             /* that person's name, or NULL */
 	int64_t created_at;
 	int64_t expires_at;       /* 0: never */
 	int64_t revoked_at;       /* 0: not revoked */
 };
 
 /*
- * Creates a principal holding a token whose SHA-256 (hex) is token_hash, and
- * records the event "token.create" by actor (0: the system, e.g. init).
- * AL_EEXIST when the name is taken (revoked names stay taken).
+ * Creates a principal holding a token whose SHA-256 (hex) is token_hash,
+ * bound to the registered person named person (compared by fold.h's key;
+ * NULL: the person named like the token), and records the event
+ * "token.create" by actor (0: the system, e.g. init). An agent's person is
+ * the one it was launched for: its on_behalf_of is set to that person's
+ * name. AL_EEXIST when the name is taken (revoked names stay taken);
+ * AL_ENOTFOUND when no such person is registered; AL_EDENIED when the
+ * person is disabled; AL_EINVAL for a name fold.h refuses.
  */
 int db_principal_create(struct db *db, const char *name, enum db_role role,
-    const char *token_hash, const char *on_behalf_of, int64_t expires_at,
+    const char *token_hash, const char *person, int64_t expires_at,
     int64_t now, int64_t actor, int64_t *id_out);
 /* The principal holding this token hash, whatever its state (the caller
  * checks expiry and revocation); AL_ENOTFOUND. */
@@ -85,6 +93,34 @@ int db_principal_revoke(struct db *db, const char *name, int64_t now,
     int64_t actor);
 void db_principal_clear(struct db_principal *p);
 void db_principal_list_free(struct db_principal *v, size_t n);
+
+/* ---- persons (db_person.c) ---------------------------------------------- */
+
+struct db_person {
+	int64_t id;
+	char *name;               /* as registered (trimmed) */
+	char *fold;               /* the comparison key (fold.h) */
+	char *email;              /* or NULL */
+	int64_t created_at;
+	int64_t disabled_at;      /* 0: enabled */
+	int64_t tokens;           /* live tokens bound to the person (list) */
+};
+
+/* Registers a person (event "person.add"). AL_EINVAL for a name fold.h
+ * refuses; AL_EEXIST (naming the registered spelling) when a person of the
+ * same key exists, disabled or not. */
+int db_person_create(struct db *db, const char *name, const char *email,
+    int64_t now, int64_t actor, int64_t *id_out);
+/* By name, compared by key; AL_ENOTFOUND, AL_EINVAL. */
+int db_person_get(struct db *db, const char *name, struct db_person *out);
+int db_person_list(struct db *db, struct db_person **out, size_t *n_out);
+/* Disables a person and revokes their live tokens, agents launched for
+ * them included (event "person.disable"); *revoked_out: how many.
+ * AL_ENOTFOUND; AL_EINVAL when already disabled. */
+int db_person_disable(struct db *db, const char *name, int64_t now,
+    int64_t actor, size_t *revoked_out);
+void db_person_clear(struct db_person *p);
+void db_person_list_free(struct db_person *v, size_t n);
 
 /* ---- submissions -------------------------------------------------------- */
 
@@ -274,13 +310,15 @@ int db_review_get(struct db *db, int64_t id, const struct db_policy *pol,
     struct db_review *out);
 
 struct db_approval {
-	char *reviewer;
+	char *reviewer;           /* the token's name */
+	char *person;             /* the person it belongs to */
 	int64_t at;
 	char *sha256;
 	char *ruleset_digest;
 	char *comment;
 };
-/* The approvals that count now, oldest first. */
+/* The approvals that count now, one per person (their first), oldest
+ * first. */
 int db_approvals_get(struct db *db, int64_t id, struct db_approval **out,
     size_t *n_out);
 void db_approvals_free(struct db_approval *v, size_t n);
@@ -298,7 +336,21 @@ int db_release_get(struct db *db, int64_t id, char **attestation_out,
 /* Held submissions received before cutoff become "expired"; *n_out. */
 int db_expire_held(struct db *db, int64_t cutoff, int64_t now,
     size_t *n_out);
-/* 1 if actor fetched the content of submission id (a "view" event). */
+/*
+ * Records what was served of submission id to actor, against the latest
+ * finished scan: the whole artifact (item -1) or kept item `item` (path:
+ * its path), bytes served, whole (full 1, sha256 of what was served) or a
+ * range (full 0, range a text like "0-0"); a views row and the event
+ * "view" or "view.item" saying the same, in one transaction.
+ */
+int db_view_record(struct db *db, int64_t id, int64_t actor, int64_t item,
+    const char *path, int64_t bytes, const char *sha256, int full,
+    const char *range, int64_t now);
+/*
+ * 1 if actor's person holds review evidence for the latest scan of
+ * submission id: a full fetch of the whole artifact after that scan, or,
+ * when every item of that scan was kept, a full fetch of every item.
+ */
 int db_viewed(struct db *db, int64_t id, int64_t actor, int *out);
 
 /* ---- events ------------------------------------------------------------- */

@@ -1,6 +1,8 @@
 /*
  * db_principal.c - the token holders: the role names, and creating,
  * looking up (by token hash or by name), listing and revoking principals.
+ * Every token is bound to a registered person (db_person.c) when it is
+ * made: its holder, or for an agent the person it was launched for.
  *
  * Trust: callers are the gate's own code; names, roles and token hashes
  * are bound as parameters, never pasted into SQL, and only a token's
@@ -40,34 +42,49 @@ db_role_parse(const char *name)
 
 int
 db_principal_create(struct db *db, const char *name, enum db_role role,
-    const char *token_hash, const char *on_behalf_of, int64_t expires_at,
+    const char *token_hash, const char *person, int64_t expires_at,
     int64_t now, int64_t actor, int64_t *id_out)
 {
+	struct db_person who;
 	sqlite3_stmt *st = NULL;
 	int64_t id = 0;
 	int rc;
 
 	if ((int)role < 0 || role >= DB_ROLE_MAX)
 		return al_err_set(AL_EINVAL, "unknown role %d", (int)role);
+	memset(&who, 0, sizeof(who));
 	if ((rc = dbi_tx_begin(db, 1)) < 0)
 		return rc;
-	rc = dbi_prep_bind(db, &st, "INSERT INTO principals (name, role, "
-	    "token_hash, on_behalf_of, created_at, expires_at) VALUES (?, ?, "
-	    "?, ?, ?, ?)", "ttttiz", name, role_names[role], token_hash,
-	    on_behalf_of, now, expires_at);
+	rc = db_person_get(db, person != NULL ? person : name, &who);
+	if (rc == AL_ENOTFOUND && person == NULL)
+		rc = al_err_set(AL_ENOTFOUND, "no person named '%s' is "
+		    "registered: a token belongs to a person (airlock person "
+		    "add, or --person NAME)", name);
+	if (rc == 0 && who.disabled_at != 0)
+		rc = al_err_set(AL_EDENIED, "%s is disabled: no token is "
+		    "issued for them", who.name);
+	if (rc == 0)
+		rc = dbi_prep_bind(db, &st, "INSERT INTO principals (name, "
+		    "role, token_hash, on_behalf_of, created_at, expires_at, "
+		    "person_id) VALUES (?, ?, ?, ?, ?, ?, ?)", "ttttizi", name,
+		    role_names[role], token_hash, role == DB_ROLE_AGENT ?
+		    who.name : NULL, now, expires_at, who.id);
 	if (rc == 0 && (rc = dbi_step_done(db, st)) == 0) {
 		id = sqlite3_last_insert_rowid(db->h);
 		rc = dbi_event_addf(db, now, actor, "token.create", 0,
-		    "name=%s role=%s", name, role_names[role]);
+		    "name=%s role=%s person=%s", name, role_names[role],
+		    who.name);
 	}
 	sqlite3_finalize(st);
+	db_person_clear(&who);
 	if ((rc = dbi_tx_end(db, rc)) == 0 && id_out != NULL)
 		*id_out = id;
 	return rc;
 }
 
-#define PRINCIPAL_COLS "id, name, role, on_behalf_of, created_at, " \
-	"expires_at, revoked_at"
+#define PRINCIPAL_COLS "p.id, p.name, p.role, p.on_behalf_of, " \
+	"p.created_at, p.expires_at, p.revoked_at, ifnull(p.person_id, 0), " \
+	"n.name FROM principals p LEFT JOIN persons n ON n.id = p.person_id"
 
 static int
 principal_row(sqlite3_stmt *st, struct db_principal *p)
@@ -83,6 +100,8 @@ principal_row(sqlite3_stmt *st, struct db_principal *p)
 	p->created_at = sqlite3_column_int64(st, 4);
 	p->expires_at = dbi_col_int(st, 5, 0);
 	p->revoked_at = dbi_col_int(st, 6, 0);
+	p->person_id = sqlite3_column_int64(st, 7);
+	p->person = dbi_col_str(st, 8, &nomem);
 	if (nomem || r < 0) {
 		db_principal_clear(p);
 		/* The schema's CHECK admits no other role: the file is bad. */
@@ -113,16 +132,16 @@ int
 db_principal_by_token(struct db *db, const char *token_hash,
     struct db_principal *out)
 {
-	return principal_one(db, "SELECT " PRINCIPAL_COLS " FROM principals "
-	    "WHERE token_hash = ?", token_hash, "holds this token", out);
+	return principal_one(db, "SELECT " PRINCIPAL_COLS " WHERE "
+	    "p.token_hash = ?", token_hash, "holds this token", out);
 }
 
 int
 db_principal_by_name(struct db *db, const char *name,
     struct db_principal *out)
 {
-	return principal_one(db, "SELECT " PRINCIPAL_COLS " FROM principals "
-	    "WHERE name = ?", name, "of that name", out);
+	return principal_one(db, "SELECT " PRINCIPAL_COLS " WHERE "
+	    "p.name = ?", name, "of that name", out);
 }
 
 int
@@ -135,8 +154,8 @@ db_principal_list(struct db *db, struct db_principal **out, size_t *n_out)
 
 	*out = NULL;
 	*n_out = 0;
-	rc = dbi_prep(db, &st, "SELECT " PRINCIPAL_COLS " FROM principals "
-	    "ORDER BY id");
+	rc = dbi_prep(db, &st, "SELECT " PRINCIPAL_COLS " ORDER "
+	    "BY p.id");
 	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
 		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) == 0 &&
 		    (rc = principal_row(st, &v[n])) == 0)
@@ -193,6 +212,7 @@ db_principal_clear(struct db_principal *p)
 		return;
 	free(p->name);
 	free(p->on_behalf_of);
+	free(p->person);
 	memset(p, 0, sizeof(*p));
 }
 

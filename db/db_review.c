@@ -3,12 +3,23 @@
  * approvals the policy needs and those that stand, approving, rejecting,
  * overriding an unscannable verdict, settling after a scan, sending stale
  * submissions back to be scanned, releasing, expiring, and whether a
- * reviewer fetched the content.
+ * reviewer fetched the content (what was served, recorded per view).
+ *
+ * Separation of duties is by person (DESIGN.md invariant 3): every token
+ * belongs to a person (an agent's to the person it was launched for), so
+ * the submitter's person, which for an agent is its launched-for person,
+ * can never approve, reject, override or release the submission, through
+ * any of their tokens; the approvals that count are distinct persons; a
+ * second approval of the same scan by the same person through another
+ * token is refused (AL_EEXIST, naming the token that approved). An
+ * approval is taken only from a person who was served the whole content
+ * of the scan it approves, after that scan: the whole artifact without a
+ * Range, or, when every item of the scan was kept, every item whole.
  *
  * Trust: callers are the gate's own code, which has authenticated the
  * principal and checked its role; this file checks the rest of the policy
- * (state, bytes, rule set, submitter, launcher, fetched) inside the
- * decision's transaction. Values are bound as parameters, never pasted
+ * (state, bytes, rule set, persons, evidence) inside the decision's
+ * transaction. Values are bound as parameters, never pasted
  * into SQL; the one statement built with snprintf joins constant text.
  */
 #include <sqlite3.h>
@@ -20,6 +31,7 @@
 
 #include "db_int.h"
 #include "err.h"
+#include "fold.h"
 
 /* The submission's facts that decisions need, read inside a transaction. */
 struct subfacts {
@@ -31,6 +43,17 @@ struct subfacts {
 	char launched_by[256];
 	int64_t scan_id;          /* latest finished scan, 0: none */
 	char ruleset[80];
+	int64_t sub_person;       /* the submitter's person, 0: none */
+	int sub_agent;            /* the submitter is an agent token */
+	char sub_name[256];       /* the submitter token's name */
+};
+
+/* The deciding token and its person. */
+struct actorfacts {
+	char name[256];
+	int64_t person;           /* 0: none */
+	char person_name[512];
+	char fold[AL_FOLD_MAX + 1];
 };
 
 static int
@@ -42,7 +65,9 @@ subfacts_get(struct db *db, int64_t id, struct subfacts *f)
 	memset(f, 0, sizeof(*f));
 	rc = dbi_prep_bind(db, &st, "SELECT s.state, s.sha256, s.verdict, "
 	    "s.worst, s.submitter, ifnull(s.launched_by, ''), ifnull(c.id, 0), "
-	    "ifnull(c.ruleset_digest, '') FROM submissions s LEFT JOIN scans c "
+	    "ifnull(c.ruleset_digest, ''), ifnull(sp.person_id, 0), sp.role = "
+	    "'agent', sp.name FROM submissions s JOIN principals sp ON sp.id = "
+	    "s.submitter LEFT JOIN scans c "
 	    "ON c.id = (SELECT id FROM scans WHERE submission_id = s.id AND "
 	    "finished_at IS NOT NULL AND outcome IS NOT 'interrupted' ORDER BY "
 	    "id DESC LIMIT 1) WHERE s.id = ?", "i", id);
@@ -61,12 +86,103 @@ subfacts_get(struct db *db, int64_t id, struct subfacts *f)
 		f->scan_id = sqlite3_column_int64(st, 6);
 		snprintf(f->ruleset, sizeof(f->ruleset), "%s",
 		    (const char *)sqlite3_column_text(st, 7));
+		f->sub_person = sqlite3_column_int64(st, 8);
+		f->sub_agent = sqlite3_column_int(st, 9);
+		snprintf(f->sub_name, sizeof(f->sub_name), "%s",
+		    (const char *)sqlite3_column_text(st, 10));
 		rc = bad || (int)f->state < 0 ? al_err_set(AL_EIO, "submission "
 		    "%lld: a state, verdict or severity the schema does not "
 		    "know", (long long)id) : 0;
 	} else if (rc == 0) {
 		rc = al_err_set(AL_ENOTFOUND, "no submission %lld",
 		    (long long)id);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int
+actor_get(struct db *db, int64_t actor, struct actorfacts *a)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	rc = dbi_prep_bind(db, &st, "SELECT p.name, ifnull(p.person_id, 0), "
+	    "ifnull(n.name, ''), ifnull(n.fold, '') FROM principals p LEFT "
+	    "JOIN persons n ON n.id = p.person_id WHERE p.id = ?", "i", actor);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		snprintf(a->name, sizeof(a->name), "%s",
+		    (const char *)sqlite3_column_text(st, 0));
+		a->person = sqlite3_column_int64(st, 1);
+		snprintf(a->person_name, sizeof(a->person_name), "%s",
+		    (const char *)sqlite3_column_text(st, 2));
+		snprintf(a->fold, sizeof(a->fold), "%s",
+		    (const char *)sqlite3_column_text(st, 3));
+		rc = 0;
+	} else if (rc == 0) {
+		rc = al_err_set(AL_ENOTFOUND, "no such principal");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Separation of duties, by person: 0, or AL_EDENIED naming the rule and
+ * the person. verb: what the actor tried ("approve", "reject"...). */
+static int
+sod_check(const struct subfacts *f, const struct actorfacts *a,
+    int64_t actor, const char *verb)
+{
+	char key[AL_FOLD_MAX + 1];
+
+	if (actor == f->submitter)
+		return al_err_set(AL_EDENIED, "separation of duties: token %s "
+		    "submitted this, and cannot %s it", a->name, verb);
+	if (a->person == 0)
+		return al_err_set(AL_EDENIED, "separation of duties: token %s "
+		    "belongs to no person, and cannot %s", a->name, verb);
+	if (a->person == f->sub_person && f->sub_agent)
+		return al_err_set(AL_EDENIED, "separation of duties: %s is the "
+		    "person agent %s was launched for, and cannot %s its "
+		    "submission (with any of their tokens)", a->person_name,
+		    f->sub_name, verb);
+	if (a->person == f->sub_person)
+		return al_err_set(AL_EDENIED, "separation of duties: %s "
+		    "submitted this (token %s), and cannot %s it (with any of "
+		    "their tokens)", a->person_name, f->sub_name, verb);
+	/* The launcher as recorded at submission, compared the same way
+	 * (the binding above covers it; this holds for older rows too). */
+	if (f->launched_by[0] != '\0' && (al_name_fold(key, sizeof(key),
+	    f->launched_by, strlen(f->launched_by), NULL, NULL) < 0 ||
+	    strcmp(key, a->fold) == 0))
+		return al_err_set(AL_EDENIED, "separation of duties: %s is the "
+		    "person agent %s was launched for (as %s), and cannot %s "
+		    "its submission", a->person_name, f->sub_name,
+		    f->launched_by, verb);
+	return 0;
+}
+
+/* 1 in *out if person holds review evidence for scan: see the header. */
+static int
+evidence(struct db *db, int64_t id, int64_t scan, int64_t person, int *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = 0;
+	rc = dbi_prep_bind(db, &st, "SELECT EXISTS (SELECT 1 FROM views v "
+	    "JOIN principals p ON p.id = v.actor WHERE v.submission_id = ?1 "
+	    "AND v.scan_id = ?2 AND p.person_id = ?3 AND v.item IS NULL AND "
+	    "v.full = 1) OR (EXISTS (SELECT 1 FROM items WHERE scan_id = ?2) "
+	    "AND NOT EXISTS (SELECT 1 FROM items i WHERE i.scan_id = ?2 AND "
+	    "(i.content IS NOT 'kept' OR NOT EXISTS (SELECT 1 FROM views v "
+	    "JOIN principals p ON p.id = v.actor WHERE v.submission_id = ?1 "
+	    "AND v.scan_id = ?2 AND p.person_id = ?3 AND v.item IS NOT NULL "
+	    "AND v.full = 1 AND v.sha256 = i.sha256))))", "iii", id, scan,
+	    person);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		*out = sqlite3_column_int(st, 0) != 0;
+		rc = 0;
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -93,8 +209,9 @@ review_count(struct db *db, int64_t id, const struct subfacts *f,
 
 	/* An approval of an earlier scan stands while the latest found
 	 * nothing that one did not (by fingerprint). */
-	rc = dbi_prep_bind(db, &st, "SELECT count(DISTINCT a.reviewer) FROM "
-	    "approvals a WHERE a.submission_id = ?1 AND a.sha256 = ?3 AND "
+	rc = dbi_prep_bind(db, &st, "SELECT count(DISTINCT p.person_id) FROM "
+	    "approvals a JOIN principals p ON p.id = a.reviewer WHERE "
+	    "a.submission_id = ?1 AND a.sha256 = ?3 AND "
 	    "(a.scan_id = ?2 OR NOT EXISTS (SELECT fingerprint FROM findings "
 	    "WHERE scan_id = ?2 EXCEPT SELECT fingerprint FROM findings WHERE "
 	    "scan_id = a.scan_id))", "iit", id, f->scan_id, f->sha256);
@@ -166,40 +283,18 @@ db_approve(struct db *db, int64_t id, int64_t reviewer, const char *sha256,
     int64_t now, struct db_review *out)
 {
 	struct subfacts f;
-	struct db_principal who;
+	struct actorfacts who;
 	sqlite3_stmt *st;
-	int64_t viewed = 0;
-	int rc, have_who = 0;
+	int rc, viewed = 0;
 
 	memset(out, 0, sizeof(*out));
-	memset(&who, 0, sizeof(who));
 	if ((rc = dbi_tx_begin(db, 1)) < 0)
 		return rc;
 	rc = subfacts_get(db, id, &f);
-	if (rc == 0) {
-		rc = dbi_prep_bind(db, &st, "SELECT name FROM principals WHERE "
-		    "id = ?", "i", reviewer);
-		if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
-			int nomem = 0;
-
-			who.name = dbi_col_str(st, 0, &nomem);
-			have_who = 1;
-			rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
-		} else if (rc == 0) {
-			rc = al_err_set(AL_ENOTFOUND, "no such reviewer");
-		}
-		sqlite3_finalize(st);
-	}
-	if (rc == 0) {
-		rc = dbi_prep_bind(db, &st, "SELECT count(*) FROM events WHERE "
-		    "submission_id = ? AND actor = ? AND action = 'view'", "ii",
-		    id, reviewer);
-		if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
-			viewed = sqlite3_column_int64(st, 0);
-			rc = 0;
-		}
-		sqlite3_finalize(st);
-	}
+	if (rc == 0)
+		rc = actor_get(db, reviewer, &who);
+	if (rc == 0 && who.person != 0 && f.scan_id != 0)
+		rc = evidence(db, id, f.scan_id, who.person, &viewed);
 	if (rc < 0)
 		goto out;
 	if (f.state != AL_STATE_HELD)
@@ -212,17 +307,27 @@ db_approve(struct db *db, int64_t id, int64_t reviewer, const char *sha256,
 		rc = al_err_set(AL_EDENIED, "the approval names another rule "
 		    "set than the latest scan's (%.19s…): look again",
 		    f.ruleset);
-	else if (reviewer == f.submitter)
-		rc = al_err_set(AL_EDENIED, "the submitter cannot approve its "
-		    "own submission");
-	else if (f.launched_by[0] != '\0' && have_who &&
-	    strcasecmp(who.name, f.launched_by) == 0)
-		rc = al_err_set(AL_EDENIED, "%s launched the agent that "
-		    "submitted this, and cannot approve it", f.launched_by);
-	else if (viewed == 0)
-		rc = al_err_set(AL_EDENIED, "fetch the content first (airlock "
-		    "diff %lld): an approval is for what was read",
+	else if ((rc = sod_check(&f, &who, reviewer, "approve")) < 0)
+		;
+	else if (!viewed)
+		rc = al_err_set(AL_EDENIED, "review evidence: %s was not served "
+		    "the whole content of the latest scan (airlock diff %lld "
+		    "fetches it; a range, or some of the items, is not the "
+		    "whole): an approval is for what was read", who.person_name,
 		    (long long)id);
+	if (rc < 0)
+		goto out;
+	/* One person counts once: another token of theirs approved this
+	 * scan already. */
+	rc = dbi_prep_bind(db, &st, "SELECT p.name FROM approvals a JOIN "
+	    "principals p ON p.id = a.reviewer WHERE a.submission_id = ? AND "
+	    "a.scan_id = ? AND p.person_id = ?", "iii", id, f.scan_id,
+	    who.person);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1)
+		rc = al_err_set(AL_EEXIST, "%s approved this scan already (with "
+		    "token %s): a person counts once, whatever their tokens",
+		    who.person_name, (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
 	if (rc < 0)
 		goto out;
 	rc = dbi_prep_bind(db, &st, "INSERT INTO approvals (submission_id, "
@@ -236,12 +341,11 @@ db_approve(struct db *db, int64_t id, int64_t reviewer, const char *sha256,
 		rc = al_err_set(AL_EEXIST, "already approved by this reviewer");
 	if (rc == 0)
 		rc = dbi_event_addf(db, now, reviewer, "approve", id,
-		    "sha256=%s ruleset=%s scan=%lld", sha256, ruleset,
-		    (long long)f.scan_id);
+		    "sha256=%s ruleset=%s scan=%lld person=%s", sha256, ruleset,
+		    (long long)f.scan_id, who.person_name);
 	if (rc == 0)
 		rc = settle(db, id, &f, pol, now, reviewer, out);
 out:
-	free(who.name);
 	rc = dbi_tx_end(db, rc);
 	if (rc < 0)
 		db_review_clear(out);
@@ -252,6 +356,7 @@ int
 db_reject(struct db *db, int64_t id, int64_t reviewer, const char *comment,
     int64_t now)
 {
+	struct actorfacts who;
 	struct subfacts f;
 	sqlite3_stmt *st;
 	int rc;
@@ -262,9 +367,8 @@ db_reject(struct db *db, int64_t id, int64_t reviewer, const char *comment,
 	if (rc == 0 && f.state != AL_STATE_HELD)
 		rc = al_err_set(AL_EDENIED, "submission %lld is %s, not held",
 		    (long long)id, al_state_name(f.state));
-	if (rc == 0 && reviewer == f.submitter)
-		rc = al_err_set(AL_EDENIED, "the submitter cannot decide on "
-		    "its own submission");
+	if (rc == 0 && (rc = actor_get(db, reviewer, &who)) == 0)
+		rc = sod_check(&f, &who, reviewer, "reject");
 	if (rc == 0) {
 		rc = dbi_prep_bind(db, &st, "INSERT INTO rejections "
 		    "(submission_id, reviewer, at, comment) VALUES (?, ?, ?, "
@@ -290,6 +394,7 @@ int
 db_override(struct db *db, int64_t id, int64_t admin, const char *reason,
     const struct db_policy *pol, int64_t now, struct db_review *out)
 {
+	struct actorfacts who;
 	struct subfacts f;
 	sqlite3_stmt *st;
 	int rc;
@@ -305,6 +410,8 @@ db_override(struct db *db, int64_t id, int64_t admin, const char *reason,
 		rc = al_err_set(AL_EDENIED, "only an unscannable verdict is "
 		    "overridden; this one is %s", f.verdict == AL_VERDICT_NONE ?
 		    "" : al_verdict_name(f.verdict));
+	if (rc == 0 && (rc = actor_get(db, admin, &who)) == 0)
+		rc = sod_check(&f, &who, admin, "override");
 	if (rc == 0) {
 		rc = dbi_prep_bind(db, &st, "INSERT INTO overrides "
 		    "(submission_id, scan_id, admin, at, reason) VALUES (?, ?, "
@@ -365,12 +472,15 @@ db_approvals_get(struct db *db, int64_t id, struct db_approval **out,
 	rc = subfacts_get(db, id, &f);
 	if (rc == 0)
 		rc = dbi_prep_bind(db, &st, "SELECT p.name, a.at, a.sha256, "
-		    "a.ruleset_digest, a.comment FROM approvals a JOIN "
-		    "principals p ON p.id = a.reviewer WHERE a.submission_id = "
-		    "?1 AND a.sha256 = ?3 AND (a.scan_id = ?2 OR NOT EXISTS "
-		    "(SELECT fingerprint FROM findings WHERE scan_id = ?2 "
-		    "EXCEPT SELECT fingerprint FROM findings WHERE scan_id = "
-		    "a.scan_id)) ORDER BY a.id", "iit", id, f.scan_id,
+		    "a.ruleset_digest, a.comment, n.name FROM approvals a JOIN "
+		    "principals p ON p.id = a.reviewer LEFT JOIN persons n ON "
+		    "n.id = p.person_id WHERE a.id IN (SELECT min(a.id) FROM "
+		    "approvals a JOIN principals p ON p.id = a.reviewer WHERE "
+		    "a.submission_id = ?1 AND a.sha256 = ?3 AND p.person_id IS "
+		    "NOT NULL AND (a.scan_id = ?2 OR NOT EXISTS (SELECT "
+		    "fingerprint FROM findings WHERE scan_id = ?2 EXCEPT SELECT "
+		    "fingerprint FROM findings WHERE scan_id = a.scan_id)) GROUP "
+		    "BY p.person_id) ORDER BY a.id", "iit", id, f.scan_id,
 		    f.sha256);
 	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
 		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) < 0)
@@ -381,6 +491,7 @@ db_approvals_get(struct db *db, int64_t id, struct db_approval **out,
 		a->sha256 = dbi_col_str(st, 2, &nomem);
 		a->ruleset_digest = dbi_col_str(st, 3, &nomem);
 		a->comment = dbi_col_str(st, 4, &nomem);
+		a->person = dbi_col_str(st, 5, &nomem);
 		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
 	}
 	sqlite3_finalize(st);
@@ -401,6 +512,7 @@ db_approvals_free(struct db_approval *v, size_t n)
 
 	for (i = 0; v != NULL && i < n; i++) {
 		free(v[i].reviewer);
+		free(v[i].person);
 		free(v[i].sha256);
 		free(v[i].ruleset_digest);
 		free(v[i].comment);
@@ -412,13 +524,19 @@ int
 db_release(struct db *db, int64_t id, int64_t actor, const char *attestation,
     int64_t now)
 {
-	sqlite3_stmt *st;
+	struct actorfacts who;
+	struct subfacts f;
+	sqlite3_stmt *st = NULL;
 	int rc;
 
 	if ((rc = dbi_tx_begin(db, 1)) < 0)
 		return rc;
-	rc = dbi_prep_bind(db, &st, "UPDATE submissions SET state = 'released' "
-	    "WHERE id = ? AND state = 'approved'", "i", id);
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0 && (rc = actor_get(db, actor, &who)) == 0)
+		rc = sod_check(&f, &who, actor, "release");
+	if (rc == 0)
+		rc = dbi_prep_bind(db, &st, "UPDATE submissions SET state = "
+		    "'released' WHERE id = ? AND state = 'approved'", "i", id);
 	if (rc == 0 && (rc = dbi_step_done(db, st)) == 0 &&
 	    sqlite3_changes(db->h) != 1)
 		rc = al_err_set(AL_EDENIED, "submission %lld is not approved",
@@ -490,19 +608,57 @@ db_expire_held(struct db *db, int64_t cutoff, int64_t now, size_t *n_out)
 int
 db_viewed(struct db *db, int64_t id, int64_t actor, int *out)
 {
-	sqlite3_stmt *st;
+	struct actorfacts who;
+	struct subfacts f;
 	int rc;
 
 	*out = 0;
-	rc = dbi_prep_bind(db, &st, "SELECT count(*) FROM events WHERE "
-	    "submission_id = ? AND actor = ? AND action = 'view'", "ii", id,
-	    actor);
-	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
-		*out = sqlite3_column_int64(st, 0) > 0;
-		rc = 0;
-	}
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0)
+		rc = actor_get(db, actor, &who);
+	if (rc == 0 && who.person != 0 && f.scan_id != 0)
+		rc = evidence(db, id, f.scan_id, who.person, out);
+	return dbi_tx_end(db, rc);
+}
+
+int
+db_view_record(struct db *db, int64_t id, int64_t actor, int64_t item,
+    const char *path, int64_t bytes, const char *sha256, int full,
+    const char *range, int64_t now)
+{
+	struct subfacts f;
+	sqlite3_stmt *st = NULL;
+	char what[160];
+	int rc;
+
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0)
+		rc = dbi_prep_bind(db, &st, "INSERT INTO views (submission_id, "
+		    "scan_id, actor, item, bytes, sha256, full, at) VALUES (?, ?, "
+		    "?, ?, ?, ?, ?, ?)", "izimitii", id, f.scan_id, actor,
+		    item, bytes, full ? sha256 : NULL, (int64_t)(full != 0),
+		    now);
+	if (rc == 0)
+		rc = dbi_step_done(db, st);
 	sqlite3_finalize(st);
-	return rc;
+	if (full)
+		snprintf(what, sizeof(what), "full bytes=%lld sha256=%s",
+		    (long long)bytes, sha256);
+	else
+		snprintf(what, sizeof(what), "partial range=%.40s bytes=%lld",
+		    range ? range : "?", (long long)bytes);
+	if (rc == 0 && item < 0)
+		rc = dbi_event_addf(db, now, actor, "view", id, "content %s "
+		    "scan=%lld", what, (long long)f.scan_id);
+	else if (rc == 0)
+		rc = dbi_event_addf(db, now, actor, "view.item", id, "%s "
+		    "item=%lld %s scan=%lld", path, (long long)item, what,
+		    (long long)f.scan_id);
+	return dbi_tx_end(db, rc);
 }
 
 int

@@ -32,5 +32,6 @@ int cmd_key(int argc, char **argv);
 /* `airlock rules reload`: tells the running gate to reload its rules. */
 int cmd_rules_reload(int argc, char **argv);
 int cmd_token(int argc, char **argv);
+int cmd_person(int argc, char **argv);
 
 #endif

@@ -41,6 +41,8 @@ static const struct command commands[] = {
 	{"key", cmd_key, "key show", "the gate's public key"},
 	{"token", cmd_token, "token create|list|revoke",
 	    "manage the gate's tokens"},
+	{"person", cmd_person, "person add|list|disable",
+	    "the persons who hold tokens"},
 	{"scan", cmd_scan, "scan PATH...",
 	    "scan files and directories offline"},
 	{"rules", cmd_rules, "rules list|test|check",

@@ -23,8 +23,9 @@
 #include "term.h"
 
 static const char token_usage[] =
-    "usage: airlock token create --role ROLE --name NAME [--ttl DURATION]\n"
-    "                            [--on-behalf-of PERSON] [options]\n"
+    "usage: airlock token create --role ROLE --name NAME [--person PERSON]\n"
+    "                            [--ttl DURATION] [--on-behalf-of PERSON]\n"
+    "                            [options]\n"
     "       airlock token list [options]\n"
     "       airlock token revoke NAME [options]\n"
     "\n"
@@ -36,8 +37,11 @@ static const char token_usage[] =
     "create options:\n"
     "  --role ROLE          agent, reviewer, ci, auditor or admin\n"
     "  --name NAME          the token's unique name\n"
+    "  --person PERSON      the registered person who holds it (reviewer, ci,\n"
+    "                       auditor, admin; default: the person named NAME)\n"
     "  --ttl DURATION       lifetime: 30m, 8h, 7d... (default: the gate's)\n"
-    "  --on-behalf-of PERSON  who launched the agent (agents only, required)\n"
+    "  --on-behalf-of PERSON  the registered person the agent was launched\n"
+    "                       for (agents only, required)\n"
     "common options:\n"
     CLIENT_USAGE_OPTIONS
     "\n"
@@ -63,6 +67,7 @@ token_created(const json_t *j)
 {
 	const char *tok = cli_jstr(j, "token");
 	const char *obo = cli_jstr(j, "on_behalf_of");
+	const char *person = cli_jstr(j, "person");
 
 	if (tok == NULL) {
 		fprintf(stderr, "airlock token: the gate's reply has no token\n");
@@ -75,8 +80,11 @@ token_created(const json_t *j)
 	fputs(" (", stderr);
 	cli_put_value(stderr, json_object_get(j, "role"));
 	if (obo != NULL) {
-		fputs(", on behalf of ", stderr);
+		fputs(", launched for ", stderr);
 		al_term_put(stderr, obo);
+	} else if (person != NULL) {
+		fputs(", held by ", stderr);
+		al_term_put(stderr, person);
 	}
 	if (cli_jstr(j, "expires_at") != NULL) {
 		fputs("), expires ", stderr);
@@ -96,11 +104,13 @@ token_create(struct client_conf *conf, int argc, char **argv)
 		{"name", required_argument, NULL, 'n'},
 		{"ttl", required_argument, NULL, 't'},
 		{"on-behalf-of", required_argument, NULL, 'o'},
+		{"person", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
 		CLIENT_LONG_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	const char *role = NULL, *name = NULL, *ttl = NULL, *obo = NULL;
+	const char *role = NULL, *name = NULL, *ttl = NULL, *obo = NULL,
+	    *person = NULL;
 	struct client_reply r = {0, NULL};
 	struct client *c = NULL;
 	json_t *body = NULL;
@@ -126,6 +136,9 @@ token_create(struct client_conf *conf, int argc, char **argv)
 		case 'o':
 			obo = optarg;
 			break;
+		case 'p':
+			person = optarg;
+			break;
 		case 'h':
 			fputs(token_usage, stdout);
 			return EXIT_OK;
@@ -147,8 +160,13 @@ token_create(struct client_conf *conf, int argc, char **argv)
 		return cli_usage_error(token_usage, "token", "an agent token "
 		    "needs --on-behalf-of PERSON (who launched the agent)",
 		    NULL, 0);
+	if (strcmp(role, "agent") == 0 && person != NULL)
+		return cli_usage_error(token_usage, "token", "an agent token "
+		    "names its person with --on-behalf-of, not --person", NULL,
+		    0);
 	body = json_pack("{s:s, s:s}", "role", role, "name", name);
-	if (body == NULL || (ttl != NULL && json_object_set_new(body, "ttl",
+	if (body == NULL || (person != NULL && json_object_set_new(body,
+	    "person", json_string(person)) < 0) || (ttl != NULL && json_object_set_new(body, "ttl",
 	    json_string(ttl)) < 0) || (obo != NULL && json_object_set_new(body,
 	    "on_behalf_of", json_string(obo)) < 0)) {
 		/* jansson refuses strings that are not UTF-8. */
@@ -183,9 +201,9 @@ token_simple(struct client_conf *conf, int argc, char **argv, int revoke)
 		CLIENT_LONG_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	static const char *const head[] = {"NAME", "ROLE", "ON-BEHALF-OF",
+	static const char *const head[] = {"NAME", "ROLE", "PERSON",
 	    "CREATED", "EXPIRES", "REVOKED"};
-	static const char *const keys[] = {"name", "role", "on_behalf_of",
+	static const char *const keys[] = {"name", "role", "person",
 	    "created_at", "expires_at", "revoked_at"};
 	struct cli_table t = {6, head, NULL, 0, 0, {0}};
 	struct client_reply r = {0, NULL};

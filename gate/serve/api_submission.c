@@ -160,25 +160,6 @@ api_list(struct req *q, struct MHD_Connection *c, struct db *db)
 	    arr));
 }
 
-/* Serves the bytes of fd (size bytes) as an opaque download. */
-static enum MHD_Result
-respond_bytes(struct MHD_Connection *c, int fd, uint64_t size)
-{
-	struct MHD_Response *r = MHD_create_response_from_fd(size, fd);
-	enum MHD_Result ok;
-
-	if (r == NULL) {
-		close(fd);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, "Content-Type", "application/octet-stream");
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	ok = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ok;
-}
-
 enum MHD_Result
 api_content(struct req *q, struct MHD_Connection *c, struct db *db)
 {
@@ -194,25 +175,29 @@ api_content(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "bytes can be pulled");
 	}
 	if (store_blob_open(q->s->store, b.sha256, &fd) < 0 ||
-	    fstat(fd, &st) < 0 || (uint64_t)st.st_size != (uint64_t)b.size ||
-	    db_event_add(db, al_now_ms(), q->who.id, "view", q->id,
-	    "content") < 0) {
+	    fstat(fd, &st) < 0 || (uint64_t)st.st_size != (uint64_t)b.size) {
 		if (fd >= 0)
 			close(fd);
 		db_submission_clear(&b);
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "the stored bytes cannot be read");
 	}
-	db_submission_clear(&b);
-	return respond_bytes(c, fd, (uint64_t)st.st_size);
+	{
+		/* Served and recorded (what, how much) by view.c. */
+		enum MHD_Result ok = srv_serve_view(q, c, db, fd,
+		    (uint64_t)st.st_size, b.sha256, -1, NULL);
+
+		db_submission_clear(&b);
+		return ok;
+	}
 }
 
 /*
  * GET /v1/submissions/ID/items/N/content: the kept bytes of the latest
  * scan's item N (its index in `items`), as stored under its sha256. The
- * read is recorded as its own event, "view.item" with the item's path: a
- * view of one member is not a view of the artifact ("view", which
- * approval asks for).
+ * read is recorded as its own event, "view.item" with the item's path
+ * (view.c): a view of one member is not a view of the artifact; approval
+ * takes every item of a scan whose items were all kept, or the artifact.
  */
 enum MHD_Result
 api_item_content(struct req *q, struct MHD_Connection *c, struct db *db)
@@ -236,17 +221,21 @@ api_item_content(struct req *q, struct MHD_Connection *c, struct db *db)
 	}
 	rc = store_blob_open(q->s->store, it[q->item].sha256, &fd);
 	if (rc < 0 || fstat(fd, &st) < 0 ||
-	    (int64_t)st.st_size != it[q->item].size ||
-	    db_event_add(db, al_now_ms(), q->who.id, "view.item", q->id,
-	    it[q->item].path) < 0) {
+	    (int64_t)st.st_size != it[q->item].size) {
 		if (fd >= 0)
 			close(fd);
 		db_items_free(it, nit);
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "the stored bytes cannot be read");
 	}
-	db_items_free(it, nit);
-	return respond_bytes(c, fd, (uint64_t)st.st_size);
+	{
+		enum MHD_Result ok = srv_serve_view(q, c, db, fd,
+		    (uint64_t)st.st_size, it[q->item].sha256, q->item,
+		    it[q->item].path);
+
+		db_items_free(it, nit);
+		return ok;
+	}
 }
 
 enum MHD_Result

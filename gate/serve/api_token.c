@@ -1,6 +1,9 @@
 /*
  * api_token.c - tokens: create (shown once, stored as a hash), list,
- * revoke. Admins only (the route table says so).
+ * revoke. Admins only (the route table says so). Every token belongs to a
+ * registered person: "person" for reviewer, ci, auditor and admin tokens
+ * (default: the person named like the token, who must exist), and for an
+ * agent "on_behalf_of", the person it was launched for (required).
  *
  * Trust: the request body is bounded JSON; a new token never reaches a
  * log, and is wiped from memory once answered.
@@ -19,28 +22,34 @@ api_token_create(struct req *q, struct MHD_Connection *c, struct db *db)
 	json_error_t jerr;
 	json_t *in = json_loadb(q->body.data ? q->body.data : "", q->body.len,
 	    JSON_REJECT_DUPLICATES, &jerr), *out;
-	const char *role = NULL, *name = NULL, *ttl = NULL, *obo = NULL;
+	const char *role = NULL, *name = NULL, *ttl = NULL, *obo = NULL,
+	    *person = NULL;
 	char token[GATE_TOKEN_MAX], hash[65];
-	int64_t now = al_now_ms(), ms = 0;
+	struct db_principal made;
+	int64_t now = al_now_ms(), ms = 0, id = 0;
 	int r, rc;
 
 	if (in == NULL || json_unpack_ex(in, &jerr, JSON_STRICT,
-	    "{s:s, s:s, s?s, s?s}", "role", &role, "name", &name, "ttl", &ttl,
-	    "on_behalf_of", &obo) < 0) {
+	    "{s:s, s:s, s?s, s?s, s?s}", "role", &role, "name", &name, "ttl",
+	    &ttl, "on_behalf_of", &obo, "person", &person) < 0) {
 		json_decref(in);
 		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST, "expected "
-		    "{\"role\", \"name\", \"ttl\"?, \"on_behalf_of\"?}");
+		    "{\"role\", \"name\", \"person\"?, \"ttl\"?, "
+		    "\"on_behalf_of\"?}");
 	}
 	r = db_role_parse(role);
-	if (r < 0 || !srv_name_ok(name, 64) || (obo && !srv_name_ok(obo, 128)) ||
+	if (r < 0 || !srv_name_ok(name, 64) ||
 	    (ttl && gate_parse_duration(ttl, &ms) < 0) ||
-	    ((r == DB_ROLE_AGENT) != (obo != NULL))) {
+	    ((r == DB_ROLE_AGENT) != (obo != NULL)) ||
+	    (r == DB_ROLE_AGENT && person != NULL)) {
 		json_decref(in);
 		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST, "a role "
 		    "(agent, reviewer, ci, auditor, admin), a name of letters, "
 		    "digits and . _ - @, a ttl like 8h; on_behalf_of names the "
-		    "person who launched an agent, and is for agents only (and "
-		    "required for them)");
+		    "registered person who launched an agent, and is for agents "
+		    "only (and required for them); person names the registered "
+		    "person who holds any other token (default: the person named "
+		    "like the token)");
 	}
 	/* Agents are short-lived: without a ttl, the policy's agent_token_ttl. */
 	if (r == DB_ROLE_AGENT && ttl == NULL)
@@ -51,17 +60,31 @@ api_token_create(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "no randomness");
 	}
 	gate_token_hash(token, strlen(token), hash);
-	rc = db_principal_create(db, name, (enum db_role)r, hash, obo,
-	    ms ? now + ms : 0, now, q->who.id, NULL);
+	rc = db_principal_create(db, name, (enum db_role)r, hash,
+	    r == DB_ROLE_AGENT ? obo : person, ms ? now + ms : 0, now,
+	    q->who.id, &id);
+	if (rc == 0)
+		rc = db_principal_by_name(db, name, &made);
 	if (rc < 0) {
+		unsigned st = rc == AL_EEXIST ? MHD_HTTP_CONFLICT :
+		    rc == AL_ENOTFOUND ? MHD_HTTP_NOT_FOUND : rc == AL_EDENIED ?
+		    MHD_HTTP_CONFLICT : rc == AL_EINVAL ? MHD_HTTP_BAD_REQUEST :
+		    MHD_HTTP_INTERNAL_SERVER_ERROR;
+
+		OPENSSL_cleanse(token, sizeof(token));
 		json_decref(in);
-		return srv_fail(q, c, rc == AL_EEXIST ? MHD_HTTP_CONFLICT :
-		    MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX, rc == AL_EEXIST ?
-		    "that name is taken" : "database error");
+		/* A taken name, an unknown or disabled person: the gate's
+		 * own words (a token name is checked, a person's folded). */
+		return srv_fail(q, c, st, st == MHD_HTTP_BAD_REQUEST ?
+		    REJ_BAD_REQUEST : REJ_MAX, rc == AL_EEXIST ?
+		    "that name is taken" : st == MHD_HTTP_INTERNAL_SERVER_ERROR ?
+		    "database error" : al_err_msg());
 	}
-	out = json_pack("{s:s, s:s, s:s, s:o, s:o}", "name", name, "role", role,
-	    "token", token, "expires_at", srv_json_time(ms ? now + ms : 0),
-	    "on_behalf_of", srv_json_str(obo));
+	out = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "name", name, "role",
+	    role, "token", token, "expires_at", srv_json_time(ms ? now + ms :
+	    0), "on_behalf_of", srv_json_str(made.on_behalf_of), "person",
+	    srv_json_str(made.person));
+	db_principal_clear(&made);
 	json_decref(in);         /* name and role live in it */
 	OPENSSL_cleanse(token, sizeof(token));
 	return srv_respond_json(c, MHD_HTTP_CREATED, out);
@@ -80,7 +103,8 @@ api_token_list(struct req *q, struct MHD_Connection *c, struct db *db)
 	arr = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(arr, json_pack("{s:s, s:s, s:o, s:o, s:o, "
-		    "s:o}", "name", v[i].name, "role", db_role_name(v[i].role),
+		    "s:o, s:o}", "name", v[i].name, "role", db_role_name(v[i].role),
+		    "person", srv_json_str(v[i].person),
 		    "on_behalf_of", srv_json_str(v[i].on_behalf_of),
 		    "created_at", srv_json_time(v[i].created_at), "expires_at",
 		    srv_json_time(v[i].expires_at), "revoked_at",

@@ -121,8 +121,11 @@ cmd_init(int argc, char **argv)
 		goto out;
 	}
 	gate_token_hash(token, strlen(token), hash);
-	if (db_principal_create(db, "admin", DB_ROLE_ADMIN, hash, NULL, 0,
-	    al_now_ms(), 0, NULL) < 0) {
+	/* The first token's holder is the person "admin" (persons: see
+	 * docs/operations.md). */
+	rc = db_person_create(db, "admin", NULL, al_now_ms(), 0, NULL);
+	if ((rc < 0 && rc != AL_EEXIST) || db_principal_create(db, "admin",
+	    DB_ROLE_ADMIN, hash, "admin", 0, al_now_ms(), 0, NULL) < 0) {
 		fprintf(stderr, "airlock init: %s\n", al_err_msg());
 		goto out;
 	}

@@ -151,9 +151,11 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 	db_submission_clear(&b);
 	if (rc < 0) {
 		free(env);
-		return srv_fail(q, c, rc == AL_EDENIED ? MHD_HTTP_CONFLICT :
-		    MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX, rc == AL_EDENIED ?
-		    "the submission is no longer approved" : "cannot release");
+		/* Separation of duties, or no longer approved: db/ says. */
+		return srv_fail(q, c, rc == AL_EDENIED ? MHD_HTTP_FORBIDDEN :
+		    MHD_HTTP_INTERNAL_SERVER_ERROR, rc == AL_EDENIED ?
+		    REJ_FORBIDDEN : REJ_MAX, rc == AL_EDENIED ? al_err_msg() :
+		    "cannot release");
 	}
 	ok = srv_respond(c, MHD_HTTP_OK, "application/json", env, strlen(env));
 	free(env);

@@ -51,6 +51,9 @@ static const struct {
 	{R_TOKEN_CREATE, ROLE(DB_ROLE_ADMIN), 0},
 	{R_TOKEN_LIST, ROLE(DB_ROLE_ADMIN), 0},
 	{R_TOKEN_REVOKE, ROLE(DB_ROLE_ADMIN), 0},
+	{R_PERSON_CREATE, ROLE(DB_ROLE_ADMIN), 0},
+	{R_PERSON_LIST, ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_PERSON_DISABLE, ROLE(DB_ROLE_ADMIN), 0},
 };
 
 static int
@@ -115,6 +118,15 @@ route_of(const char *method, const char *url, int64_t *id, int64_t *item,
 		return post ? R_SUBMIT : get ? R_LIST : R_NONE;
 	if (strcmp(url, "/v1/tokens") == 0)
 		return post ? R_TOKEN_CREATE : get ? R_TOKEN_LIST : R_NONE;
+	if (strcmp(url, "/v1/persons") == 0)
+		return post ? R_PERSON_CREATE : get ? R_PERSON_LIST : R_NONE;
+	if (post && strncmp(url, "/v1/persons/", 12) == 0 &&
+	    (p = strrchr(url + 12, '/')) != NULL && p > url + 12 &&
+	    strcmp(p, "/disable") == 0) {
+		*arg = strndup(url + 12, (size_t)(p - url - 12));
+		return *arg && strchr(*arg, '/') == NULL ? R_PERSON_DISABLE :
+		    R_NONE;
+	}
 	if (post && strcmp(url, "/v1/rules/reload") == 0)
 		return R_RELOAD;
 	if (strncmp(url, "/v1/tokens/", 11) == 0 &&
@@ -351,7 +363,8 @@ srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
 				q->up = NULL;
 				q->too_large = 1;
 			}
-		} else if (q->route == R_TOKEN_CREATE || q->route == R_APPROVE ||
+		} else if (q->route == R_TOKEN_CREATE ||
+		    q->route == R_PERSON_CREATE || q->route == R_APPROVE ||
 		    q->route == R_REJECT || q->route == R_OVERRIDE ||
 		    q->route == R_RELEASE) {
 			if (dynbuf_add(&q->body, upload_data, *upload_size) < 0)
@@ -390,6 +403,15 @@ srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
 		return api_token_list(q, c, db);
 	case R_TOKEN_REVOKE:
 		return api_token_revoke(q, c, db);
+	case R_PERSON_CREATE:
+		if (q->too_large)
+			return srv_fail(q, c, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE,
+			    "the request body is too large");
+		return api_person_create(q, c, db);
+	case R_PERSON_LIST:
+		return api_person_list(q, c, db);
+	case R_PERSON_DISABLE:
+		return api_person_disable(q, c, db);
 	case R_METRICS:
 		return api_metrics(q, c, db);
 	case R_APPROVE:

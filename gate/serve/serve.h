@@ -106,7 +106,7 @@ enum route {
 	R_NONE, R_HEALTHZ, R_METRICS, R_SUBMIT, R_LIST, R_SHOW, R_CONTENT,
 	R_EVENTS, R_TOKEN_CREATE, R_TOKEN_LIST, R_TOKEN_REVOKE, R_APPROVE,
 	R_REJECT, R_OVERRIDE, R_RELEASE, R_ATTESTATION, R_RELOAD,
-	R_ITEM_CONTENT,
+	R_ITEM_CONTENT, R_PERSON_CREATE, R_PERSON_LIST, R_PERSON_DISABLE,
 };
 
 #define ROLE(r) (1u << (r))
@@ -119,7 +119,7 @@ struct req {
 	enum route route;
 	int64_t id;               /* /v1/submissions/ID */
 	int64_t item;             /* .../items/N/content: N, from 0 */
-	char *arg;                /* /v1/tokens/NAME */
+	char *arg;                /* /v1/tokens/NAME, /v1/persons/NAME */
 	struct db_principal who;
 	int authed;
 	struct store_upload *up;
@@ -170,6 +170,20 @@ enum MHD_Result srv_on_request(void *cls, struct MHD_Connection *c,
 void srv_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     enum MHD_RequestTerminationCode why);
 void *srv_on_uri(void *cls, const char *uri, struct MHD_Connection *c);
+
+/* view.c: serves n bytes of the stored blob fd (its sha256 given) to
+ * the caller, whole or the one byte range a Range header asks for, and
+ * records what was served (db_view_record: item -1, the artifact). */
+enum MHD_Result srv_serve_view(struct req *q, struct MHD_Connection *c,
+    struct db *db, int fd, uint64_t size, const char *sha256, int64_t item,
+    const char *path);
+/* api_person.c: persons (admins; auditors list). */
+enum MHD_Result api_person_create(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_person_list(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_person_disable(struct req *q, struct MHD_Connection *c,
+    struct db *db);
 
 /* The endpoints: api_submission.c, api_token.c, api_review.c, release.c,
  * metrics.c. Each answers the request q on c. */
