@@ -55,7 +55,15 @@ db_principal_create(struct db *db, const char *name, enum db_role role,
 	memset(&who, 0, sizeof(who));
 	if ((rc = dbi_tx_begin(db, 1)) < 0)
 		return rc;
-	rc = db_person_get(db, person != NULL ? person : name, &who);
+	/* A taken name first: it is the same answer whoever the person. */
+	rc = dbi_prep_bind(db, &st, "SELECT 1 FROM principals WHERE name = ?",
+	    "t", name);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1)
+		rc = al_err_set(AL_EEXIST, "the token name %s is taken", name);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc == 0)
+		rc = db_person_get(db, person != NULL ? person : name, &who);
 	if (rc == AL_ENOTFOUND && person == NULL)
 		rc = al_err_set(AL_ENOTFOUND, "no person named '%s' is "
 		    "registered: a token belongs to a person (airlock person "

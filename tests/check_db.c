@@ -41,16 +41,37 @@ hex(char out[65], int n)
 	snprintf(out, 65, "%064x", n);
 }
 
+/* A person of that name, made if new. */
+static void
+person(const char *name)
+{
+	int rc = db_person_create(db, name, NULL, 5, 0, NULL);
+
+	ck_assert(rc == 0 || rc == AL_EEXIST);
+}
+
+/* A token of that name: its person is the one named like it (an agent's:
+ * "launcher"). */
 static int64_t
 principal(const char *name, enum db_role role, int n)
 {
+	const char *who = role == DB_ROLE_AGENT ? "launcher" : name;
 	char h[65];
 	int64_t id = 0;
 
 	hex(h, 1000000 + n);
-	ck_assert_int_eq(db_principal_create(db, name, role, h, NULL, 0, 10, 0,
+	person(who);
+	ck_assert_int_eq(db_principal_create(db, name, role, h, who, 0, 10, 0,
 	    &id), 0);
 	return id;
+}
+
+/* Records a full view of the whole artifact by who. */
+static void
+viewed(int64_t id, int64_t who, int64_t now)
+{
+	ck_assert_int_eq(db_view_record(db, id, who, -1, NULL, 1, "ab", 1,
+	    NULL, now), 0);
 }
 
 static int64_t
@@ -235,14 +256,20 @@ START_TEST(principals_create_lookup)
 
 	admin = principal("root", DB_ROLE_ADMIN, 1);
 	hex(h, 77);
+	/* An unknown person is refused; the launched-for person's spelling
+	 * is the registered one, found under NFKC case folding. */
 	ck_assert_int_eq(db_principal_create(db, "agent-1", DB_ROLE_AGENT, h,
-	    "alice", 5000, 20, admin, &agent), 0);
+	    "alice", 5000, 20, admin, &agent), AL_ENOTFOUND);
+	person("alice");
+	ck_assert_int_eq(db_principal_create(db, "agent-1", DB_ROLE_AGENT, h,
+	    " \xef\xbc\xa1LICE ", 5000, 20, admin, &agent), 0);
 	ck_assert_int_gt(agent, admin);
 	ck_assert_int_eq(db_principal_by_token(db, h, &p), 0);
 	ck_assert_int_eq(p.id, agent);
 	ck_assert_str_eq(p.name, "agent-1");
 	ck_assert_int_eq(p.role, DB_ROLE_AGENT);
 	ck_assert_str_eq(p.on_behalf_of, "alice");
+	ck_assert_str_eq(p.person, "alice");
 	ck_assert_int_eq(p.created_at, 20);
 	ck_assert_int_eq(p.expires_at, 5000);
 	ck_assert_int_eq(p.revoked_at, 0);
@@ -268,21 +295,22 @@ START_TEST(principal_duplicates_refused)
 
 	principal("root", DB_ROLE_ADMIN, 1);
 	hex(h, 2);
-	ck_assert_int_eq(db_principal_create(db, "root", DB_ROLE_AGENT, h, NULL,
-	    0, 1, 0, NULL), AL_EEXIST);
+	ck_assert_int_eq(db_principal_create(db, "root", DB_ROLE_AGENT, h,
+	    "root", 0, 1, 0, NULL), AL_EEXIST);
 	/* The same token under another name is refused too. */
 	hex(h, 1000001);
 	ck_assert_int_eq(db_principal_create(db, "other", DB_ROLE_AGENT, h,
-	    NULL, 0, 1, 0, NULL), AL_EEXIST);
+	    "root", 0, 1, 0, NULL), AL_EEXIST);
 	/* A token hash that is not 64 hex digits, an unknown role. */
 	ck_assert_int_eq(db_principal_create(db, "x", DB_ROLE_AGENT, "abc",
-	    NULL, 0, 1, 0, NULL), AL_EINVAL);
+	    "root", 0, 1, 0, NULL), AL_EINVAL);
 	hex(h, 3);
 	ck_assert_int_eq(db_principal_create(db, "x", DB_ROLE_MAX, h, NULL, 0,
 	    1, 0, NULL), AL_EINVAL);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM principals"), 1);
-	/* The failed creations left no events behind. */
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM events"), 1);
+	/* The failed creations left no events behind (person.add, and
+	 * token.create). */
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM events"), 2);
 }
 END_TEST
 
@@ -306,7 +334,7 @@ START_TEST(revoke_once)
 	/* A revoked name stays taken. */
 	hex(h, 5);
 	ck_assert_int_eq(db_principal_create(db, "agent-1", DB_ROLE_AGENT, h,
-	    NULL, 0, 1, 0, NULL), AL_EEXIST);
+	    "launcher", 0, 1, 0, NULL), AL_EEXIST);
 }
 END_TEST
 
@@ -764,7 +792,7 @@ START_TEST(events_append_only)
 	principal("root", DB_ROLE_ADMIN, 1);
 	ck_assert_int_eq(db_event_add(db, 5, 0, "note", 0, "hello"), 0);
 	before = raw_int("SELECT count(*) FROM events");
-	ck_assert_int_eq(before, 2);
+	ck_assert_int_eq(before, 3);      /* person.add, token.create, note */
 	ck_assert_int_ne(raw_exec("UPDATE events SET action = 'forged'", msg,
 	    sizeof(msg)), SQLITE_OK);
 	ck_assert_ptr_nonnull(strstr(msg, "append-only"));
@@ -784,8 +812,9 @@ END_TEST
 START_TEST(event_trail)
 {
 	static const char *const all[] = {
-		"token.create", "token.create", "submit", "scan.start",
-		"scan.resume", "scan.start", "scan.finish", "token.revoke",
+		"person.add", "token.create", "person.add", "token.create",
+		"submit", "scan.start", "scan.resume", "scan.start",
+		"scan.finish", "token.revoke",
 	};
 	static const char *const one[] = {
 		"submit", "scan.start", "scan.resume", "scan.start",
@@ -799,6 +828,7 @@ START_TEST(event_trail)
 
 	admin = principal("root", DB_ROLE_ADMIN, 1);
 	hex(h, 2);
+	person("alice");
 	ck_assert_int_eq(db_principal_create(db, "agent-1", DB_ROLE_AGENT, h,
 	    "alice", 0, 11, admin, &agent), 0);
 	id = submit(db, agent, 1, 12);
@@ -818,16 +848,17 @@ START_TEST(event_trail)
 		if (i > 0)
 			ck_assert_int_gt(v[i].id, v[i - 1].id);
 	}
-	ck_assert_int_eq(v[0].actor, 0);          /* init: the system */
-	ck_assert_ptr_null(v[0].actor_name);
-	ck_assert_str_eq(v[1].actor_name, "root");
-	ck_assert_ptr_nonnull(strstr(v[1].detail, "agent-1"));
-	ck_assert_int_eq(v[2].actor, agent);
-	ck_assert_int_eq(v[2].submission, id);
-	ck_assert_int_eq(v[2].at, 12);
-	ck_assert_int_eq(v[3].actor, 0);
-	ck_assert_int_eq(v[7].actor, admin);
-	ck_assert_int_eq(v[7].submission, 0);
+	ck_assert_int_eq(v[1].actor, 0);          /* init: the system */
+	ck_assert_ptr_null(v[1].actor_name);
+	ck_assert_str_eq(v[3].actor_name, "root");
+	ck_assert_ptr_nonnull(strstr(v[3].detail, "agent-1"));
+	ck_assert_ptr_nonnull(strstr(v[3].detail, "person=alice"));
+	ck_assert_int_eq(v[4].actor, agent);
+	ck_assert_int_eq(v[4].submission, id);
+	ck_assert_int_eq(v[4].at, 12);
+	ck_assert_int_eq(v[5].actor, 0);
+	ck_assert_int_eq(v[9].actor, admin);
+	ck_assert_int_eq(v[9].submission, 0);
 	db_event_list_free(v, n);
 
 	ck_assert_int_eq(db_event_list(db, id, &v, &n), 0);
@@ -891,24 +922,41 @@ START_TEST(approvals_checked_and_counted)
 	char sha[65], other[65];
 	int64_t id;
 
-	ck_assert_int_eq(raw_exec("UPDATE principals SET on_behalf_of = 'Alice' "
-	    "WHERE name = 'agent-1'", NULL, 0), SQLITE_OK);
+	int64_t alice2, bob2;
+	char h[65];
+
+	/* agent-1 launched for Alice (as the person "alice" is spelled
+	 * under any case); alice and bob hold a second token each. */
+	hex(h, 90);
+	ck_assert_int_eq(db_principal_create(db, "agent-2", DB_ROLE_AGENT, h,
+	    "ALICE", 0, 10, 0, &agent), 0);
+	hex(h, 91);
+	ck_assert_int_eq(db_principal_create(db, "alice-laptop",
+	    DB_ROLE_REVIEWER, h, "alice", 0, 10, 0, &alice2), 0);
+	hex(h, 92);
+	ck_assert_int_eq(db_principal_create(db, "bob-laptop", DB_ROLE_REVIEWER,
+	    h, "Bob", 0, 10, 0, &bob2), 0);
 	id = held_with(agent, 7, "flagged", "critical", fp, 1, 10);
-	ck_assert_int_eq(raw_exec("UPDATE submissions SET launched_by = 'Alice'",
-	    NULL, 0), SQLITE_OK);
 	hex(sha, 7);
 	hex(other, 8);
 	/* Not viewed yet. */
 	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), AL_EDENIED);
-	ck_assert_int_eq(db_event_add(db, 50, bob, "view", id, NULL), 0);
-	ck_assert_int_eq(db_event_add(db, 50, alice, "view", id, NULL), 0);
-	ck_assert_int_eq(db_event_add(db, 50, agent, "view", id, NULL), 0);
+	viewed(id, bob, 50);
+	viewed(id, alice, 50);
+	viewed(id, agent, 50);
 	/* Other bytes, other rules, the submitter, the person behind it. */
 	ck_assert_int_eq(approve(id, bob, other, "rs1", &r), AL_EDENIED);
 	ck_assert_int_eq(approve(id, bob, sha, "rs0", &r), AL_EDENIED);
 	ck_assert_int_eq(approve(id, agent, sha, "rs1", &r), AL_EDENIED);
 	ck_assert_int_eq(approve(id, alice, sha, "rs1", &r), AL_EDENIED);
+	ck_assert_ptr_nonnull(strstr(al_err_msg(), "separation of duties"));
+	viewed(id, alice2, 50);
+	ck_assert_int_eq(approve(id, alice2, sha, "rs1", &r), AL_EDENIED);
+	ck_assert_int_eq(db_reject(db, id, alice2, "no", 51), AL_EDENIED);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM approvals"), 0);
+	/* A range is not a reading. */
+	ck_assert_int_eq(db_view_record(db, id, carol, -1, NULL, 1, NULL, 0,
+	    "0-0", 52), 0);
 	/* Critical: two distinct reviewers; the same one twice counts once. */
 	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), 0);
 	ck_assert_str_eq(al_state_name(r.state), "held");
@@ -916,14 +964,23 @@ START_TEST(approvals_checked_and_counted)
 	ck_assert_int_eq(r.needed, 2);
 	db_review_clear(&r);
 	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), AL_EEXIST);
-	ck_assert_int_eq(db_event_add(db, 60, carol, "view", id, NULL), 0);
+	/* Bob's other token: the same person, counted once. */
+	viewed(id, bob2, 55);
+	ck_assert_int_eq(approve(id, bob2, sha, "rs1", &r), AL_EEXIST);
+	ck_assert_ptr_nonnull(strstr(al_err_msg(), "counts once"));
+	ck_assert_int_eq(approve(id, carol, sha, "rs1", &r), AL_EDENIED);
+	ck_assert_ptr_nonnull(strstr(al_err_msg(), "review evidence"));
+	viewed(id, carol, 60);
 	ck_assert_int_eq(approve(id, carol, sha, "rs1", &r), 0);
 	ck_assert_str_eq(al_state_name(r.state), "approved");
 	ck_assert_int_eq(r.approvals, 2);
 	db_review_clear(&r);
 	/* Approved: no more approvals; release once. */
-	ck_assert_int_eq(db_event_add(db, 60, alice, "view", id, NULL), 0);
+	viewed(id, alice, 60);
 	ck_assert_int_eq(approve(id, alice, sha, "rs1", &r), AL_EDENIED);
+	/* The launched-for person cannot release either. */
+	ck_assert_int_eq(db_release(db, id, alice2, "{}", 199), AL_EDENIED);
+	ck_assert_ptr_nonnull(strstr(al_err_msg(), "alice"));
 	ck_assert_int_eq(db_release(db, id, carol, "{}", 200), 0);
 	ck_assert_int_eq(db_release(db, id, carol, "{}", 201), AL_EDENIED);
 	/* Decisions are append-only. */
@@ -947,7 +1004,7 @@ START_TEST(rescan_keeps_approvals_only_without_news)
 	int64_t id = held_with(agent, 9, "flagged", "medium", one, 1, 10);
 
 	hex(sha, 9);
-	ck_assert_int_eq(db_event_add(db, 50, bob, "view", id, NULL), 0);
+	viewed(id, bob, 50);
 	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), 0);
 	ck_assert_str_eq(al_state_name(r.state), "approved");
 	db_review_clear(&r);
@@ -999,8 +1056,8 @@ START_TEST(unscannable_needs_override_and_reject_is_final)
 	int64_t id2;
 
 	hex(sha, 11);
-	ck_assert_int_eq(db_event_add(db, 50, bob, "view", id, NULL), 0);
-	ck_assert_int_eq(db_event_add(db, 50, carol, "view", id, NULL), 0);
+	viewed(id, bob, 50);
+	viewed(id, carol, 50);
 	ck_assert_int_eq(approve(id, bob, sha, "rs1", &r), 0);
 	db_review_clear(&r);
 	ck_assert_int_eq(approve(id, carol, sha, "rs1", &r), 0);
@@ -1015,7 +1072,7 @@ START_TEST(unscannable_needs_override_and_reject_is_final)
 	id2 = held_with(agent, 12, "clean", NULL, NULL, 0, 70);
 	hex(sha, 12);
 	ck_assert_int_eq(db_reject(db, id2, bob, "no", 80), 0);
-	ck_assert_int_eq(db_event_add(db, 81, bob, "view", id2, NULL), 0);
+	viewed(id2, bob, 81);
 	ck_assert_int_eq(approve(id2, bob, sha, "rs1", &r), AL_EDENIED);
 	ck_assert_int_eq(db_release(db, id2, bob, "{}", 90), AL_EDENIED);
 	ck_assert_int_eq(db_reject(db, id2, bob, "again", 91), AL_EDENIED);
@@ -1029,7 +1086,7 @@ START_TEST(unscannable_needs_override_and_reject_is_final)
 		ck_assert_uint_eq(n, 0);          /* received at 95: not yet */
 		ck_assert_int_eq(db_expire_held(db, 1000, 1001, &n), 0);
 		ck_assert_uint_eq(n, 1);
-		ck_assert_int_eq(db_event_add(db, 1002, bob, "view", id3, NULL), 0);
+		viewed(id3, bob, 1002);
 		ck_assert_int_eq(approve(id3, bob, sha, "rs1", &r), AL_EDENIED);
 	}
 }

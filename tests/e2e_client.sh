@@ -59,6 +59,12 @@ export AIRLOCK_URL=$GATE_URL
 ADMIN=$GATE_ADMIN
 DATA=$WORK/data
 unset AIRLOCK_SOCKET AIRLOCK_TOKEN
+# Every token belongs to a registered person (an agent's: the one it was
+# launched for; another's: by default the person named like the token).
+for p in alice bob dana diff-reviewer rev-1; do
+	AIRLOCK_TOKEN=$ADMIN al person add "$p"
+	[ "$RC" = 0 ] || { cat "$ERR"; echo "0 passed, 1 failed"; exit 1; }
+done
 AIRLOCK_TOKEN=$ADMIN al token create --role agent --name agent-1 --on-behalf-of alice
 [ "$RC" = 0 ] || { cat "$ERR"; echo "0 passed, 1 failed"; exit 1; }
 AGENT=$(cat "$OUT")
@@ -222,6 +228,7 @@ t_wait_timeout_exits_2() {
 	trap 'pkill -CONT -P "$GATE_PID"; kill "$GATE_PID"; wait "$GATE_PID"' EXIT
 	pkill -STOP -P "$GATE_PID" || fail "no scan launcher to stop"
 	echo stuck >f.txt
+	AIRLOCK_URL=$GATE_URL as "$GATE_ADMIN" person add carol
 	AIRLOCK_URL=$GATE_URL as "$GATE_ADMIN" token create --role agent --name a \
 		--on-behalf-of carol
 	tok=$(cat "$OUT")

@@ -195,6 +195,11 @@ sha_of_out() { grep -o '"sha256": *"[0-9a-f]*"' "$OUT" | head -n 1 | grep -o '[0
 
 # mk_token ROLE NAME [ON_BEHALF_OF]: made by the admin; the token in $TOK.
 mk_token() {
+	# The token's person: the one an agent is launched for, else the
+	# person named like the token (registered here if new).
+	api POST /v1/persons "$ADMIN" -H 'Content-Type: application/json' \
+		--data-binary "{\"name\": \"${3:-$2}\"}"
+	[ "$CODE" = 201 ] || [ "$CODE" = 409 ] || fail "POST /v1/persons ${3:-$2}: HTTP $CODE"
 	local body="{\"role\": \"$1\", \"name\": \"$2\"${3:+, \"on_behalf_of\": \"$3\"}}"
 	api POST /v1/tokens "$ADMIN" -H 'Content-Type: application/json' --data-binary "$body"
 	expect_code 201 "POST /v1/tokens $body"
@@ -1675,8 +1680,10 @@ t_item_content_endpoint() {
 	approve_raw "${REV[1]}" "$S" "$SHA" "$RS"
 	expect_code 403 "approve after reading only a member"
 	events "$S"
-	expect_all '[(e["actor"], e["detail"]) for e in E("view.item")]' \
-		"[('aud-1', 'x.tar!/run.sh'), ('rev-1', 'x.tar!/run.sh')]" \
+	# Each view.item says what was served: the item, whole, its bytes
+	# and their sha256.
+	expect_all '[(e["actor"], e["detail"].split(" ")[:4]) for e in E("view.item")]' \
+		"[('aud-1', ['x.tar!/run.sh', 'item=$RUN', 'full', 'bytes=$(wc -c <p/run.sh)']), ('rev-1', ['x.tar!/run.sh', 'item=$RUN', 'full', 'bytes=$(wc -c <p/run.sh)'])]" \
 		'len(E("view"))' 0
 	view "${REV[1]}" "$S"
 	approve_raw "${REV[1]}" "$S" "$SHA" "$RS"
@@ -1703,6 +1710,211 @@ t_member_bytes_checked_by_the_gate() {
 		'[i["content"] for i in d["items"] if i["content"] == "kept"]' '[]'
 	api GET "/v1/submissions/$SID/items/0/content" "${REV[1]}"
 	expect_code 404 "a member whose bytes were refused"
+	srv_stop
+}
+
+# ---- persons (issue 12) ----------------------------------------------------------
+
+# person_add NAME: POST /v1/persons as the admin; $CODE.
+person_add() {
+	api POST /v1/persons "$ADMIN" -H 'Content-Type: application/json' \
+		--data-binary "{\"name\": \"$1\"}"
+}
+
+# A person with two tokens counts once: bob's second approval of the same
+# scan is refused (409, naming the rule), and the critical finding still
+# needs a second person.
+t_person_two_tokens_count_once() {
+	local AG B1 B2 C
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	person_add bob
+	expect_code 201 "person add bob"
+	mk_token reviewer bob
+	B1=$TOK
+	api POST /v1/tokens "$ADMIN" --data-binary '{"role": "reviewer", "name": "bob-laptop", "person": "BOB"}'
+	expect_code 201 "a second token for bob"
+	expect_q 'd["person"]' bob
+	B2=$(tok_of_out)
+	mk_token reviewer carol
+	C=$TOK
+	pat_file s.env
+	held "$AG" s.env name=s.env
+	standing "$SID" held 0 2
+	approve_as "$B1" "$SID"
+	view "$B2" "$SID"
+	approve_raw "$B2" "$SID" "$SHA" "$RS"
+	expect_code 409 "bob again, through bob-laptop"
+	expect_error_json
+	grep -q 'counts once' "$OUT" || fail "the refusal does not name the rule"
+	grep -q 'bob' "$OUT" || fail "the refusal does not name the person"
+	standing "$SID" held 1 2
+	approve_as "$C" "$SID"
+	standing "$SID" approved 2 2
+	api GET /v1/persons "$ADMIN"
+	expect_code 200 "GET /v1/persons"
+	expect_q '[(p["name"], p["tokens"]) for p in d["persons"] if p["name"] == "bob"]' "[('bob', 2)]"
+	srv_stop
+}
+
+# The launched-for person under any case, width or white-space variant of
+# the name cannot approve, reject or release: the agent is launched for
+# " ＡＬＩＣＥ " (fullwidth, spaces), which is the person alice.
+t_person_launched_for_variants_refused() {
+	local AG A1 A2 R
+	srv_start
+	person_add alice
+	expect_code 201 "person add alice"
+	api POST /v1/tokens "$ADMIN" --data-binary '{"role": "agent", "name": "agent-w", "on_behalf_of": " \uff21\uff2c\uff29\uff23\uff25\u3000"}'
+	expect_code 201 "an agent launched for a variant of alice"
+	expect_q 'd["on_behalf_of"]' alice
+	AG=$(tok_of_out)
+	api POST /v1/tokens "$ADMIN" --data-binary '{"role": "reviewer", "name": "alice.smith", "person": "Alice"}'
+	expect_code 201 "alice's reviewer token"
+	A1=$(tok_of_out)
+	api POST /v1/tokens "$ADMIN" --data-binary '{"role": "admin", "name": "alice-admin", "person": "  aLiCe "}'
+	expect_code 201 "alice's admin token"
+	A2=$(tok_of_out)
+	reviewers 1
+	R=${REV[1]}
+	echo "hello" >h.txt
+	held "$AG" h.txt name=h.txt
+	for t in "$A1" "$A2"; do
+		view "$t" "$SID"
+		approve_raw "$t" "$SID" "$SHA" "$RS"
+		expect_code 403 "alice approves what her agent submitted"
+		expect_error_json
+		grep -q 'separation of duties' "$OUT" || fail "the refusal does not name the rule"
+		grep -q 'alice' "$OUT" || fail "the refusal does not name the person"
+		api POST "/v1/submissions/$SID/reject" "$t" --data-binary '{"comment": "no"}'
+		expect_code 403 "alice rejects what her agent submitted"
+	done
+	# An agent for an unregistered person is refused, clearly.
+	api POST /v1/tokens "$ADMIN" --data-binary '{"role": "agent", "name": "agent-x", "on_behalf_of": "mallory"}'
+	expect_code 404 "an agent for nobody registered"
+	grep -q 'no person named' "$OUT" || fail "the refusal does not say why"
+	approve_as "$R" "$SID"
+	standing "$SID" approved 1 1
+	api POST "/v1/submissions/$SID/release" "$A2"
+	expect_code 403 "alice releases what her agent submitted"
+	grep -q 'separation of duties' "$OUT" || fail "the release refusal does not name the rule"
+	srv_stop
+}
+
+# A name that differs only by NFKC case folding and trimming cannot be
+# registered twice; a name the gate cannot normalise is refused.
+t_person_nfkc_unique() {
+	srv_start
+	person_add "Zoë Ärger"
+	expect_code 201 "person add"
+	for v in "ZOË ÄRGER" " zoë  ärger " "\uff3a\uff4f\u00eb \u00c4rger" "zoë\u00a0ärger"; do
+		person_add "$v"
+		expect_code 409 "an NFKC-equivalent name: $v"
+		expect_error_json
+	done
+	person_add "straße"
+	expect_code 201 "person add straße"
+	person_add "STRASSE"
+	expect_code 409 "ß folds to ss"
+	person_add "zoe\u0301"
+	expect_code 400 "a combining mark is refused (cannot normalise faithfully)"
+	grep -q 'U+0301' "$OUT" || fail "the refusal does not name the code point"
+	person_add "   "
+	expect_code 400 "an empty name"
+	as "$ADMIN" person list
+	expect_rc 0 "person list"
+	expect_out_has "straße"
+	# Disabling a person revokes their tokens and issues them no new one.
+	mk_token reviewer zed
+	as "$ADMIN" person disable ZED
+	expect_rc 0 "person disable"
+	expect_out_has "tokens revoked: 1"
+	api GET /v1/submissions "$TOK"
+	expect_code 401 "a disabled person's token"
+	as "$ADMIN" person disable zed
+	expect_rc 1 "disabled twice"
+	api POST /v1/tokens "$ADMIN" --data-binary '{"role": "reviewer", "name": "zed-2", "person": "zed"}'
+	expect_code 409 "a token for a disabled person"
+	srv_stop
+}
+
+# Review evidence: a one-byte range does not satisfy review (it is served,
+# 206, and recorded as partial); a full fetch does.
+t_review_needs_full_fetch() {
+	local AG
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	reviewers 1
+	printf 'line one\nline two\n' >f.txt
+	held "$AG" f.txt name=f.txt
+	api GET "/v1/submissions/$SID/content" "${REV[1]}" -H 'Range: bytes=0-0'
+	expect_code 206 "a one-byte range"
+	[ "$(wc -c <"$OUT")" = 1 ] || fail "a one-byte range served $(wc -c <"$OUT") bytes"
+	approve_raw "${REV[1]}" "$SID" "$SHA" "$RS"
+	expect_code 403 "approve after a one-byte range"
+	grep -q 'review evidence' "$OUT" || fail "the refusal does not name the rule"
+	api GET "/v1/submissions/$SID/content" "${REV[1]}" -H 'Range: bytes=0-3,5-6'
+	expect_code 416 "several ranges"
+	view "${REV[1]}" "$SID"
+	cmp -s "$OUT" f.txt || fail "the full fetch is not the bytes"
+	approve_raw "${REV[1]}" "$SID" "$SHA" "$RS"
+	expect_code 200 "approve after a full fetch"
+	events "$SID"
+	expect_all '[e["detail"].split(" ")[:2] for e in E("view")]' \
+		"[['content', 'partial'], ['content', 'full']]" \
+		'E("view")[1]["detail"].split(" ")[2:4]' "['bytes=$(wc -c <f.txt)', 'sha256=$SHA']"
+	srv_stop
+}
+
+# Migration: a database made with the schema before persons (migrations
+# 0001..0004), with tokens named alice, Alice-ish agents and bob: serving
+# it maps one person per distinct name, says so in an event, and the old
+# tokens work with the separation of duties by person.
+t_person_migration_from_old_schema() {
+	local AT RT AG
+	AT=alk_$(python3 -c 'print("A" * 44)')
+	RT=alk_$(python3 -c 'print("B" * 44)')
+	AG=alk_$(python3 -c 'print("C" * 44)')
+	srv_init
+	rm -f data/airlock.db data/airlock.db-wal data/airlock.db-shm
+	python3 - "$ROOT/db/migrations" data/airlock.db "$AT" "$RT" "$AG" <<'PY' || fail "cannot build the old database"
+import glob, hashlib, os, sqlite3, sys
+d, path, at, rt, ag = sys.argv[1:]
+db = sqlite3.connect(path)
+old = sorted(glob.glob(os.path.join(d, "000[1-4]_*.sql")))
+assert len(old) == 4, old
+for f in old:
+    db.executescript(open(f).read())
+db.execute("PRAGMA user_version = 4")
+h = lambda t: hashlib.sha256(t.encode()).hexdigest()
+rows = [("admin", "admin", h(at), None), ("bob", "reviewer", h(rt), None),
+        ("agent-1", "agent", h(ag), "Alice"), ("alice", "reviewer", h("x"), None)]
+for n, r, t, o in rows:
+    db.execute("INSERT INTO principals (name, role, token_hash, on_behalf_of, created_at) VALUES (?, ?, ?, ?, 1)", (n, r, t, o))
+db.commit()
+os.chmod(path, 0o600)
+PY
+	ADMIN=$AT
+	srv_start
+	api GET /v1/persons "$ADMIN"
+	expect_code 200 "GET /v1/persons after the migration"
+	expect_q 'sorted(p["fold"] if "fold" in p else p["name"].lower() for p in d["persons"])' "['admin', 'alice', 'bob']"
+	api GET /v1/tokens "$ADMIN"
+	expect_q 'sorted((t["name"], t["person"].lower()) for t in d["tokens"])' \
+		"[('admin', 'admin'), ('agent-1', 'alice'), ('alice', 'alice'), ('bob', 'bob')]"
+	python3 - data/airlock.db <<'PY' || fail "no person.migrate event"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+r = db.execute("SELECT detail FROM events WHERE action = 'person.migrate'").fetchall()
+assert len(r) == 1 and "made 3 person(s)" in r[0][0] and "mapped 4 of 4" in r[0][0], r
+assert db.execute("PRAGMA user_version").fetchone()[0] >= 5
+PY
+	echo "hi" >m.txt
+	held "$AG" m.txt name=m.txt
+	approve_as "$RT" "$SID"
+	standing "$SID" approved 1 1
 	srv_stop
 }
 
