@@ -351,7 +351,7 @@ t_token_create_list_revoke() {
 	expect_rc 0 "the new reviewer token works"
 	as "$ADMIN" token list
 	expect_rc 0
-	grep -qE '^rev-1 +reviewer +- +20' "$OUT" || fail "rev-1 not listed"
+	grep -qE '^rev-1 +reviewer +rev-1 +20' "$OUT" || fail "rev-1 not listed"
 	expect_out_lacks "$tok"
 	expect_out_lacks "$ADMIN"
 	as "$ADMIN" token list --json
