@@ -372,6 +372,14 @@ struct db_event {
 /* The events of one submission (0: all), oldest first. */
 int db_event_list(struct db *db, int64_t submission, struct db_event **out,
     size_t *n_out);
+/* At most limit events with an id above after, oldest first; only those
+ * of one action unless action is NULL. */
+int db_event_page(struct db *db, int64_t after, const char *action,
+    size_t limit, struct db_event **out, size_t *n_out);
 void db_event_list_free(struct db_event *v, size_t n);
+
+/* The rejection of a submission: who, why, when; AL_ENOTFOUND. */
+int db_rejection_get(struct db *db, int64_t id, char **reviewer_out,
+    char **comment_out, int64_t *at_out);
 
 #endif

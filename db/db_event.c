@@ -1,7 +1,14 @@
 /*
  * db_event.c - the audit trail: one event appended in its own transaction
  * (db_event_add) or inside the caller's (dbi_event_addf, with which the
- * other files of db/ record each change they make), and the events listed.
+ * other files of db/ record each change they make), the events listed (of
+ * one submission, or all of them a page at a time), and the rejection of
+ * a submission with its reason, for `show`.
+ *
+ * Refusals are events too: a refused decision or release ("approve.refused"
+ * and the like) and a refused login ("login.refused") are appended by the
+ * gate (gate/serve/record.c) in their own transaction, after the refused
+ * one rolled back; the gate bounds how many refused logins it writes.
  *
  * Trust: callers are the gate's own code; actions and details are bound as
  * parameters, never pasted into SQL (a detail is formatted by SQLite's
@@ -65,21 +72,17 @@ dbi_event_addf(struct db *db, int64_t now, int64_t actor, const char *action,
 	return rc;
 }
 
-int
-db_event_list(struct db *db, int64_t submission, struct db_event **out,
+/* Runs a prepared SELECT of the event columns into an array. */
+static int
+event_rows(struct db *db, sqlite3_stmt *st, int rc, struct db_event **out,
     size_t *n_out)
 {
 	struct db_event *v = NULL, *e;
-	sqlite3_stmt *st;
 	size_t n = 0, cap = 0;
-	int rc, nomem = 0;
+	int nomem = 0;
 
 	*out = NULL;
 	*n_out = 0;
-	rc = dbi_prep_bind(db, &st, "SELECT e.id, e.at, e.actor, p.name, "
-	    "e.action, e.submission_id, e.detail FROM events e LEFT JOIN "
-	    "principals p ON p.id = e.actor WHERE ?1 = 0 OR e.submission_id = "
-	    "?1 ORDER BY e.id", "i", submission);
 	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
 		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) < 0)
 			break;
@@ -101,6 +104,65 @@ db_event_list(struct db *db, int64_t submission, struct db_event **out,
 	*out = v;
 	*n_out = n;
 	return 0;
+}
+
+int
+db_event_list(struct db *db, int64_t submission, struct db_event **out,
+    size_t *n_out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = dbi_prep_bind(db, &st, "SELECT e.id, e.at, e.actor, p.name, "
+	    "e.action, e.submission_id, e.detail FROM events e LEFT JOIN "
+	    "principals p ON p.id = e.actor WHERE ?1 = 0 OR e.submission_id = "
+	    "?1 ORDER BY e.id", "i", submission);
+	return event_rows(db, st, rc, out, n_out);
+}
+
+int
+db_event_page(struct db *db, int64_t after, const char *action,
+    size_t limit, struct db_event **out, size_t *n_out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	/* Ordered by id: the order of appending, which the time follows. */
+	rc = dbi_prep_bind(db, &st, "SELECT e.id, e.at, e.actor, p.name, "
+	    "e.action, e.submission_id, e.detail FROM events e LEFT JOIN "
+	    "principals p ON p.id = e.actor WHERE e.id > ?1 AND (?2 IS NULL "
+	    "OR e.action = ?2) ORDER BY e.id LIMIT ?3", "iti", after, action,
+	    (int64_t)limit);
+	return event_rows(db, st, rc, out, n_out);
+}
+
+int
+db_rejection_get(struct db *db, int64_t id, char **reviewer_out,
+    char **comment_out, int64_t *at_out)
+{
+	sqlite3_stmt *st;
+	int rc, nomem = 0;
+
+	*reviewer_out = *comment_out = NULL;
+	*at_out = 0;
+	rc = dbi_prep_bind(db, &st, "SELECT p.name, r.comment, r.at FROM "
+	    "rejections r LEFT JOIN principals p ON p.id = r.reviewer WHERE "
+	    "r.submission_id = ?", "i", id);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		*reviewer_out = dbi_col_str(st, 0, &nomem);
+		*comment_out = dbi_col_str(st, 1, &nomem);
+		*at_out = sqlite3_column_int64(st, 2);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	} else if (rc == 0) {
+		rc = al_err_set(AL_ENOTFOUND, "not rejected");
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		free(*reviewer_out);
+		free(*comment_out);
+		*reviewer_out = *comment_out = NULL;
+	}
+	return rc;
 }
 
 void
