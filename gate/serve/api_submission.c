@@ -126,6 +126,11 @@ api_show(struct req *q, struct MHD_Connection *c, struct db *db)
 		db_items_free(it, nit);
 	}
 	db_submission_clear(&b);
+	if (srv_show_record(q, db, j) < 0) {
+		json_decref(j);
+		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
+		    "database error");
+	}
 	return srv_respond_json(c, MHD_HTTP_OK, j);
 }
 

@@ -53,6 +53,7 @@ srv_fail(struct req *q, struct MHD_Connection *c, unsigned status,
 {
 	if (why < REJ_MAX)
 		atomic_fetch_add(&q->s->rejects[why], 1);
+	srv_record_refusal(q, c, status, why, msg);
 	return srv_respond_json(c, status, json_pack("{s:s}", "error", msg));
 }
 

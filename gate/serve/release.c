@@ -137,8 +137,6 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 	}
 	/* Exactly the approved bytes, read again now. */
 	if (rehash(s, b.sha256, again) < 0 || strcmp(again, b.sha256) != 0) {
-		(void)db_event_add(db, now, q->who.id, "release.refused", b.id,
-		    "the stored bytes no longer match their sha256");
 		db_submission_clear(&b);
 		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, "the stored bytes do "
 		    "not match the approved sha256: nothing was released");

@@ -48,6 +48,7 @@ static const struct {
 	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_EVENTS, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_AUDITOR) |
 	    ROLE(DB_ROLE_ADMIN), 0},
+	{R_EVENTS_ALL, ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_TOKEN_CREATE, ROLE(DB_ROLE_ADMIN), 0},
 	{R_TOKEN_LIST, ROLE(DB_ROLE_ADMIN), 0},
 	{R_TOKEN_REVOKE, ROLE(DB_ROLE_ADMIN), 0},
@@ -127,6 +128,8 @@ route_of(const char *method, const char *url, int64_t *id, int64_t *item,
 		return *arg && strchr(*arg, '/') == NULL ? R_PERSON_DISABLE :
 		    R_NONE;
 	}
+	if (get && strcmp(url, "/v1/events") == 0)
+		return R_EVENTS_ALL;
 	if (post && strcmp(url, "/v1/rules/reload") == 0)
 		return R_RELOAD;
 	if (strncmp(url, "/v1/tokens/", 11) == 0 &&
@@ -265,6 +268,7 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 	 * their own submissions are shown. */
 	if (!(route_roles[i].roles & ROLE(q->who.role)) &&
 	    !(q->intake && q->route != R_SUBMIT)) {
+		q->role_refused = 1;
 		*res = srv_fail(q, c, MHD_HTTP_FORBIDDEN, REJ_FORBIDDEN, "this token's "
 		    "role may not do that");
 		return 1;
@@ -394,6 +398,8 @@ srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
 		return api_item_content(q, c, db);
 	case R_EVENTS:
 		return api_events(q, c, db);
+	case R_EVENTS_ALL:
+		return api_events_all(q, c, db);
 	case R_TOKEN_CREATE:
 		if (q->too_large)
 			return srv_fail(q, c, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE,

@@ -107,6 +107,7 @@ enum route {
 	R_EVENTS, R_TOKEN_CREATE, R_TOKEN_LIST, R_TOKEN_REVOKE, R_APPROVE,
 	R_REJECT, R_OVERRIDE, R_RELEASE, R_ATTESTATION, R_RELOAD,
 	R_ITEM_CONTENT, R_PERSON_CREATE, R_PERSON_LIST, R_PERSON_DISABLE,
+	R_EVENTS_ALL,
 };
 
 #define ROLE(r) (1u << (r))
@@ -122,6 +123,7 @@ struct req {
 	char *arg;                /* /v1/tokens/NAME, /v1/persons/NAME */
 	struct db_principal who;
 	int authed;
+	int role_refused;         /* the token's role may not call the route */
 	struct store_upload *up;
 	int too_large;            /* the body passed its limit */
 	uint64_t discarded;
@@ -215,6 +217,18 @@ enum MHD_Result api_metrics(struct req *q, struct MHD_Connection *c,
     struct db *db);
 /* Where a submission stands against the policy, as JSON. */
 json_t *srv_review_json(const struct db_review *r);
+
+/* record.c: a refusal on the record (srv_fail calls it: a refused
+ * decision or release, a refused login, rate-limited); the record in a
+ * submission's JSON j (approvals, rejection, timeline, as the caller may
+ * see them); events as JSON; GET /v1/events. */
+void srv_record_refusal(struct req *q, struct MHD_Connection *c,
+    unsigned status, enum reject why, const char *msg);
+int srv_show_record(struct req *q, struct db *db, json_t *j);
+json_t *srv_events_json(const struct db_event *v, size_t n,
+    int with_submission);
+enum MHD_Result api_events_all(struct req *q, struct MHD_Connection *c,
+    struct db *db);
 
 /* metrics.c: a finished scan, counted by verdict and time. */
 void srv_metrics_scan(struct srv *s, enum al_verdict verdict, double secs);
