@@ -1,7 +1,9 @@
 /*
  * list.c - `airlock list` (the submissions at the gate, newest first, as a
  * table) and `airlock show` (one submission: what the gate witnessed, what
- * the agent asserted, the scan and its findings).
+ * the agent asserted, the scan and its findings, the approvals with their
+ * comments, the rejection with its reason, and the timeline of its events,
+ * as much of these as the caller's role may see).
  *
  * Trust: every value in the gate's reply may have come from an agent or an
  * artifact (names, labels, paths, excerpts, even the keys of what was
@@ -42,7 +44,10 @@ static const char show_usage[] =
     "usage: airlock show [options] ID\n"
     "\n"
     "Shows one submission: what the gate witnessed, what the agent asserted\n"
-    "(claims, not verified), the scan and its findings.\n"
+    "(claims, not verified), the scan and its findings, the approvals with\n"
+    "their comments, the rejection with its reason, and the timeline of its\n"
+    "events (oldest first). An agent sees its own submission, and of the\n"
+    "record only why it was rejected.\n"
     "\n"
     "options:\n"
     CLIENT_USAGE_OPTIONS
@@ -205,6 +210,62 @@ print_members(FILE *out, const json_t *obj, const char *const *first)
 	}
 }
 
+/* "  AT  WHO  " then the rest of a record line; every value escaped. */
+static void
+record_line(FILE *out, const json_t *o, const char *who)
+{
+	fputs("  ", out);
+	cli_put_value(out, json_object_get(o, "at"));
+	fputs("  ", out);
+	cli_put_value(out, who != NULL ? json_object_get(o, who) : NULL);
+	fputs("  ", out);
+}
+
+/* The record: approvals and their comments, the rejection, the timeline. */
+static void
+show_print_record(FILE *out, const json_t *sub)
+{
+	const json_t *appr = json_object_get(sub, "approvals");
+	const json_t *rej = json_object_get(sub, "rejection");
+	const json_t *tl = json_object_get(sub, "timeline");
+	const json_t *v, *d;
+	size_t i;
+
+	if (json_is_array(appr)) {
+		fprintf(out, "\napprovals that count (%zu)\n",
+		    json_array_size(appr));
+		json_array_foreach(appr, i, v) {
+			record_line(out, v, "reviewer");
+			d = json_object_get(v, "comment");
+			if (json_is_string(d))
+				cli_put_value(out, d);
+			else
+				fputs("(no comment)", out);
+			fputc('\n', out);
+		}
+	}
+	if (json_is_object(rej)) {
+		fputs("\nrejected\n", out);
+		record_line(out, rej, json_object_get(rej, "reviewer") ?
+		    "reviewer" : NULL);
+		cli_put_value(out, json_object_get(rej, "reason"));
+		fputc('\n', out);
+	}
+	if (json_is_array(tl)) {
+		fputs("\ntimeline\n", out);
+		json_array_foreach(tl, i, v) {
+			record_line(out, v, "actor");
+			cli_put_value(out, json_object_get(v, "action"));
+			d = json_object_get(v, "detail");
+			if (json_is_string(d)) {
+				fputs("  ", out);
+				cli_put_value(out, d);
+			}
+			fputc('\n', out);
+		}
+	}
+}
+
 static void
 show_print(FILE *out, const json_t *sub)
 {
@@ -262,6 +323,7 @@ show_print(FILE *out, const json_t *sub)
 		cli_print_findings(out, findings, out == stdout &&
 		    cli_use_color());
 	}
+	show_print_record(out, sub);
 }
 
 int
