@@ -751,7 +751,7 @@ t_release_refuses_altered_blob() {
 	[ ! -e got.py ] || fail "airlock pull wrote the altered bytes"
 	events "$S"
 	expect_all '[(e["actor"], e["detail"]) for e in E("release.refused")]' \
-		"[('ci-1', 'the stored bytes no longer match their sha256'), ('ci-1', 'the stored bytes no longer match their sha256')]" \
+		"[('ci-1', 'the stored bytes do not match the approved sha256: nothing was released'), ('ci-1', 'the stored bytes do not match the approved sha256: nothing was released')]" \
 		'len(E("release"))' 0
 	# Same size, one byte changed: refused as well.
 	chmod u+w "$f"
@@ -1404,7 +1404,7 @@ t_events_record_decisions() {
 	curlsh_file install.sh
 	held "$AG" install.sh name=install.sh
 	S=$SID
-	as "${REV[1]}" approve "$S" # refused: not read; leaves no approve event
+	as "${REV[1]}" approve "$S" # refused: not read; no approve, a refusal
 	expect_rc 1
 	approve_as "${REV[1]}" "$S"
 	approve_as "${REV[2]}" "$S"
@@ -1412,9 +1412,10 @@ t_events_record_decisions() {
 	expect_rc 0 "airlock release"
 	events "$S"
 	expect_all '[e["action"] for e in d["events"]]' \
-		"['submit', 'scan.start', 'scan.finish', 'view', 'approve', 'view', 'approve', 'approved', 'release']" \
+		"['submit', 'scan.start', 'scan.finish', 'approve.refused', 'view', 'approve', 'view', 'approve', 'approved', 'release']" \
 		'[e["actor"] for e in d["events"]]' \
-		"['agent-1', None, None, 'rev-1', 'rev-1', 'rev-2', 'rev-2', 'rev-2', 'ci-1']" \
+		"['agent-1', None, None, 'rev-1', 'rev-1', 'rev-1', 'rev-2', 'rev-2', 'rev-2', 'ci-1']" \
+		'E("approve.refused")[0]["detail"].startswith("fetch the content first")' True \
 		'[e["id"] for e in d["events"]] == sorted(e["id"] for e in d["events"])' True \
 		'all(e["at"] for e in d["events"])' True \
 		'[e["detail"].split(" ")[0] for e in E("approve")]' "['sha256=$SHA', 'sha256=$SHA']" \
@@ -1426,6 +1427,182 @@ t_events_record_decisions() {
 	expect_code 403 "events for the agent"
 	api GET "/v1/submissions/$S/events" "$CI"
 	expect_code 403 "events for ci"
+	srv_stop
+}
+
+# ---- 9b. refusals on the record; the record shown -----------------------------------
+
+# Refused approvals (the launched-for person; the same reviewer twice; an
+# approval of a rejected submission; a role that may not approve), a refused
+# release and a refused override are events with the actor, the gate's
+# reason and the time, in the submission's timeline; `airlock show` prints
+# the approvals with their comments, the rejection with its reason and the
+# timeline, escaped; the agent reads why its own submission was rejected
+# and nothing else of the record, and nothing of another's.
+t_refusals_are_on_the_record() {
+	local AG AG2 CI ALICE S O body
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token agent agent-2 bob
+	AG2=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	mk_token reviewer alice
+	ALICE=$TOK
+	reviewers 2
+	curlsh_file install.sh
+	held "$AG" install.sh name=install.sh
+	S=$SID
+	standing "$S" held 0 2
+	# The person the agent was launched for, having read it: refused.
+	view "$ALICE" "$S"
+	approve_raw "$ALICE" "$S" "$SHA" "$RS"
+	expect_code 403 "approval by the launched-for person"
+	approve_as "${REV[1]}" "$S"
+	# The same reviewer again: refused (409), counted once.
+	approve_raw "${REV[1]}" "$S" "$SHA" "$RS"
+	expect_code 409 "a second approval by the same reviewer"
+	# An agent may not approve: a refused login (its role), on the record.
+	approve_raw "$AG" "$S" "$SHA" "$RS"
+	expect_code 403 "approval by an agent"
+	# Release while held: refused; override of a flagged verdict: refused.
+	api POST "/v1/submissions/$S/release" "$CI" --data-binary '{}'
+	expect_code 409 "release of a held submission"
+	api POST "/v1/submissions/$S/override" "$ADMIN" -H 'Content-Type: application/json' \
+		--data-binary '{"reason": "trust me"}'
+	expect_code 403 "override of a flagged verdict"
+	# Rejected, with a reason that carries terminal controls and a newline.
+	body=$(python3 -c 'import json; print(json.dumps({"comment": "pipes a download into sh\u001b[31m\nsecond line"}))')
+	api POST "/v1/submissions/$S/reject" "${REV[2]}" -H 'Content-Type: application/json' \
+		--data-binary "$body"
+	expect_code 200 "reject"
+	# An approval of a rejected submission: refused.
+	view "${REV[2]}" "$S"
+	approve_raw "${REV[2]}" "$S" "$SHA" "$RS"
+	expect_code 403 "approval of a rejected submission"
+	events "$S"
+	expect_all '[(e["actor"], e["detail"]) for e in E("approve.refused")]' \
+		"[('alice', 'alice launched the agent that submitted this, and cannot approve it'), ('rev-1', 'already approved by this reviewer'), ('rev-2', 'submission $S is rejected, not held')]" \
+		'[(e["actor"], e["detail"]) for e in E("release.refused")]' \
+		"[('ci-1', 'submission $S is held: only approved submissions are released')]" \
+		'[(e["actor"], e["detail"]) for e in E("override.refused")]' \
+		"[('admin', 'only an unscannable verdict is overridden; this one is flagged')]" \
+		'[(e["actor"], e["detail"].split(" ")[:2]) for e in E("login.refused")]' \
+		"[('agent-1', ['reason=role', 'role=agent'])]" \
+		'"route=approve" in E("login.refused")[0]["detail"]' True \
+		'all(e["at"] for e in d["events"])' True \
+		'[e["id"] for e in d["events"]] == sorted(e["id"] for e in d["events"])' True \
+		'len(E("approve"))' 1
+	standing "$S" rejected 1 2
+	# The record in GET /v1/submissions/ID, for a reviewer.
+	api GET "/v1/submissions/$S" "${REV[1]}"
+	expect_code 200 "show for a reviewer"
+	expect_all '[(a["reviewer"], a["comment"]) for a in d["approvals"]]' "[('rev-1', 'looks right')]" \
+		'(d["rejection"]["reviewer"], d["rejection"]["reason"])' "('rev-2', 'pipes a download into sh\x1b[31m\nsecond line')" \
+		'bool(d["rejection"]["at"])' True \
+		'[e["action"] for e in d["timeline"]][:3]' "['submit', 'scan.start', 'scan.finish']" \
+		'len([e for e in d["timeline"] if e["action"].endswith(".refused")])' 6
+	# airlock show: the same, printed and escaped.
+	as "${REV[1]}" show "$S" >"$OUT" 2>"$ERR"
+	expect_rc 0 "airlock show"
+	expect_out_has "approvals that count (1)"
+	grep -q '  rev-1  looks right$' "$OUT" || fail "show: no approval line with its comment"
+	grep -A1 '^rejected$' "$OUT" | grep -qF '  rev-2  pipes a download into sh\x1b[31m\x0asecond line' ||
+		fail "show: no rejection line with its reason, escaped"
+	! grep -q $'\x1b' "$OUT" || fail "show printed a raw escape character"
+	expect_out_has "timeline"
+	grep -q '  alice  approve.refused  alice launched the agent' "$OUT" ||
+		fail "show: the timeline lacks the refused approval"
+	grep -q '  ci-1  release.refused  submission' "$OUT" ||
+		fail "show: the timeline lacks the refused release"
+	grep -q '  admin  override.refused  only an unscannable' "$OUT" ||
+		fail "show: the timeline lacks the refused override"
+	# The agent: why its own submission was rejected, and nothing else.
+	api GET "/v1/submissions/$S" "$AG"
+	expect_code 200 "show for the submitting agent"
+	expect_all 'repr(d["rejection"]["reason"])' "'pipes a download into sh\x1b[31m\nsecond line'" \
+		'sorted(d["rejection"])' "['at', 'reason']" \
+		'"approvals" in d or "timeline" in d' False
+	as "$AG" show "$S" >"$OUT" 2>"$ERR"
+	expect_rc 0 "airlock show by the agent"
+	grep -A1 '^rejected$' "$OUT" | grep -qF 'pipes a download into sh\x1b' ||
+		fail "show: the agent does not see the rejection's reason"
+	expect_out_lacks "rev-2"
+	expect_out_lacks "timeline"
+	# Another agent: not its submission (404), and its own shows no record.
+	api GET "/v1/submissions/$S" "$AG2"
+	expect_code 404 "another agent's submission"
+	echo 'print(1)' >ok.py
+	held "$AG2" ok.py name=ok.py
+	O=$SID
+	api GET "/v1/submissions/$O" "$AG2"
+	expect_code 200 "show of its own"
+	expect_all '"rejection" in d or "approvals" in d or "timeline" in d' False
+	grep -q 'pipes a download' "$OUT" && fail "another agent's show leaks the rejection"
+	srv_stop
+}
+
+# Refused logins are events: no token, a malformed, unknown, revoked or
+# expired token; GET /v1/events shows them to an auditor. A flood of bad
+# tokens writes at most one event per (source, reason) a second, and every
+# refusal is either an event or counted in one.
+t_refused_logins_recorded_and_bounded() {
+	local AUD BAD R EXP i n t0 t1
+	srv_start
+	mk_token auditor aud
+	AUD=$TOK
+	mk_token reviewer r-old
+	R=$TOK
+	api DELETE /v1/tokens/r-old "$ADMIN"
+	expect_code 200 "revoke"
+	api POST /v1/tokens "$ADMIN" -H 'Content-Type: application/json' \
+		--data-binary '{"role": "reviewer", "name": "r-short", "ttl": "1s"}'
+	expect_code 201 "a token of 1s"
+	EXP=$(tok_of_out)
+	BAD=alk_$(printf 'A%.0s' $(seq 1 44))
+	api GET /v1/submissions ""
+	expect_code 401 "no token"
+	api GET /v1/submissions "not-a-token"
+	expect_code 401 "a malformed token"
+	api GET /v1/submissions "$BAD"
+	expect_code 401 "an unknown token"
+	api GET /v1/submissions "$R"
+	expect_code 401 "a revoked token"
+	sleep 1.2
+	api GET /v1/submissions "$EXP"
+	expect_code 401 "an expired token"
+	api GET '/v1/events?action=login.refused' "$AUD"
+	expect_code 200 "GET /v1/events for an auditor"
+	expect_all '[(e["actor"], e["detail"].split(" ")[0]) for e in d["events"]]' \
+		"[(None, 'reason=no-token'), (None, 'reason=malformed-token'), (None, 'reason=unknown-token'), ('r-old', 'reason=revoked-token'), ('r-short', 'reason=expired-token')]" \
+		'all(" source=127.0.0.1 route=list " in e["detail"] for e in d["events"])' True \
+		'all(e["at"] and e["submission"] is None for e in d["events"])' True
+	# Nobody else reads the whole record.
+	api GET /v1/events "$EXP"
+	expect_code 401 "GET /v1/events with an expired token"
+	mk_token reviewer r-now
+	api GET /v1/events "$TOK"
+	expect_code 403 "GET /v1/events for a reviewer"
+	# A flood: 400 requests with an unknown token, as fast as curl goes.
+	t0=$(date +%s)
+	args=()
+	for i in $(seq 1 100); do args+=("$URL/v1/submissions"); done
+	for i in 1 2 3 4; do
+		curl -s -o /dev/null -H "Authorization: Bearer $BAD" "${args[@]}" ||
+			fail "curl flood"
+	done
+	t1=$(date +%s)
+	sleep 1.1
+	api GET /v1/submissions "$BAD" # written: it carries the count
+	expect_code 401 "an unknown token after the flood"
+	api GET '/v1/events?action=login.refused&limit=1000' "$AUD"
+	expect_code 200 "events after the flood"
+	n=$(jsonq 'len([e for e in d["events"] if "reason=unknown-token" in e["detail"]])')
+	[ "$n" -le $((t1 - t0 + 3)) ] ||
+		fail "the flood of $((t1 - t0 + 1)) s wrote $n unknown-token events"
+	[ "$n" -ge 2 ] || fail "the flood wrote $n unknown-token events"
+	expect_all 'sum(1 + int(re.search(r"suppressed=(\d+)", e["detail"]).group(1)) + int(re.search(r"suppressed_other=(\d+)", e["detail"]).group(1)) for e in d["events"] if "reason=unknown-token" in e["detail"])' 402
 	srv_stop
 }
 
