@@ -322,16 +322,17 @@ t_role_matrix() {
 
 	declare -A TOKS=([agent]=$AG [reviewer]=$RV [ci]=$CI [auditor]=$AU [admin]=$ADMIN)
 	# metrics submit list show content events tcreate tlist trevoke item
+	# allevents (GET /v1/events)
 	# (item: a plain file keeps no member bytes, so a role let through
 	# gets 404, one refused 403)
 	declare -A WANT=(
-		[agent]='403 201 200 200 403 403 403 403 403 403'
-		[reviewer]='403 403 200 200 200 200 403 403 403 404'
-		[ci]='403 403 200 200 403 403 403 403 403 403'
-		[auditor]='200 403 200 200 200 200 403 403 403 404'
-		[admin]='200 403 200 200 200 200 201 200 200 404'
+		[agent]='403 201 200 200 403 403 403 403 403 403 403'
+		[reviewer]='403 403 200 200 200 200 403 403 403 404 403'
+		[ci]='403 403 200 200 403 403 403 403 403 403 403'
+		[auditor]='200 403 200 200 200 200 403 403 403 404 200'
+		[admin]='200 403 200 200 200 200 201 200 200 404 200'
 	)
-	local EPS=(metrics submit list show content events tcreate tlist trevoke item)
+	local EPS=(metrics submit list show content events tcreate tlist trevoke item allevents)
 	: >matrix.txt
 	for role in agent reviewer ci auditor admin; do
 		t=${TOKS[$role]}
@@ -349,6 +350,7 @@ t_role_matrix() {
 			tlist) api GET /v1/tokens "$t" ;;
 			trevoke) api DELETE "/v1/tokens/victim-$role" "$t" ;;
 			item) api GET "/v1/submissions/$S1/items/0/content" "$t" ;;
+			allevents) api GET /v1/events "$t" ;;
 			esac
 			cp "$OUT" "m.$role.$ep"
 			echo "$role $ep $CODE ${exp[$i]}" >>matrix.txt
@@ -399,6 +401,8 @@ for line in open("matrix.txt"):
         bad.append("%s show: not submission %d" % (role, S1))
     elif ep == "events" and [e["action"] for e in d["events"]][:1] != ["submit"]:
         bad.append("%s events: the first is not 'submit'" % role)
+    elif ep == "allevents" and "login.refused" not in [e["action"] for e in d["events"]]:
+        bad.append("%s allevents: the refused calls before are not there" % role)
     elif ep == "list":
         ids = sorted(s["id"] for s in d["submissions"])
         if role == "agent" and ids != sorted([S1, agent_sub]):
