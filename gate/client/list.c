@@ -210,15 +210,22 @@ print_members(FILE *out, const json_t *obj, const char *const *first)
 	}
 }
 
-/* "  AT  WHO  " then the rest of a record line; every value escaped. */
+/* "  AT  WHO  " (no WHO when who is NULL; "(gate)" for the gate itself)
+ * then the rest of a record line; every value escaped. */
 static void
 record_line(FILE *out, const json_t *o, const char *who)
 {
+	const json_t *w = who != NULL ? json_object_get(o, who) : NULL;
+
 	fputs("  ", out);
 	cli_put_value(out, json_object_get(o, "at"));
 	fputs("  ", out);
-	cli_put_value(out, who != NULL ? json_object_get(o, who) : NULL);
-	fputs("  ", out);
+	if (json_is_null(w))
+		fputs("(gate)  ", out);
+	else if (w != NULL) {
+		cli_put_value(out, w);
+		fputs("  ", out);
+	}
 }
 
 /* The record: approvals and their comments, the rejection, the timeline. */
