@@ -1092,6 +1092,56 @@ START_TEST(unscannable_needs_override_and_reject_is_final)
 }
 END_TEST
 
+/* Events a page at a time (after an id, of one action, bounded), and a
+ * rejection with its reason. */
+START_TEST(event_page_and_rejection)
+{
+	int64_t agent = principal("agent-1", DB_ROLE_AGENT, 1);
+	int64_t bob = principal("bob", DB_ROLE_REVIEWER, 2);
+	struct db_event *v;
+	char *who, *why;
+	int64_t at, id = held_with(agent, 21, "clean", NULL, NULL, 0, 10);
+	size_t n, i, total;
+
+	ck_assert_int_eq(db_rejection_get(db, id, &who, &why, &at),
+	    AL_ENOTFOUND);
+	ck_assert_ptr_null(who);
+	for (i = 0; i < 5; i++)
+		ck_assert_int_eq(db_event_add(db, 20 + (int64_t)i, 0,
+		    "login.refused", 0, "reason=unknown-token"), 0);
+	ck_assert_int_eq(db_reject(db, id, bob, "pipes into sh", 40), 0);
+	ck_assert_int_eq(db_rejection_get(db, id, &who, &why, &at), 0);
+	ck_assert_str_eq(who, "bob");
+	ck_assert_str_eq(why, "pipes into sh");
+	ck_assert_int_eq(at, 40);
+	free(who);
+	free(why);
+
+	ck_assert_int_eq(db_event_list(db, 0, &v, &n), 0);
+	total = n;
+	db_event_list_free(v, n);
+	ck_assert_int_eq(db_event_page(db, 0, "login.refused", 3, &v, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	for (i = 0; i < n; i++) {
+		ck_assert_str_eq(v[i].action, "login.refused");
+		ck_assert_int_eq(v[i].submission, 0);
+		ck_assert_ptr_null(v[i].actor_name);
+	}
+	at = v[2].id;
+	db_event_list_free(v, n);
+	ck_assert_int_eq(db_event_page(db, at, "login.refused", 100, &v, &n),
+	    0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_gt(v[0].id, at);
+	db_event_list_free(v, n);
+	ck_assert_int_eq(db_event_page(db, 0, NULL, 1000, &v, &n), 0);
+	ck_assert_uint_eq(n, total);
+	ck_assert_str_eq(v[n - 1].action, "reject");
+	ck_assert_int_eq(v[n - 1].submission, id);
+	db_event_list_free(v, n);
+}
+END_TEST
+
 static Suite *
 db_suite(void)
 {
@@ -1142,6 +1192,7 @@ db_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, events_append_only);
 	tcase_add_test(tc, event_trail);
+	tcase_add_test(tc, event_page_and_rejection);
 	suite_add_tcase(s, tc);
 	return s;
 }
