@@ -1481,6 +1481,10 @@ t_refusals_are_on_the_record() {
 	view "${REV[2]}" "$S"
 	approve_raw "${REV[2]}" "$S" "$SHA" "$RS"
 	expect_code 403 "approval of a rejected submission"
+	# A second rejection: refused too.
+	api POST "/v1/submissions/$S/reject" "${REV[1]}" -H 'Content-Type: application/json' \
+		--data-binary '{"comment": "again"}'
+	expect_code 403 "a rejection of a rejected submission"
 	events "$S"
 	expect_all '[(e["actor"], e["detail"]) for e in E("approve.refused")]' \
 		"[('alice', 'alice launched the agent that submitted this, and cannot approve it'), ('rev-1', 'already approved by this reviewer'), ('rev-2', 'submission $S is rejected, not held')]" \
@@ -1488,6 +1492,8 @@ t_refusals_are_on_the_record() {
 		"[('ci-1', 'submission $S is held: only approved submissions are released')]" \
 		'[(e["actor"], e["detail"]) for e in E("override.refused")]' \
 		"[('admin', 'only an unscannable verdict is overridden; this one is flagged')]" \
+		'[(e["actor"], e["detail"]) for e in E("reject.refused")]' \
+		"[('rev-1', 'submission $S is rejected, not held')]" \
 		'[(e["actor"], e["detail"].split(" ")[:2]) for e in E("login.refused")]' \
 		"[('agent-1', ['reason=role', 'role=agent'])]" \
 		'"route=approve" in E("login.refused")[0]["detail"]' True \
@@ -1502,7 +1508,7 @@ t_refusals_are_on_the_record() {
 		'(d["rejection"]["reviewer"], d["rejection"]["reason"])' "('rev-2', 'pipes a download into sh\x1b[31m\nsecond line')" \
 		'bool(d["rejection"]["at"])' True \
 		'[e["action"] for e in d["timeline"]][:3]' "['submit', 'scan.start', 'scan.finish']" \
-		'len([e for e in d["timeline"] if e["action"].endswith(".refused")])' 6
+		'len([e for e in d["timeline"] if e["action"].endswith(".refused")])' 7
 	# airlock show: the same, printed and escaped.
 	as "${REV[1]}" show "$S" >"$OUT" 2>"$ERR"
 	expect_rc 0 "airlock show"
