@@ -1415,7 +1415,7 @@ t_events_record_decisions() {
 		"['submit', 'scan.start', 'scan.finish', 'approve.refused', 'view', 'approve', 'view', 'approve', 'approved', 'release']" \
 		'[e["actor"] for e in d["events"]]' \
 		"['agent-1', None, None, 'rev-1', 'rev-1', 'rev-1', 'rev-2', 'rev-2', 'rev-2', 'ci-1']" \
-		'E("approve.refused")[0]["detail"].startswith("fetch the content first")' True \
+		'E("approve.refused")[0]["detail"].startswith("review evidence: rev-1 was not served the whole content")' True \
 		'[e["id"] for e in d["events"]] == sorted(e["id"] for e in d["events"])' True \
 		'all(e["at"] for e in d["events"])' True \
 		'[e["detail"].split(" ")[0] for e in E("approve")]' "['sha256=$SHA', 'sha256=$SHA']" \
@@ -1487,7 +1487,7 @@ t_refusals_are_on_the_record() {
 	expect_code 403 "a rejection of a rejected submission"
 	events "$S"
 	expect_all '[(e["actor"], e["detail"]) for e in E("approve.refused")]' \
-		"[('alice', 'alice launched the agent that submitted this, and cannot approve it'), ('rev-1', 'already approved by this reviewer'), ('rev-2', 'submission $S is rejected, not held')]" \
+		"[('alice', 'separation of duties: alice is the person agent agent-1 was launched for, and cannot approve its submission (with any of their tokens)'), ('rev-1', 'rev-1 approved this scan already (with token rev-1): a person counts once, whatever their tokens'), ('rev-2', 'submission $S is rejected, not held')]" \
 		'[(e["actor"], e["detail"]) for e in E("release.refused")]' \
 		"[('ci-1', 'submission $S is held: only approved submissions are released')]" \
 		'[(e["actor"], e["detail"]) for e in E("override.refused")]' \
@@ -1518,7 +1518,7 @@ t_refusals_are_on_the_record() {
 		fail "show: no rejection line with its reason, escaped"
 	! grep -q $'\x1b' "$OUT" || fail "show printed a raw escape character"
 	expect_out_has "timeline"
-	grep -q '  alice  approve.refused  alice launched the agent' "$OUT" ||
+	grep -q '  alice  approve.refused  separation of duties: alice is the person agent agent-1 was launched for' "$OUT" ||
 		fail "show: the timeline lacks the refused approval"
 	grep -q '  ci-1  release.refused  submission' "$OUT" ||
 		fail "show: the timeline lacks the refused release"
@@ -1562,6 +1562,9 @@ t_refused_logins_recorded_and_bounded() {
 	R=$TOK
 	api DELETE /v1/tokens/r-old "$ADMIN"
 	expect_code 200 "revoke"
+	api POST /v1/persons "$ADMIN" -H 'Content-Type: application/json' \
+		--data-binary '{"name": "r-short"}'
+	expect_code 201 "the person of the token of 1s"
 	api POST /v1/tokens "$ADMIN" -H 'Content-Type: application/json' \
 		--data-binary '{"role": "reviewer", "name": "r-short", "ttl": "1s"}'
 	expect_code 201 "a token of 1s"
