@@ -167,19 +167,127 @@ out:
 }
 
 int
-attest_verify(const char *envelope, size_t n, EVP_PKEY *pub,
-    json_t **statement_out)
+attest_keyring_add(struct attest_keyring *kr, EVP_PKEY *k)
+{
+	char id[65];
+	size_t i;
+
+	if (k == NULL || EVP_PKEY_get_base_id(k) != EVP_PKEY_ED25519) {
+		EVP_PKEY_free(k);
+		return al_err_set(AL_EINVAL, "not an Ed25519 key");
+	}
+	if (attest_keyid(k, id) < 0) {
+		EVP_PKEY_free(k);
+		return AL_EENGINE;
+	}
+	for (i = 0; i < kr->n; i++)
+		if (strcmp(kr->id[i], id) == 0) {
+			EVP_PKEY_free(k);
+			return 0;
+		}
+	if (kr->n == ATTEST_KEYRING_MAX) {
+		EVP_PKEY_free(k);
+		return al_err_set(AL_ELIMIT, "more than %d keys", ATTEST_KEYRING_MAX);
+	}
+	kr->key[kr->n] = k;
+	memcpy(kr->id[kr->n], id, sizeof(id));
+	kr->n++;
+	return 0;
+}
+
+int
+attest_keyring_load(struct attest_keyring *kr, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *name = NULL, *header = NULL;
+	unsigned char *data = NULL;
+	long len = 0;
+	size_t added = 0;
+	int rc = 0;
+
+	if (f == NULL)
+		return al_err_set(AL_EIO, "%s: %s", path, strerror(errno));
+	/* Block by block: every one must be an Ed25519 key. */
+	while (rc == 0 && PEM_read(f, &name, &header, &data, &len) == 1) {
+		const unsigned char *p = data;
+		EVP_PKEY *k = NULL;
+
+		if (strcmp(name, "PUBLIC KEY") == 0)
+			k = d2i_PUBKEY(NULL, &p, len);
+		else if (strcmp(name, "PRIVATE KEY") == 0)
+			k = d2i_AutoPrivateKey(NULL, &p, len);
+		if (k == NULL || EVP_PKEY_get_base_id(k) != EVP_PKEY_ED25519) {
+			EVP_PKEY_free(k);
+			rc = al_err_set(AL_EINVAL, "%s: a PEM block that is not an "
+			    "Ed25519 key", path);
+		} else if ((rc = attest_keyring_add(kr, k)) == 0)
+			added++;
+		OPENSSL_free(name);
+		OPENSSL_free(header);
+		OPENSSL_free(data);
+		name = header = NULL;
+		data = NULL;
+	}
+	fclose(f);
+	if (rc == 0 && added == 0)
+		rc = al_err_set(AL_EINVAL, "%s is not an Ed25519 key in PEM", path);
+	return rc;
+}
+
+void
+attest_keyring_clear(struct attest_keyring *kr)
+{
+	size_t i;
+
+	for (i = 0; i < kr->n; i++)
+		EVP_PKEY_free(kr->key[i]);
+	kr->n = 0;
+}
+
+/* The key of id in kr, or NULL. */
+static EVP_PKEY *
+keyring_find(const struct attest_keyring *kr, const char *id)
+{
+	size_t i;
+
+	for (i = 0; id != NULL && i < kr->n; i++)
+		if (strcmp(kr->id[i], id) == 0)
+			return kr->key[i];
+	return NULL;
+}
+
+/* A key id as it may be printed: 64 hex digits, else "?". */
+static const char *
+printable_id(const char *id)
+{
+	size_t i;
+
+	if (id == NULL || strlen(id) != 64)
+		return "?";
+	for (i = 0; i < 64; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' &&
+		    id[i] <= 'f')))
+			return "?";
+	return id;
+}
+
+int
+attest_verify_keyring(const char *envelope, size_t n,
+    const struct attest_keyring *kr, json_t **statement_out,
+    char keyid_out[65])
 {
 	json_error_t jerr;
 	json_t *env = json_loadb(envelope, n, JSON_REJECT_DUPLICATES, &jerr);
 	json_t *sigs, *st = NULL;
-	const char *type = NULL, *p64 = NULL;
+	const char *type = NULL, *p64 = NULL, *unknown = NULL, *bad = NULL;
+	const char *signer = NULL, *named;
 	unsigned char *payload = NULL;
 	size_t plen = 0, i;
 	struct dynbuf m;
-	int ok = 0, rc = 0;
+	int rc = 0;
 
 	*statement_out = NULL;
+	keyid_out[0] = '\0';
 	dynbuf_init(&m, 64u << 20);
 	if (env == NULL || json_unpack(env, "{s:s, s:s, s:o}", "payloadType",
 	    &type, "payload", &p64, "signatures", &sigs) < 0 ||
@@ -197,26 +305,42 @@ attest_verify(const char *envelope, size_t n, EVP_PKEY *pub,
 		rc = al_err_set(AL_EINVAL, "the payload is not base64");
 		goto out;
 	}
-	/* Any one signature by this key will do. */
-	for (i = 0; i < json_array_size(sigs) && !ok; i++) {
-		const char *s64 = json_string_value(json_object_get(
-		    json_array_get(sigs, i), "sig"));
+	/* The key id selects the key; one valid signature by a key of the
+	 * keyring will do. */
+	for (i = 0; i < json_array_size(sigs) && signer == NULL; i++) {
+		json_t *sj = json_array_get(sigs, i);
+		const char *id = json_string_value(json_object_get(sj, "keyid"));
+		const char *s64 = json_string_value(json_object_get(sj, "sig"));
+		EVP_PKEY *pub = keyring_find(kr, id);
 		unsigned char *sig;
 		size_t slen = 0;
 		EVP_MD_CTX *ctx;
 
+		if (pub == NULL) {
+			if (unknown == NULL)
+				unknown = printable_id(id);
+			continue;
+		}
+		bad = id;
 		if (s64 == NULL || (sig = b64_decode(s64, &slen)) == NULL)
 			continue;
 		if ((ctx = EVP_MD_CTX_new()) != NULL &&
 		    EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, pub) == 1 &&
 		    EVP_DigestVerify(ctx, sig, slen, (const unsigned char *)m.data,
 		    m.len) == 1)
-			ok = 1;
+			signer = id;
 		EVP_MD_CTX_free(ctx);
 		free(sig);
 	}
-	if (!ok) {
-		rc = al_err_set(AL_EINVAL, "no valid signature by this key");
+	if (signer == NULL) {
+		if (bad != NULL)
+			rc = al_err_set(AL_EINVAL, "the signature by key %.16s… does "
+			    "not verify", bad);
+		else if (unknown != NULL)
+			rc = al_err_set(AL_EINVAL, "signed by key %.16s…, which is not "
+			    "in the keyring", unknown);
+		else
+			rc = al_err_set(AL_EINVAL, "no signature");
 		goto out;
 	}
 	st = json_loadb((const char *)payload, plen, JSON_REJECT_DUPLICATES,
@@ -232,10 +356,39 @@ attest_verify(const char *envelope, size_t n, EVP_PKEY *pub,
 		    "statement");
 		goto out;
 	}
+	/* The signed statement names its key: the unsigned key id of the
+	 * envelope must agree with it. */
+	named = json_string_value(json_object_get(json_object_get(st,
+	    "predicate"), "gate_key"));
+	if (named == NULL || strcmp(named, signer) != 0) {
+		json_decref(st);
+		rc = al_err_set(AL_EINVAL, "the statement names key %.16s…, but key "
+		    "%.16s… signed it", printable_id(named), signer);
+		goto out;
+	}
+	memcpy(keyid_out, signer, 65);
 	*statement_out = st;
 out:
 	json_decref(env);
 	free(payload);
 	dynbuf_free(&m);
+	return rc;
+}
+
+int
+attest_verify(const char *envelope, size_t n, EVP_PKEY *pub,
+    json_t **statement_out)
+{
+	struct attest_keyring kr;
+	char id[65];
+	int rc;
+
+	kr.n = 0;
+	*statement_out = NULL;
+	if (EVP_PKEY_up_ref(pub) != 1)
+		return al_err_set(AL_EENGINE, "libcrypto");
+	if ((rc = attest_keyring_add(&kr, pub)) == 0)
+		rc = attest_verify_keyring(envelope, n, &kr, statement_out, id);
+	attest_keyring_clear(&kr);
 	return rc;
 }

@@ -33,11 +33,38 @@ int attest_keyid(EVP_PKEY *k, char out[65]);
 int attest_sign(EVP_PKEY *key, const json_t *statement, char **out);
 
 /*
- * Verifies an envelope against pub: JSON shape, payload type, a signature
- * by pub over PAE; then the statement's type and predicate type. On
- * success *statement_out is the statement (caller json_decref). Every
- * failure is AL_EINVAL with the reason.
+ * A keyring: the public keys a verifier trusts (the gate's current key and
+ * the ones it retired), each with its key id. An attestation's key id
+ * selects the key; the keyring never tries keys it was not told of.
  */
+#define ATTEST_KEYRING_MAX 64     /* a key a rotation, for decades */
+struct attest_keyring {
+	size_t n;
+	EVP_PKEY *key[ATTEST_KEYRING_MAX];
+	char id[ATTEST_KEYRING_MAX][65];
+};
+
+/* Adds k (ownership passes, also on failure); a key already there is
+ * dropped. */
+int attest_keyring_add(struct attest_keyring *kr, EVP_PKEY *k);
+/* Adds every Ed25519 key of a PEM file (PUBLIC KEY blocks, or a private
+ * key's public half); a file of none, or of another kind, is AL_EINVAL,
+ * one that cannot be read AL_EIO. */
+int attest_keyring_load(struct attest_keyring *kr, const char *path);
+void attest_keyring_clear(struct attest_keyring *kr);
+
+/*
+ * Verifies an envelope against a keyring: JSON shape, payload type; a
+ * signature whose key id is in the keyring and which verifies with that
+ * key over PAE; then the statement's type and predicate type, and that
+ * the statement names the same key (predicate.gate_key). On success
+ * *statement_out is the statement (caller json_decref) and keyid_out the
+ * key that signed it. Every failure is AL_EINVAL with the reason.
+ */
+int attest_verify_keyring(const char *envelope, size_t n,
+    const struct attest_keyring *kr, json_t **statement_out,
+    char keyid_out[65]);
+/* The same with a keyring of one key. */
 int attest_verify(const char *envelope, size_t n, EVP_PKEY *pub,
     json_t **statement_out);
 

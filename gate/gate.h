@@ -26,6 +26,7 @@ int cmd_approve(int argc, char **argv);
 int cmd_reject(int argc, char **argv);
 int cmd_override(int argc, char **argv);
 int cmd_release(int argc, char **argv);
+int cmd_attestation(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_key(int argc, char **argv);

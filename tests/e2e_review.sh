@@ -812,22 +812,35 @@ verify_rc() {
 	[ "$RC" = "$want" ] || fail "airlock verify $*: exit $RC, expected $want ($what): $(cat "$ERR")"
 }
 
-# resign ENVELOPE KEY OUT: the envelope's payload signed with another
-# Ed25519 key (openssl), as the only signature.
+# forger_id KEY: the key id (sha256 of the public key's DER) of a private key.
+forger_id() {
+	openssl pkey -in "$1" -pubout -outform DER 2>/dev/null | sha256sum | cut -c1-64
+}
+
+# resign ENVELOPE KEY OUT: the envelope's statement, naming KEY as the
+# gate's key (predicate.gate_key) and signed with it (openssl), as the only
+# signature, under KEY's key id: a well-made forgery.
 resign() {
-	python3 - "$1" pae.bin <<'EOF'
+	local id
+	id=$(forger_id "$2")
+	[ ${#id} = 64 ] || fail "no key id for $2"
+	python3 - "$1" pae.bin "$id" payload.b64 <<'EOF'
 import base64, json, sys
 e = json.load(open(sys.argv[1]))
-p = base64.b64decode(e["payload"])
+st = json.loads(base64.b64decode(e["payload"]))
+st["predicate"]["gate_key"] = sys.argv[3]
+p = json.dumps(st, separators=(",", ":"), sort_keys=True).encode()
 t = e["payloadType"].encode()
 open(sys.argv[2], "wb").write(b"DSSEv1 %d %s %d " % (len(t), t, len(p)) + p)
+open(sys.argv[4], "w").write(base64.b64encode(p).decode())
 EOF
 	openssl pkeyutl -sign -rawin -inkey "$2" -in pae.bin -out sig.bin 2>"$ERR" ||
 		fail "openssl cannot sign with $2: $(cat "$ERR")"
-	python3 - "$1" sig.bin "$3" <<'EOF'
+	python3 - "$1" sig.bin "$3" "$id" payload.b64 <<'EOF'
 import base64, json, sys
 e = json.load(open(sys.argv[1]))
-e["signatures"] = [{"keyid": "other", "sig": base64.b64encode(open(sys.argv[2], "rb").read()).decode()}]
+e["payload"] = open(sys.argv[5]).read()
+e["signatures"] = [{"keyid": sys.argv[4], "sig": base64.b64encode(open(sys.argv[2], "rb").read()).decode()}]
 json.dump(e, open(sys.argv[3], "w"), indent=2)
 EOF
 }
@@ -871,8 +884,14 @@ t_attestation_verifies() {
 
 	verify_rc 0 "the attestation and the artifact" --key gate.pub att.json lib.py
 	expect_out_has "the artifact matches"
-	verify_rc 0 "the attestation alone" --key gate.pub att.json
+	# No artifact is no pass: a usage error unless asked for on purpose.
+	verify_rc 2 "the attestation alone" --key gate.pub att.json
+	expect_err_has "no ARTIFACT"
+	verify_rc 2 "an empty artifact argument" --key gate.pub att.json ""
+	verify_rc 0 "the attestation alone, --no-artifact" --key gate.pub --no-artifact att.json
 	expect_out_has "no artifact given"
+	expect_err_has "WARNING: --no-artifact"
+	verify_rc 2 "--no-artifact with an artifact" --key gate.pub --no-artifact att.json lib.py
 	AIRLOCK_PUBKEY=$PWD/data/keys/signing.pub verify_rc 0 "the key from AIRLOCK_PUBKEY" att.json lib.py
 
 	# Any byte of the artifact.
@@ -886,7 +905,7 @@ t_attestation_verifies() {
 	for w in payload-byte payload-digest sig-byte type sigs-empty; do
 		tamper att.json bad.json "$w"
 		verify_rc 1 "tampered: $w" --key gate.pub bad.json lib.py
-		verify_rc 1 "tampered: $w, no artifact" --key gate.pub bad.json
+		verify_rc 1 "tampered: $w, no artifact" --key gate.pub --no-artifact bad.json
 	done
 	# Not JSON at all.
 	echo 'not an envelope' >junk.json
@@ -895,12 +914,226 @@ t_attestation_verifies() {
 	# Another gate's key: neither its key verifies ours, nor ours its.
 	"$BIN" init --data "$PWD/other" >/dev/null 2>"$ERR" || fail "airlock init of a second gate"
 	verify_rc 1 "verified with another gate's key" --key other/keys/signing.pub att.json lib.py
-	verify_rc 1 "verified with another gate's key, no artifact" --key other/keys/signing.pub att.json
+	verify_rc 1 "verified with another gate's key, no artifact" --key other/keys/signing.pub --no-artifact att.json
+	expect_err_has "not in the keyring"
 	resign att.json other/keys/signing.key forged.json
 	verify_rc 0 "the forged envelope with the forger's key (the forgery is well made)" \
 		--key other/keys/signing.pub forged.json lib.py
 	verify_rc 1 "the same statement signed by another key" --key gate.pub forged.json lib.py
-	verify_rc 1 "the same statement signed by another key, no artifact" --key gate.pub forged.json
+	verify_rc 1 "the same statement signed by another key, no artifact" --key gate.pub --no-artifact forged.json
+	# With both keys trusted the forgery passes (it is signed by a trusted
+	# key); its key id changed to ours, ours is tried and fails.
+	verify_rc 0 "the forgery, both keys in the keyring" \
+		--key gate.pub --key other/keys/signing.pub forged.json lib.py
+	sed "s/$(forger_id other/keys/signing.key)/$keyid/" forged.json >forged2.json
+	verify_rc 1 "the forgery, both keys in the keyring, our key id" \
+		--key gate.pub --key other/keys/signing.pub forged2.json lib.py
+	srv_stop
+}
+
+# ---- 6b. verify fails closed; release again; keys that rotate -------------------
+
+# verify with policy checks: approvals by distinct persons, the worst
+# severity, the verdict; --json lists every check and its result; what
+# cannot be read exits 2.
+t_verify_policy_checks() {
+	local AG CI S F n
+	srv_init
+	echo 'approvals.clean = 2' >data/policy
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 3
+	printf 'def add(a, b):\n    return a + b\n' >lib.py
+	held "$AG" lib.py name=lib.py
+	S=$SID
+	approve_as "${REV[1]}" "$S"
+	approve_as "${REV[2]}" "$S"
+	as "$CI" release "$S" -o att.json
+	expect_rc 0 "release of a clean file with 2 approvals"
+	cp data/keys/signing.pub gate.pub
+
+	verify_rc 0 "--min-approvals 2 on a 2-approval release" --key gate.pub --min-approvals 2 att.json lib.py
+	expect_out_has "ok      min-approvals: 2 approvals by distinct persons, 2 required"
+	verify_rc 1 "--min-approvals 3 on a 2-approval release" --key gate.pub --min-approvals 3 att.json lib.py
+	expect_err_has "FAILED  min-approvals: 2 approvals by distinct persons, 3 required"
+	# --json: every check and its result, on stdout, with the same exit.
+	verify_rc 1 "--json --min-approvals 3" --json --key gate.pub --min-approvals 3 \
+		--max-severity low --require-verdict clean att.json lib.py
+	expect_all 'd["verified"]' False 'd["artifact"]' lib.py \
+		'[(c["check"], c["result"]) for c in d["checks"]]' \
+		"[('signature', 'pass'), ('subject', 'pass'), ('artifact', 'pass'), ('min-approvals', 'fail'), ('max-severity', 'pass'), ('require-verdict', 'pass')]" \
+		'd["key_id"]' "$(forger_id data/keys/signing.key)"
+	verify_rc 0 "--json, all hold" --json --key gate.pub --min-approvals 2 --max-severity info \
+		--require-verdict clean att.json lib.py
+	expect_all 'd["verified"]' True '[c["result"] for c in d["checks"]]' \
+		"['pass', 'pass', 'pass', 'pass', 'pass', 'pass']"
+	verify_rc 1 "--require-verdict flagged on a clean release" --key gate.pub --require-verdict flagged att.json lib.py
+	# A bad signature: the policy checks are not run, and not passed.
+	tamper att.json bad.json sig-byte
+	verify_rc 1 "--json, bad signature" --json --key gate.pub --min-approvals 1 bad.json lib.py
+	expect_all '[(c["check"], c["result"]) for c in d["checks"]]' \
+		"[('signature', 'fail'), ('subject', 'skipped'), ('artifact', 'skipped'), ('min-approvals', 'skipped')]"
+	# The wrong artifact with --json.
+	verify_rc 1 "--json, another artifact" --json --key gate.pub att.json gate.pub
+	expect_all '[c["result"] for c in d["checks"]]' "['pass', 'pass', 'fail']"
+	# Cannot read: 2. Usage: 2.
+	verify_rc 2 "an artifact that is not there" --key gate.pub att.json nosuch.py
+	verify_rc 2 "an attestation that is not there" --key gate.pub nosuch.json lib.py
+	verify_rc 2 "a key that is not there" --key nosuch.pub att.json lib.py
+	verify_rc 2 "--min-approvals x" --key gate.pub --min-approvals x att.json lib.py
+	verify_rc 2 "--max-severity bogus" --key gate.pub --max-severity bogus att.json lib.py
+	verify_rc 2 "--require-verdict bogus" --key gate.pub --require-verdict bogus att.json lib.py
+	verify_rc 2 "no arguments" --key gate.pub
+
+	# A flagged release (a download into a shell: high).
+	curlsh_file get.sh
+	held "$AG" get.sh name=get.sh
+	F=$SID
+	n=$(jsonq 'd["review"]["needed"]')
+	for i in $(seq 1 "$n"); do approve_as "${REV[i]}" "$F"; done
+	as "$CI" release "$F" -o flagged.att.json
+	expect_rc 0 "release of the flagged file with $n approvals"
+	verify_rc 1 "--max-severity medium on a high finding" --key gate.pub --max-severity medium flagged.att.json get.sh
+	expect_err_has "FAILED  max-severity: worst finding: high, at most medium allowed"
+	verify_rc 0 "--max-severity high on a high finding" --key gate.pub --max-severity high flagged.att.json get.sh
+	verify_rc 1 "--require-verdict clean on a flagged release" --key gate.pub --require-verdict clean flagged.att.json get.sh
+	expect_err_has "FAILED  require-verdict: verdict flagged, clean required"
+	verify_rc 0 "--require-verdict flagged" --key gate.pub --require-verdict flagged flagged.att.json get.sh
+	srv_stop
+}
+
+t_release_twice() {
+	local AG CI AU S U
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	mk_token auditor aud-1
+	AU=$TOK
+	reviewers 1
+	printf 'x = 1\n' >x.py
+	held "$AG" x.py name=x.py
+	S=$SID
+	approve_as "${REV[1]}" "$S"
+	# Not released yet: no attestation.
+	as "$CI" attestation "$S"
+	expect_rc 1 "airlock attestation before the release"
+	expect_err_has "HTTP 404"
+	as "$CI" release "$S" -o a1.json
+	expect_rc 0 "the first release"
+	sleep 0.01
+	# A CI retry: the same attestation, exit 0; HTTP 200 with it.
+	as "$CI" release "$S" -o a2.json
+	expect_rc 0 "the second release"
+	cmp -s a1.json a2.json || fail "the second release gave another attestation"
+	api POST "/v1/submissions/$S/release" "$CI" --data-binary '{}'
+	expect_code 200 "POST release of a released submission"
+	python3 -c 'import json, sys; assert json.load(open(sys.argv[1])) == json.load(open("a1.json"))' "$OUT" ||
+		fail "POST release again answered another attestation"
+	# Still released once: one release event.
+	events "$S"
+	expect_all 'len(E("release"))' 1
+	# airlock attestation: the same, for ci and the auditor; not the agent.
+	as "$CI" attestation "$S" -o a3.json
+	expect_rc 0 "airlock attestation -o"
+	cmp -s a1.json a3.json || fail "airlock attestation differs from the release's"
+	as "$AU" attestation "$S"
+	expect_rc 0 "airlock attestation by the auditor"
+	python3 -c 'import json, sys; assert json.load(open(sys.argv[1])) == json.load(open("a1.json"))' "$OUT" ||
+		fail "airlock attestation (stdout) differs from the release's"
+	as "$AG" attestation "$S"
+	expect_rc 1 "airlock attestation by the agent"
+	expect_err_has "HTTP 403"
+	verify_rc 0 "the fetched attestation" --key data/keys/signing.pub a3.json x.py
+	# Roles still hold on a released submission: no second look for those
+	# who may not release.
+	api POST "/v1/submissions/$S/release" "$AU" --data-binary '{}'
+	expect_code 403 "release again by an auditor"
+	# A rejected one is still refused, not answered.
+	printf 'y = 2\n' >y.py
+	held "$AG" y.py name=y.py
+	U=$SID
+	as "${REV[1]}" reject "$U" -m "no"
+	expect_rc 0 "reject"
+	as "$CI" release "$U"
+	expect_rc 1 "release of a rejected submission"
+	srv_stop
+}
+
+t_key_rotation() {
+	local AG CI S1 S2 old new
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	printf 'a = 1\n' >a.py
+	held "$AG" a.py name=a.py
+	S1=$SID
+	approve_as "${REV[1]}" "$S1"
+	as "$CI" release "$S1" -o old.att.json
+	expect_rc 0 "release before the rotation"
+	"$BIN" key show --data "$PWD/data" >old.pub 2>"$ERR" || fail "airlock key show"
+	old=$(forger_id data/keys/signing.key)
+	RC=0
+	"$BIN" key list --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "airlock key list before any rotation"
+	expect_eq "$(grep -c '(current)' "$OUT")" 1 "current keys listed"
+	expect_out_has "$old"
+
+	# Rotate while the gate runs: the next release is signed by the new key.
+	RC=0
+	"$BIN" key rotate --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "airlock key rotate"
+	new=$(forger_id data/keys/signing.key)
+	[ "$new" != "$old" ] || fail "the key did not change"
+	"$BIN" key show --data "$PWD/data" >new.pub 2>"$ERR" || fail "airlock key show after the rotation"
+	cmp -s new.pub data/keys/signing.pub || fail "key show does not show the new key"
+	"$BIN" key list --data "$PWD/data" >"$OUT" 2>"$ERR" || fail "airlock key list"
+	expect_eq "$(grep -c "^$new .* - *(current)\$" "$OUT")" 1 "the new key, current, not retired"
+	expect_eq "$(grep -c "^$old  [0-9T:.Z-]*  [0-9T:.Z-]*\$" "$OUT")" 1 "the old key, retired"
+	"$BIN" key show --all --data "$PWD/data" >keyring.pem 2>"$ERR" || fail "airlock key show --all"
+	expect_eq "$(grep -c 'BEGIN PUBLIC KEY' keyring.pem)" 2 "keys in key show --all"
+
+	printf 'b = 2\n' >b.py
+	held "$AG" b.py name=b.py
+	S2=$SID
+	approve_as "${REV[1]}" "$S2"
+	as "$CI" release "$S2" -o new.att.json
+	expect_rc 0 "release after the rotation (no restart)"
+	python3 -c 'import base64, json; e = json.load(open("new.att.json")); print(e["signatures"][0]["keyid"], json.loads(base64.b64decode(e["payload"]))["predicate"]["gate_key"])' >ids.txt
+	expect_eq "$(cat ids.txt)" "$new $new" "the key id of the new attestation"
+
+	# The old attestation: with the keyring, yes; with the new key alone, no.
+	verify_rc 0 "old attestation, old and new keys" --key new.pub --key old.pub old.att.json a.py
+	verify_rc 0 "old attestation, key show --all" --key keyring.pem old.att.json a.py
+	verify_rc 1 "old attestation, the new key alone" --key new.pub old.att.json a.py
+	expect_err_has "not in the keyring"
+	AIRLOCK_DATA=$PWD/data verify_rc 1 "old attestation, AIRLOCK_DATA's signing.pub" old.att.json a.py
+	verify_rc 0 "new attestation, key show --all" --key keyring.pem new.att.json b.py
+	verify_rc 1 "new attestation, the old key alone" --key old.pub new.att.json b.py
+	# A release again after the rotation: the stored one, by the old key.
+	as "$CI" release "$S1" -o again.att.json
+	expect_rc 0 "release again after the rotation"
+	cmp -s old.att.json again.att.json || fail "release again after a rotation gave another attestation"
+	# On the record.
+	python3 - data/airlock.db "$old" "$new" <<'EOF' || fail "no key.rotate event naming both keys"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("select detail from events where action = 'key.rotate'").fetchall()
+assert len(rows) == 1 and sys.argv[2] in rows[0][0] and sys.argv[3] in rows[0][0], rows
+EOF
+	# Twice more: three retired windows, one current.
+	"$BIN" key rotate --data "$PWD/data" >/dev/null 2>"$ERR" || fail "a second rotation"
+	"$BIN" key list --data "$PWD/data" >"$OUT" 2>"$ERR" || fail "airlock key list"
+	expect_eq "$(grep -c '(current)' "$OUT")" 1 "current keys after two rotations"
+	expect_eq "$(grep -c '^[0-9a-f]\{64\} ' "$OUT")" 3 "keys after two rotations"
+	verify_rc 0 "old attestation after two rotations" --key <("$BIN" key show --all --data "$PWD/data" 2>/dev/null) old.att.json a.py
 	srv_stop
 }
 
@@ -1130,13 +1363,15 @@ t_pull_refuses_altered_blob() {
 	as "$CI" pull "$S" -o first.txt
 	expect_rc 0 "airlock pull"
 	cmp -s first.txt data.txt || fail "pulled bytes differ"
-	# A second release: refused, the first attestation stands.
+	# A second release (a CI retry): answered with the first attestation,
+	# which stands (it was 409 before releases became idempotent).
 	api GET "/v1/submissions/$S/attestation" "$CI"
 	cp "$OUT" att1.json
 	api POST "/v1/submissions/$S/release" "$CI" --data-binary '{}'
-	expect_code 409 "a second release"
+	expect_code 200 "a second release"
+	cmp -s "$OUT" att1.json || fail "a second release answered another attestation"
 	api GET "/v1/submissions/$S/attestation" "$CI"
-	cmp -s "$OUT" att1.json || fail "the attestation changed after a refused second release"
+	cmp -s "$OUT" att1.json || fail "the attestation changed after a second release"
 	f=$(blob "$SHA")
 	chmod u+w "$f"
 	printf 'RELEASED bytes\n' >"$f" # same size

@@ -1,7 +1,9 @@
 /*
  * release.c - `airlock release` (the gate signs a release statement for an
  * approved submission: in-toto Statement v1 in a DSSE envelope, printed or
- * written with -o for `airlock verify` in CI) and `airlock rules reload`
+ * written with -o for `airlock verify` in CI; again, the same one),
+ * `airlock attestation` (fetches that stored attestation) and `airlock
+ * rules reload`
  * (tells the running gate to reload its rules, as SIGHUP does).
  *
  * Trust: the attestation is the gate's signed document, written out as
@@ -29,13 +31,32 @@ static const char release_usage[] =
     "refuses if they no longer match the approved sha256, and signs a\n"
     "release statement (in-toto Statement v1 in a DSSE envelope, Ed25519),\n"
     "which is printed (or written to FILE) for `airlock verify` in CI.\n"
+    "Released already, it answers the same attestation again (exit 0), so\n"
+    "that a CI retry succeeds.\n"
     "\n"
     "options:\n"
     "  -o, --output FILE    write the attestation there, not to stdout\n"
     CLIENT_USAGE_OPTIONS;
 
-int
-cmd_release(int argc, char **argv)
+static const char attestation_usage[] =
+    "usage: airlock attestation [options] ID [-o FILE]\n"
+    "\n"
+    "Fetches the signed release attestation of a released submission (the\n"
+    "one `airlock release` made; the gate keeps it), printed or written to\n"
+    "FILE, for `airlock verify`. Exits 1 if the submission is not released.\n"
+    "Roles: reviewer, ci, auditor, admin.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE    write the attestation there, not to stdout\n"
+    CLIENT_USAGE_OPTIONS;
+
+/*
+ * POST (release) or GET (attestation) path; a DSSE envelope answered with
+ * 200 is printed or written to output.
+ */
+static int
+attestation_fetch(const char *cmd, int post, int argc, char **argv,
+    const char *usage)
 {
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
@@ -60,35 +81,37 @@ cmd_release(int argc, char **argv)
 			continue;
 		}
 		if (ch == 'h') {
-			fputs(release_usage, stdout);
+			fputs(usage, stdout);
 			return EXIT_OK;
 		}
-		return cli_usage_error(release_usage, "release", NULL, NULL, 0);
+		return cli_usage_error(usage, cmd, NULL, NULL, 0);
 	}
 	if (argc - optind != 1 || cli_parse_id(argv[optind]) < 0)
-		return cli_usage_error(release_usage, "release", "one "
-		    "submission ID is needed", NULL, 1);
-	snprintf(path, sizeof(path), "/v1/submissions/%s/release",
-	    argv[optind]);
-	if ((empty = json_object()) == NULL || client_new(&c, &conf) < 0 ||
-	    client_post_json(c, path, empty, &r) < 0) {
-		ret = cli_fail("release");
+		return cli_usage_error(usage, cmd, "one submission ID is needed",
+		    NULL, 1);
+	snprintf(path, sizeof(path), "/v1/submissions/%s/%s", argv[optind],
+	    post ? "release" : "attestation");
+	if (client_new(&c, &conf) < 0 || (post ? ((empty = json_object()) ==
+	    NULL || client_post_json(c, path, empty, &r) < 0) :
+	    client_get(c, path, &r) < 0)) {
+		ret = cli_fail(cmd);
 		goto out;
 	}
 	if (r.status == 200 && json_object_get(r.json, "payload") != NULL) {
 		text = json_dumps(r.json, JSON_INDENT(2) | JSON_SORT_KEYS);
 		if (text == NULL) {
-			ret = cli_fail("release");
+			ret = cli_fail(cmd);
 			goto out;
 		}
 		ret = output ? (cli_write_file(output, text, strlen(text)) < 0 ?
-		    cli_fail("release") : EXIT_OK) : (printf("%s\n", text) < 0 ?
+		    cli_fail(cmd) : EXIT_OK) : (printf("%s\n", text) < 0 ?
 		    EXIT_ERROR : EXIT_OK);
 		if (ret == EXIT_OK && output != NULL)
-			fprintf(stderr, "airlock release: submission %s released; "
-			    "attestation in %s\n", argv[optind], output);
+			fprintf(stderr, "airlock %s: submission %s %s; attestation "
+			    "in %s\n", cmd, argv[optind], post ? "released" :
+			    "is released", output);
 	} else {
-		ret = cli_reply_check("release", c, &r, 200);
+		ret = cli_reply_check(cmd, c, &r, 200);
 		if (ret == EXIT_OK)
 			ret = EXIT_ERROR;
 	}
@@ -97,7 +120,20 @@ out:
 	json_decref(empty);
 	client_reply_free(&r);
 	client_free(c);
-	return cli_finish("release", ret);
+	return cli_finish(cmd, ret);
+}
+
+int
+cmd_release(int argc, char **argv)
+{
+	return attestation_fetch("release", 1, argc, argv, release_usage);
+}
+
+int
+cmd_attestation(int argc, char **argv)
+{
+	return attestation_fetch("attestation", 0, argc, argv,
+	    attestation_usage);
 }
 
 static const char reload_usage[] =

@@ -2,7 +2,10 @@
  * release.c - release: the stored bytes hashed again and compared with
  * the approved sha256, an in-toto statement of what happened to them,
  * signed (DSSE, the gate's Ed25519 key), recorded; and the attestation of
- * a released submission.
+ * a released submission. Releasing a released submission again answers
+ * its stored attestation (CI retries), never a second, different one.
+ * The key is read from DATA/keys/signing.key at each release, so that a
+ * rotation (keys.c) applies at once.
  *
  * Trust: the approved sha256 is the only truth about the bytes; a store
  * that no longer holds them refuses the release and says so in the log.
@@ -35,8 +38,8 @@ rehash(struct srv *s, const char *sha, char out[65])
 
 /* The in-toto statement of a release. */
 static json_t *
-statement(struct srv *s, struct db *db, const struct req *q,
-    const struct db_submission *b, int64_t now)
+statement(struct db *db, const struct req *q,
+    const struct db_submission *b, const char *keyid, int64_t now)
 {
 	struct db_scan_info si;
 	struct db_finding *f = NULL;
@@ -90,7 +93,7 @@ statement(struct srv *s, struct db *db, const struct req *q,
 	    "approvals", appr,
 	    "released_at", srv_json_time(now),
 	    "released_by", json_string(q->who.name),
-	    "gate_key", s->keyid);
+	    "gate_key", keyid);
 	{
 		/* An unscannable verdict released on an admin's word says so. */
 		char *admin = NULL, *reason = NULL;
@@ -115,7 +118,8 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	struct srv *s = q->s;
 	struct db_submission b;
-	char again[65], *env = NULL;
+	char again[65], keyid[65], *env = NULL;
+	EVP_PKEY *key = NULL;
 	int64_t now = al_now_ms();
 	json_t *st;
 	enum MHD_Result ok;
@@ -126,6 +130,12 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "does not let this role release");
 	if (db_submission_get(db, q->id, &b) < 0)
 		return srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such submission");
+	/* Released already (a CI retry): the same stored attestation, not a
+	 * second one. */
+	if (b.state == AL_STATE_RELEASED) {
+		db_submission_clear(&b);
+		return api_attestation(q, c, db);
+	}
 	if (b.state != AL_STATE_APPROVED) {
 		char msg[128];
 
@@ -141,9 +151,19 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, "the stored bytes do "
 		    "not match the approved sha256: nothing was released");
 	}
-	st = statement(s, db, q, &b, now);
-	rc = st == NULL ? AL_ENOMEM : attest_sign(s->key, st, &env);
+	/* The key on disk now: `airlock key rotate` takes effect at the next
+	 * release, without a restart. */
+	if ((rc = attest_key_load(s->datadir, &key)) < 0 ||
+	    (rc = attest_keyid(key, keyid)) < 0) {
+		EVP_PKEY_free(key);
+		db_submission_clear(&b);
+		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
+		    "cannot load the signing key");
+	}
+	st = statement(db, q, &b, keyid, now);
+	rc = st == NULL ? AL_ENOMEM : attest_sign(key, st, &env);
 	json_decref(st);
+	EVP_PKEY_free(key);
 	if (rc == 0)
 		rc = db_release(db, b.id, q->who.id, env, now);
 	db_submission_clear(&b);
