@@ -1222,6 +1222,44 @@ t_end_to_end_patch() {
 	srv_stop
 }
 
+# ---- 7b. the README's end-to-end flow, as written ----------------------------------
+
+# The block under "The gate, end to end" in README.md, run as a user would:
+# in a directory with build/airlock and var/ (`make run`'s data directory,
+# with var/admin.token), the gate serving the shipped rules. Only the
+# port differs (the README's 8420 becomes a free one).
+t_readme_end_to_end() {
+	local rc=0
+	python3 - "$ROOT/README.md" readme.sh <<'EOF' || fail "no sh block under 'The gate, end to end' in README.md"
+import re, sys
+t = open(sys.argv[1]).read()
+sec = t.split("## The gate, end to end", 1)[1].split("\n## ", 1)[0]
+m = re.search(r"```sh\n(.*?)```", sec, re.S)
+open(sys.argv[2], "w").write(m.group(1))
+EOF
+	grep -q 'http://127.0.0.1:8420' readme.sh || fail "the README's block sets no AIRLOCK_URL"
+	mkdir build
+	ln -s "$BIN" build/airlock
+	ln -s data var
+	srv_init
+	(umask 077 && cp admin.tok data/admin.token)
+	srv_start --rules "$ROOT/rules"
+	sed -i "s|http://127.0.0.1:8420|$URL|" readme.sh
+	(
+		unset AIRLOCK_TOKEN AIRLOCK_DATA AIRLOCK_PUBKEY
+		export GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org
+		timeout 120 bash -e -o pipefail readme.sh
+	) >"$OUT" 2>"$ERR" || rc=$?
+	[ "$rc" = 0 ] || fail "the README's end-to-end block exited $rc"
+	expect_eq "$(git -C demo log -1 --format='%an|%s')" 'Ada Lovelace|hello: say hello' "the commit git am applied"
+	expect_eq "$(cat demo/hello.py)" 'print("hello")' "demo/hello.py after git am"
+	cmp -s change.patch sandbox/change.patch || fail "the pulled patch is not the agent's"
+	# The line stops at verify when the bytes are not the released ones.
+	printf '\n' >>change.patch
+	verify_rc 1 "the README's verify on other bytes" --key gate.pub release.att.json change.patch
+	srv_stop
+}
+
 # ---- 8. pull of an archive ----------------------------------------------------------
 
 t_pull_archive() {
