@@ -1260,6 +1260,83 @@ EOF
 	srv_stop
 }
 
+# The CI job of docs/ci.md: its run: scripts, in order, as written, in a
+# checkout of the protected repository (with the committed keyring), with
+# airlock on PATH and the job's environment; a keyring without the gate's
+# key stops the job at the verify step.
+t_ci_doc_steps() {
+	local AG S rc i
+	python3 - "$ROOT/docs/ci.md" <<'EOF' || fail "no run: scripts in docs/ci.md's yaml block"
+import re, sys
+t = open(sys.argv[1]).read()
+y = re.search(r"```yaml\n(.*?)```", t, re.S).group(1).split("\n")
+n = 0
+i = 0
+while i < len(y):
+    m = re.match(r"^(\s*)(- )?run: \|$", y[i])
+    if m:
+        ind = len(m.group(1)) + (2 if m.group(2) else 0)
+        body = []
+        i += 1
+        while i < len(y) and (y[i].strip() == "" or len(y[i]) - len(y[i].lstrip()) > ind):
+            body.append(y[i])
+            i += 1
+        strip = min(len(l) - len(l.lstrip()) for l in body if l.strip())
+        n += 1
+        open("step%d.sh" % n, "w").write("\n".join(l[strip:] for l in body) + "\n")
+        continue
+    i += 1
+assert n == 3, n
+EOF
+	mkdir bin
+	ln -s "$BIN" bin/airlock
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	# The protected repository, with the gate's keyring committed.
+	git init -q -b main origin.git || fail "git init"
+	(
+		cd origin.git &&
+			git config user.name 'Base Author' && git config user.email base@example.org &&
+			mkdir .airlock && "$BIN" key show --all --data "$PWD/../data" >.airlock/gate-keys.pem 2>/dev/null &&
+			printf '# demo\n' >README.md && git add . && git commit -q -m 'start' &&
+			git checkout -q -b agent && printf 'x = 1\n' >x.py && git add x.py &&
+			GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org git commit -q -m 'x: one' &&
+			git format-patch -q -1 --stdout >../agent.patch && git checkout -q main && git branch -q -D agent
+	) || fail "cannot make the repository"
+	held "$AG" agent.patch name=change.patch
+	S=$SID
+	approve_as "${REV[1]}" "$S"
+	as "${REV[1]}" release "$S" -o /dev/null
+	expect_rc 0 "the reviewer's release"
+	git clone -q origin.git checkout || fail "git clone"
+	(
+		cd checkout
+		export SUBMISSION=$S AIRLOCK_URL=$URL AIRLOCK_TOKEN=$CI PATH=$PWD/../bin:$PATH
+		for i in 1 2 3; do bash -e -o pipefail "../step$i.sh" || exit "$i"; done
+	) >"$OUT" 2>"$ERR" || rc=$?
+	[ -z "${rc:-}" ] || fail "docs/ci.md: step $rc failed"
+	expect_out_has "applied "
+	expect_eq "$(git -C checkout log -1 --format='%an|%s')" 'Ada Lovelace|x: one' "the commit the job applied"
+	# A keyring of another gate: the job stops at verify, nothing applied.
+	"$BIN" init --data "$PWD/other" >/dev/null 2>&1 || fail "airlock init of another gate"
+	git clone -q origin.git checkout2 || fail "git clone"
+	"$BIN" key show --all --data "$PWD/other" >checkout2/.airlock/gate-keys.pem 2>/dev/null
+	rc=
+	(
+		cd checkout2
+		export SUBMISSION=$S AIRLOCK_URL=$URL AIRLOCK_TOKEN=$CI PATH=$PWD/../bin:$PATH
+		for i in 1 2 3; do bash -e -o pipefail "../step$i.sh" || exit "$i"; done
+	) >"$OUT" 2>"$ERR" || rc=$?
+	expect_eq "${rc:-0}" 2 "the step that stops the job with another gate's keyring"
+	expect_err_has "not in the keyring"
+	expect_eq "$(git -C checkout2 log -1 --format=%s)" start "HEAD of the refused checkout"
+	srv_stop
+}
+
 # ---- 8. pull of an archive ----------------------------------------------------------
 
 t_pull_archive() {
