@@ -874,7 +874,7 @@ t_attestation_verifies() {
 		'd["predicate"]["submitter"]' agent-1 'd["predicate"]["launched_by"]' alice \
 		'd["predicate"]["released_by"]' ci-1 'd["predicate"]["gate_key"]' "$keyid" \
 		'd["predicate"]["scan"]["ruleset"]' "$RS" 'd["predicate"]["scan"]["verdict"]' clean \
-		'[(a["reviewer"], a["sha256"], a["ruleset"]) for a in d["predicate"]["approvals"]]' "[('rev-1', '$SHA', '$RS')]" \
+		'[(a["reviewer"], a["person"], a["sha256"], a["ruleset"]) for a in d["predicate"]["approvals"]]' "[('rev-1', 'rev-1', '$SHA', '$RS')]" \
 		'd["predicate"]["agent_asserted"]' "{'labels': {'task': 'T-7'}}"
 	# The stored attestation is the one printed.
 	api GET "/v1/submissions/$S/attestation" "$CI"

@@ -71,9 +71,10 @@ statement(struct db *db, const struct req *q,
 	}
 	appr = json_array();
 	for (i = 0; i < na; i++)
-		json_array_append_new(appr, json_pack("{s:s, s:o, s:s, s:s}",
-		    "reviewer", a[i].reviewer, "at", srv_json_time(a[i].at), "sha256",
-		    a[i].sha256, "ruleset", a[i].ruleset_digest));
+		json_array_append_new(appr, json_pack("{s:s, s:o, s:o, s:s, s:s}",
+		    "reviewer", a[i].reviewer, "person", srv_json_str(a[i].person),
+		    "at", srv_json_time(a[i].at), "sha256", a[i].sha256, "ruleset",
+		    a[i].ruleset_digest));
 	st = json_pack("{s:s, s:[{s:s, s:{s:s}}], s:s, s:{s:o, s:o, s:{s:o}, "
 	    "s:o, s:o, s:{s:s, s:s, s:s, s:o}, s:o, s:o, s:o, s:s}}",
 	    "_type", ATTEST_STATEMENT_TYPE,
