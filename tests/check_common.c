@@ -8,6 +8,7 @@
 
 #include "test_util.h"
 
+#include "fold.h"
 #include "os.h"
 #include "path.h"
 #include "term.h"
@@ -123,6 +124,75 @@ END_TEST
 
 /* Whole reads: short pieces are joined, the end of a stream and a
  * deadline are told apart. */
+/* The key of a name, or NULL when it is refused. */
+static const char *
+fold_of(const char *name, char out[AL_FOLD_MAX + 1])
+{
+	return al_name_fold(out, AL_FOLD_MAX + 1, name, strlen(name), NULL,
+	    NULL) < 0 ? NULL : out;
+}
+
+/* Names a reader takes for one name have one key: case, width, the
+ * spaces around and between, NFKC's compatibility letters. */
+START_TEST(fold_same_person)
+{
+	static const char *const alice[] = {
+		"alice", "Alice", "  ALICE\t", "\xef\xbc\xa1\xef\xbd\x8c"
+		"\xef\xbd\x89\xef\xbd\x83\xef\xbd\x85",  /* fullwidth */
+		"\xc2\xa0" "alice\xe3\x80\x80",              /* NBSP, ideographic */
+	};
+	char a[AL_FOLD_MAX + 1], b[AL_FOLD_MAX + 1];
+	size_t i, start = 0, len = 0;
+
+	for (i = 0; i < sizeof(alice) / sizeof(alice[0]); i++) {
+		ck_assert_ptr_nonnull(fold_of(alice[i], a));
+		ck_assert_str_eq(a, "alice");
+	}
+	/* sharp s and long s are "ss" and "s"; inner runs of white space are
+	 * one space; Latin-1 capitals their small letters. */
+	ck_assert_str_eq(fold_of("Stra\xc3\x9f" "e", a), "strasse");
+	ck_assert_str_eq(fold_of("Stra\xc5\xbfse", b), "strasse");
+	ck_assert_str_eq(fold_of("Zo\xc3\xab   \xc3\x84rger", a),
+	    fold_of("ZO\xc3\x8b \xc3\xa4RGER", b));
+	/* Distinct names stay distinct. */
+	ck_assert_str_ne(fold_of("alice.smith", a), fold_of("alice", b));
+	ck_assert_str_ne(fold_of("bob-laptop", a), fold_of("bob", b));
+	/* What is shown is the name's own spelling, trimmed. */
+	ck_assert_int_gt(al_name_fold(a, sizeof(a), "  Bob ", 6, &start, &len),
+	    0);
+	ck_assert_uint_eq(start, 2);
+	ck_assert_uint_eq(len, 3);
+}
+END_TEST
+
+/* Fail closed: what the table cannot fold faithfully is refused, never
+ * guessed at. */
+START_TEST(fold_refuses_what_it_cannot_fold)
+{
+	static const char *const bad[] = {
+		"", "   ",
+		"alice\xcc\x81",           /* a combining acute accent */
+		"\xce\xb1lice",            /* Greek alpha */
+		"\xc4\xb0stanbul",         /* U+0130: folding adds a mark */
+		"al\xe2\x80\x8bice",      /* a zero-width space */
+		"ali\xc0\xa3" "e",            /* an overlong encoding */
+		"ali\xed\xa0\x80" "e",       /* a surrogate */
+		"ali\x01" "ce",                /* a control character */
+		"\xe6\x9d\x8e",           /* CJK */
+	};
+	char out[AL_FOLD_MAX + 1], big[AL_FOLD_MAX + 8];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(al_name_fold(out, sizeof(out), bad[i], strlen(bad[i]),
+		    NULL, NULL) == AL_EINVAL, "accepted bad name %zu", i);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	ck_assert_int_eq(al_name_fold(out, sizeof(out), big, strlen(big), NULL,
+	    NULL), AL_EINVAL);
+}
+END_TEST
+
 START_TEST(read_write_full)
 {
 	char buf[16];
@@ -304,6 +374,10 @@ common_suite(void)
 	tc = tcase_create("paths");
 	tcase_add_test(tc, member_paths);
 	tcase_add_test(tc, name_problems);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("fold");
+	tcase_add_test(tc, fold_same_person);
+	tcase_add_test(tc, fold_refuses_what_it_cannot_fold);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("os");
 	tcase_add_test(tc, read_write_full);
