@@ -2335,6 +2335,18 @@ t_person_launched_for_variants_refused() {
 	api POST "/v1/submissions/$SID/release" "$A2"
 	expect_code 403 "alice releases what her agent submitted"
 	grep -q 'separation of duties' "$OUT" || fail "the release refusal does not name the rule"
+	# Nor may she override what her agent submitted and the gate could not
+	# read (an encrypted zip), with her admin token; another admin may.
+	echo secret >s.txt
+	zip -q -P pw enc.zip s.txt || fail "zip"
+	held "$AG" enc.zip name=enc.zip
+	expect_all 'd["verdict"]' unscannable
+	api POST "/v1/submissions/$SID/override" "$A2" --data-binary '{"reason": "I know it"}'
+	expect_code 403 "alice overrides what her agent submitted"
+	grep -q 'separation of duties' "$OUT" || fail "the override refusal does not name the rule"
+	grep -q 'alice' "$OUT" || fail "the override refusal does not name the person"
+	api POST "/v1/submissions/$SID/override" "$ADMIN" --data-binary '{"reason": "I know it"}'
+	expect_code 200 "another person's override"
 	srv_stop
 }
 
