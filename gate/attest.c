@@ -361,9 +361,10 @@ attest_verify_keyring(const char *envelope, size_t n,
 	named = json_string_value(json_object_get(json_object_get(st,
 	    "predicate"), "gate_key"));
 	if (named == NULL || strcmp(named, signer) != 0) {
-		json_decref(st);
+		/* (named lives in st: said before st is let go.) */
 		rc = al_err_set(AL_EINVAL, "the statement names key %.16s…, but key "
 		    "%.16s… signed it", printable_id(named), signer);
+		json_decref(st);
 		goto out;
 	}
 	memcpy(keyid_out, signer, 65);
