@@ -227,9 +227,10 @@ run: deps
 		mv $(RUN_DATA)/admin.token.tmp $(RUN_DATA)/admin.token; \
 	fi
 	@echo "airlock: API  http://$(RUN_LISTEN)   intake: $(RUN_DATA)/intake.sock"
-	@echo "airlock: admin token: $(RUN_DATA)/admin.token. Make an agent token with:"
-	@echo "  AIRLOCK_TOKEN=\$$(cat $(RUN_DATA)/admin.token) AIRLOCK_URL=http://$(RUN_LISTEN) \\"
-	@echo "    $(BUILD)/airlock token create --role agent --name agent-1 --on-behalf-of \$$USER"
+	@echo "airlock: admin token: $(RUN_DATA)/admin.token. Register the person an agent works for, then its token:"
+	@echo "  export AIRLOCK_TOKEN=\$$(cat $(RUN_DATA)/admin.token) AIRLOCK_URL=http://$(RUN_LISTEN)"
+	@echo "  $(BUILD)/airlock person add alice"
+	@echo "  $(BUILD)/airlock token create --role agent --name agent-1 --on-behalf-of alice --ttl 8h"
 	@echo "airlock: stop with Ctrl-C"
 	exec $(BUILD)/airlock serve --data $(RUN_DATA) --listen $(RUN_LISTEN)
 
