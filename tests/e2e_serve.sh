@@ -683,6 +683,31 @@ t_identical_bytes_stored_once() {
 
 # A scan in flight (a hung child, a 120 s timeout) when the server stops: it
 # must still stop promptly, and the next start scans the submission again.
+# A scan launcher that dies leaves the gate unable to scan: it stops, and
+# with a failure status (2), so that systemd's Restart=on-failure (our own
+# unit's) restarts it; the submission is scanned at the next start.
+t_dead_launcher_exits_nonzero() {
+	local l rc=0 i
+	srv_start
+	mk_token agent agent-1 alice
+	local AG=$TOK
+	[ -n "$(pgrep -P "$SPID")" ] || fail "no scan launchers under the gate"
+	for l in $(pgrep -P "$SPID"); do kill -9 "$l"; done
+	printf 'x = 1\n' >a.py
+	submit "$AG" a.py 'name=a.py'
+	for i in $(seq 1 200); do alive "$SPID" || break; sleep 0.05; done
+	alive "$SPID" && fail "the gate goes on without its launchers"
+	wait "$SPID" || rc=$?
+	SPID=
+	expect_eq "$rc" 2 "the gate's exit status after its launcher died"
+	grep -q 'stopping after a fatal error' serve.log ||
+		fail "the log does not say why the gate stopped"
+	# Restarted, it scans what was left.
+	srv_start
+	wait_state "$SID" held
+	srv_stop
+}
+
 t_restart_mid_scan_resumes() {
 	local bug="" t0 i
 	AIRLOCK_TEST_CHILD_FAULT=hang:slow srv_start --timeout 120

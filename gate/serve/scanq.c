@@ -89,6 +89,7 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 			if (!s->stopping) {
 				fprintf(stderr, "airlock serve: %s; stopping\n",
 				    al_err_msg());
+				atomic_store(&s->fatal, 1);
 				kill(getpid(), SIGTERM);
 			}
 			finding_list_free(&fl);
@@ -168,6 +169,7 @@ srv_scan_thread(void *arg)
 
 	if (db == NULL) {
 		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+		atomic_store(&s->fatal, 1);
 		kill(getpid(), SIGTERM);
 		return NULL;
 	}

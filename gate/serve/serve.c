@@ -501,9 +501,11 @@ cmd_serve(int argc, char **argv)
 	got_signal = sig;
 	fprintf(stderr, "airlock serve: %s (signal %d)\n", got_signal ==
 	    SIGHUP ? "reloading the rules and the policy: restarting" :
-	    "stopping",
+	    atomic_load(&s.fatal) ? "stopping after a fatal error (see above): "
+	    "exit status 2, for a supervisor to restart the gate" : "stopping",
 	    (int)got_signal);
-	ret = EXIT_OK;
+	/* A stop a thread asked for because it cannot go on is a failure. */
+	ret = atomic_load(&s.fatal) ? EXIT_ERROR : EXIT_OK;
 stop:
 	/* Requests in flight finish; then the scanners end after their
 	 * current artifact. */

@@ -76,6 +76,9 @@ struct srv {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;      /* a submission arrived, or stop */
 	atomic_int stopping;
+	atomic_int fatal;         /* a thread stopped the gate for good (a
+	                           * launcher died): it exits non-zero, so
+	                           * that a supervisor restarts it */
 	struct MHD_Daemon *api, *intake;
 	pthread_key_t dbkey;      /* each thread its own connection */
 	pthread_mutex_t dbs_lock;
