@@ -96,6 +96,25 @@ refuse_newer(int v)
 }
 
 /* Applies the missing migrations, each with its version bump. */
+/* A file that was there but holds no schema (zero bytes, or another
+ * program's database) is not made into a new, empty gate: that would lose
+ * the record it replaced without a word. Asked before anything is
+ * written to it. */
+static int
+refuse_foreign(struct db *db, const char *path)
+{
+	int rc, v;
+
+	if ((rc = db_schema_version(db, &v)) < 0)
+		return rc;
+	if (v == 0)
+		return al_err_set(AL_EINVAL, "%s is not an airlock database (it "
+		    "is empty, or holds no airlock schema): refusing to make a new "
+		    "one in its place; restore it from a backup, or remove it and "
+		    "run airlock init", path);
+	return 0;
+}
+
 static int
 db_migrate(struct db *db)
 {
@@ -127,7 +146,8 @@ db_migrate(struct db *db)
 	return 0;
 }
 
-/* Creates the file as 0600 whatever the umask; an existing one is kept. */
+/* Creates the file as 0600 whatever the umask; an existing one is kept.
+ * 1: made now, 0: it was there. */
 static int
 db_create_file(const char *path)
 {
@@ -142,7 +162,7 @@ db_create_file(const char *path)
 		    strerror(errno));
 	}
 	close(fd);
-	return 0;
+	return 1;
 }
 
 /* The connection settings: durability, integrity, defence in depth. */
@@ -183,10 +203,10 @@ db_open(struct db **out, const char *path, int create)
 {
 	struct db *db = NULL;
 	struct stat sb;
-	int rc;
+	int rc, made = 0;
 
 	*out = NULL;
-	if (create && (rc = db_create_file(path)) < 0)
+	if (create && (rc = made = db_create_file(path)) < 0)
 		return rc;
 	if (!create && stat(path, &sb) < 0)
 		return al_err_set(errno == ENOENT ? AL_ENOTFOUND : AL_EIO,
@@ -200,7 +220,8 @@ db_open(struct db **out, const char *path, int create)
 		    al_err_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = db_configure(db)) < 0 || (rc = db_migrate(db)) < 0)
+	if ((!made && (rc = refuse_foreign(db, path)) < 0) ||
+	    (rc = db_configure(db)) < 0 || (rc = db_migrate(db)) < 0)
 		goto out;
 	*out = db;
 	db = NULL;

@@ -683,6 +683,34 @@ t_identical_bytes_stored_once() {
 
 # A scan in flight (a hung child, a 120 s timeout) when the server stops: it
 # must still stop promptly, and the next start scans the submission again.
+# A database file that is not an airlock database (zero bytes, or another
+# program's) is refused, never replaced by a new, empty gate: the record
+# it stood for would be gone without a word (issue 13, defect 4).
+t_foreign_database_refused() {
+	local rc
+	srv_init
+	: >data/airlock.db
+	rc=0
+	timeout 20 "$BIN" serve --data "$PWD/data" --listen "127.0.0.1:$(free_port)" \
+		--rules "$RULES" >out.txt 2>err.txt || rc=$?
+	expect_eq "$rc" 2 "serve on a zero-length database"
+	grep -q 'is not an airlock database' err.txt || fail "no clear message: $(cat err.txt)"
+	expect_eq "$(stat -c %s data/airlock.db)" 0 "the zero-length file's size after serve"
+	rc=0
+	"$BIN" init --data "$PWD/data" >out.txt 2>err.txt || rc=$?
+	[ "$rc" != 0 ] || fail "init made a new gate over the zero-length database"
+	grep -q 'is not an airlock database' err.txt || fail "init: no clear message: $(cat err.txt)"
+	expect_eq "$(stat -c %s data/airlock.db)" 0 "the zero-length file's size after init"
+	rm -f data/airlock.db
+	sqlite3 data/airlock.db 'CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ("mine");'
+	rc=0
+	timeout 20 "$BIN" serve --data "$PWD/data" --listen "127.0.0.1:$(free_port)" \
+		--rules "$RULES" >out.txt 2>err.txt || rc=$?
+	expect_eq "$rc" 2 "serve on another program's database"
+	expect_eq "$(sqlite3 data/airlock.db 'SELECT t FROM notes; SELECT count(*) FROM sqlite_master;')" \
+		"$(printf 'mine\n1')" "the other program's database, untouched"
+}
+
 # A scan launcher that dies leaves the gate unable to scan: it stops, and
 # with a failure status (2), so that systemd's Restart=on-failure (our own
 # unit's) restarts it; the submission is scanned at the next start.
