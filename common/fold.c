@@ -11,44 +11,7 @@
 
 #include "err.h"
 #include "fold.h"
-
-/* One UTF-8 code point at p (n bytes left): its length, or 0 when the
- * bytes are not strict UTF-8. */
-static size_t
-utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
-{
-	uint32_t c;
-	size_t len, i;
-
-	if (p[0] < 0x80) {
-		*cp = p[0];
-		return 1;
-	}
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		len = 2;
-		c = p[0] & 0x1f;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		len = 3;
-		c = p[0] & 0x0f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		len = 4;
-		c = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 ||
-	    c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
+#include "util.h"
 
 static int
 is_space(uint32_t c)
@@ -138,7 +101,7 @@ al_name_fold(char *out, size_t cap, const char *in, size_t n, size_t *start,
 	if (cap < AL_FOLD_MAX + 1)
 		return al_err_set(AL_EINVAL, "fold: buffer too small");
 	while (i < n) {
-		if ((k = utf8_decode(p + i, n - i, &c)) == 0)
+		if ((k = al_utf8_seq(p + i, n - i, &c)) == 0)
 			return al_err_set(AL_EINVAL, "a name is UTF-8 text");
 		if (is_space(c)) {
 			pending = o > 0;

@@ -63,3 +63,15 @@ al_dec_parse(const char **p, const char *end, uint64_t max, uint64_t *out)
 	*p = q;
 	return 0;
 }
+
+int
+al_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

@@ -30,6 +30,9 @@ int al_text_next(struct al_text *t, const char **line, size_t *len);
  * begins (end when there is none). */
 size_t al_line_len(const char *p, const char *end, const char **next);
 
+/* The value of a hex digit (either case), or -1. */
+int al_hex_digit(int c);
+
 /* 1 if the n bytes at p begin with the string s. */
 int al_starts(const char *p, size_t n, const char *s);
 

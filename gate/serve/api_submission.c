@@ -247,7 +247,7 @@ enum MHD_Result
 api_events(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	struct db_event *v = NULL;
-	size_t n = 0, i;
+	size_t n = 0;
 	json_t *arr;
 
 	struct db_submission b;
@@ -258,12 +258,7 @@ api_events(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (db_event_list(db, q->id, &v, &n) < 0)
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
-	arr = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(arr, json_pack("{s:I, s:o, s:o, s:s, s:o}",
-		    "id", (json_int_t)v[i].id, "at", srv_json_time(v[i].at),
-		    "actor", srv_json_str(v[i].actor_name), "action",
-		    v[i].action, "detail", srv_json_str(v[i].detail)));
+	arr = srv_events_json(v, n, 0);
 	db_event_list_free(v, n);
 	return srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:o}", "events", arr));
 }

@@ -321,11 +321,14 @@ rotate(const char *dir, char oldid[65], char newid[65])
 		rc = al_err_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = replace_file(dir, "keyring.json", 0644, NULL, 0, text,
-	    NULL)) < 0 ||
-	    (rc = replace_file(dir, "signing.key", 0600, fresh, 1, NULL,
+	/* In this order, so that a failure half-way fails closed: until the
+	 * public key and the keyring name the new key, what the new key
+	 * signs does not verify; nothing the old key signs is called new. */
+	if ((rc = replace_file(dir, "signing.key", 0600, fresh, 1, NULL,
 	    &owner)) < 0 ||
 	    (rc = replace_file(dir, "signing.pub", 0644, fresh, 0, NULL,
+	    NULL)) < 0 ||
+	    (rc = replace_file(dir, "keyring.json", 0644, NULL, 0, text,
 	    NULL)) < 0)
 		goto out;
 	rc = dir_sync(dir);

@@ -11,6 +11,7 @@
 #include "dynbuf.h"
 #include "err.h"
 #include "scan_decode.h"
+#include "text.h"
 #include "util.h"
 
 const char *
@@ -73,17 +74,6 @@ scan_decode_base64(const char *p, size_t n, unsigned char *out)
 	return (ssize_t)o;
 }
 
-static int
-hex_value(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = al_lower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 ssize_t
 scan_decode_hex(const char *p, size_t n, unsigned char *out)
 {
@@ -92,8 +82,8 @@ scan_decode_hex(const char *p, size_t n, unsigned char *out)
 	if (n % 2 != 0)
 		return -1;
 	for (i = 0; i < n; i += 2) {
-		int hi = hex_value((unsigned char)p[i]);
-		int lo = hex_value((unsigned char)p[i + 1]);
+		int hi = al_hex_digit((unsigned char)p[i]);
+		int lo = al_hex_digit((unsigned char)p[i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -1;
@@ -114,8 +104,8 @@ scan_decode_xesc(const char *p, size_t n, unsigned char *out)
 
 		if (p[i] != '\\' || (p[i + 1] != 'x' && p[i + 1] != 'X'))
 			return -1;
-		hi = hex_value((unsigned char)p[i + 2]);
-		lo = hex_value((unsigned char)p[i + 3]);
+		hi = al_hex_digit((unsigned char)p[i + 2]);
+		lo = al_hex_digit((unsigned char)p[i + 3]);
 		if (hi < 0 || lo < 0)
 			return -1;
 		out[o++] = (unsigned char)(hi << 4 | lo);

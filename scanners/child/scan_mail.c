@@ -192,15 +192,6 @@ convert(struct rd *r, struct dynbuf *out, const char *p, size_t n,
 
 /* ---- decoders (mailinfo.c decode_q_segment, decode_b_segment) ----------- */
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = al_lower((unsigned char)c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 static void
 decode_q(struct rd *r, struct dynbuf *out, const char *p, size_t n,
     int rfc2047)
@@ -213,9 +204,9 @@ decode_q(struct rd *r, struct dynbuf *out, const char *p, size_t n,
 		if (c == '=') {
 			if (i + 1 >= n || p[i + 1] == '\n')
 				break;    /* a soft line break */
-			if (i + 2 < n && hexval(p[i + 1]) >= 0 &&
-			    hexval(p[i + 2]) >= 0) {
-				c = (char)(hexval(p[i + 1]) * 16 + hexval(p[i + 2]));
+			if (i + 2 < n && al_hex_digit(p[i + 1]) >= 0 &&
+			    al_hex_digit(p[i + 2]) >= 0) {
+				c = (char)(al_hex_digit(p[i + 1]) * 16 + al_hex_digit(p[i + 2]));
 				put(r, out, &c, 1);
 				i += 2;
 				continue;

@@ -463,12 +463,14 @@ move_into(int stage, int target)
 			    "(pull never overwrites)", shown(&esc, ns.v[i]),
 			    errno == ENOENT || errno == 0 ? "already in the target" :
 			    strerror(errno));
-	for (i = 0; i < ns.n && rc == 0; i++, moved++)
+	for (i = 0; i < ns.n && rc == 0; i++)
 		if (renameat2(stage, ns.v[i], target, ns.v[i],
 		    RENAME_NOREPLACE) < 0)
 			rc = al_err_set(errno == EEXIST ? AL_EEXIST : AL_EIO,
 			    "%s: %s; nothing was unpacked", shown(&esc, ns.v[i]),
 			    strerror(errno));
+		else
+			moved++;
 	if (rc < 0)
 		while (moved-- > 0)
 			(void)renameat2(target, ns.v[moved], stage, ns.v[moved],
