@@ -344,3 +344,16 @@ al_parse_bytes(const char *s, uint64_t *out)
 	*out = (uint64_t)v << shift;
 	return 0;
 }
+
+int
+al_is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	if (s == NULL)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[n] == '\0';
+}

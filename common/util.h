@@ -32,6 +32,9 @@ void al_hex(char *out, const unsigned char *p, size_t n);
 /* Shannon entropy of the bytes, in bits per byte (0 for an empty span). */
 double al_entropy(const unsigned char *p, size_t n);
 
+/* 1 if s is exactly n lowercase hex digits (then NUL); 0, also for NULL. */
+int al_is_hex(const char *s, size_t n);
+
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
 size_t al_utf8_seq(const unsigned char *p, size_t n, uint32_t *cp_out);
 

@@ -260,15 +260,7 @@ keyring_find(const struct attest_keyring *kr, const char *id)
 static const char *
 printable_id(const char *id)
 {
-	size_t i;
-
-	if (id == NULL || strlen(id) != 64)
-		return "?";
-	for (i = 0; i < 64; i++)
-		if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' &&
-		    id[i] <= 'f')))
-			return "?";
-	return id;
+	return al_is_hex(id, 64) ? id : "?";
 }
 
 int

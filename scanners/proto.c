@@ -9,6 +9,7 @@
 #include "err.h"
 #include "os.h"
 #include "proto.h"
+#include "util.h"
 
 static const char *const type_names[] = {
 	"none", "HELLO", "ITEM", "FINDING", "ITEM_END", "DONE", "ERROR", "SCAN",
@@ -303,18 +304,6 @@ proto_finding_free(struct proto_finding *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* n lower-case hex digits, then the string ends. */
-static int
-is_hex(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return s[n] == '\0';
-}
-
 int
 proto_decode_finding(const unsigned char *p, size_t len,
     struct proto_finding *out)
@@ -337,7 +326,7 @@ proto_decode_finding(const unsigned char *p, size_t len,
 		    (unsigned long long)out->severity);
 		goto fail;
 	}
-	if (!is_hex(out->fingerprint, 32)) {
+	if (!al_is_hex(out->fingerprint, 32)) {
 		rc = al_err_set(AL_EINVAL, "malformed fingerprint");
 		goto fail;
 	}
@@ -488,7 +477,7 @@ proto_decode_member(const unsigned char *p, size_t len,
 		goto fail;
 	rc = AL_EINVAL;
 	if (out->mode > 0177777 || (out->sha256[0] != '\0' &&
-	    !is_hex(out->sha256, 64)) || strlen(out->type) > 255)
+	    !al_is_hex(out->sha256, 64)) || strlen(out->type) > 255)
 		goto bad;
 	for (i = 0; out->type[i]; i++)
 		if (out->type[i] <= ' ' || out->type[i] >= 0x7f)
@@ -574,7 +563,7 @@ proto_decode_item_end(const unsigned char *p, size_t len,
 	    (rc = proto_get_u64(&c, &kind)) < 0 ||
 	    (rc = proto_get_end(&c)) < 0)
 		goto fail;
-	if (out->digest[0] != '\0' && !is_hex(out->digest, 64)) {
+	if (out->digest[0] != '\0' && !al_is_hex(out->digest, 64)) {
 		rc = al_err_set(AL_EINVAL, "a malformed digest");
 		goto fail;
 	}

@@ -35,17 +35,6 @@ allowlist_free(struct allowlist *al)
 	free(al);
 }
 
-static int
-is_sha256_hex(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < 64; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return s[64] == '\0';
-}
-
 static char *
 scalar(yaml_node_t *n)
 {
@@ -106,7 +95,7 @@ load_entry(yaml_document_t *doc, yaml_node_t *map, const char *file,
 		dynbuf_diag(diags, "%s:%d: an entry needs rule, path, sha256 "
 		    "and reason (never a path alone)\n", file, e->line);
 		bad++;
-	} else if (!is_sha256_hex(e->sha256)) {
+	} else if (!al_is_hex(e->sha256, 64)) {
 		dynbuf_diag(diags, "%s:%d: sha256 must be 64 lower-case hex "
 		    "digits (sha256sum of the whole file)\n", file, e->line);
 		bad++;

@@ -80,19 +80,6 @@ key_path(struct dynbuf *b, const char *dir, const char *name)
 	    al_err_set(AL_ENOMEM, "out of memory") : 0;
 }
 
-static int
-is_keyid(const char *s)
-{
-	size_t i;
-
-	if (s == NULL || strlen(s) != 64)
-		return 0;
-	for (i = 0; i < 64; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return 1;
-}
-
 /*
  * The keyring: keyring.json, or for a data directory older than rotation
  * its one key, created when signing.key was written.
@@ -121,7 +108,7 @@ keyring_read(const char *dir, json_t **out)
 		if (*out == NULL || !json_is_array(json_object_get(*out, "keys")))
 			goto bad;
 		json_array_foreach(json_object_get(*out, "keys"), i, e)
-			if (!is_keyid(json_string_value(json_object_get(e, "key_id")))
+			if (!al_is_hex(json_string_value(json_object_get(e, "key_id")), 64)
 			    || !json_is_integer(json_object_get(e, "created")) ||
 			    !(json_is_integer(json_object_get(e, "retired")) ||
 			    json_is_null(json_object_get(e, "retired"))))
