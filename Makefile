@@ -63,7 +63,8 @@ SERVE_SRC = gate/serve/serve.c gate/serve/listener.c gate/serve/router.c \
 	gate/serve/api_review.c gate/serve/release.c gate/serve/policy.c \
 	gate/serve/scanq.c gate/serve/metrics.c gate/serve/store.c \
 	gate/serve/auth.c gate/serve/init.c gate/serve/api_person.c \
-	gate/serve/view.c gate/serve/record.c gate/serve/keys.c
+	gate/serve/view.c gate/serve/record.c gate/serve/keys.c \
+	gate/serve/health.c
 DB_SRC = db/db.c db/db_stmt.c db/db_event.c db/db_principal.c db/db_person.c \
 	db/db_submission.c db/db_scan.c db/db_review.c
 # Generated: the schema migrations, compiled in (rule below).
@@ -153,12 +154,19 @@ unit: $(TEST_BIN) $(REPLAY_BIN) $(BUILD)/airlock
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; AIRLOCK_BIN=$(BUILD)/airlock CK_DEFAULT_TIMEOUT=120 $$t; done
 	@set -e; for f in $(FUZZERS); do echo "== replay $$f"; $(BUILD)/tests/$${f}_replay tests/fuzz/corpus/$${f#fuzz_}; done
 
-e2e: $(BUILD)/airlock
+# The fault-injection shim of the reliability tests (tests/fault/iofail.c);
+# built without the sanitizers: it is preloaded into the gate under test.
+IOFAIL = $(BUILD)/tests/libiofail.so
+$(IOFAIL): tests/fault/iofail.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
+
+e2e: $(BUILD)/airlock $(IOFAIL)
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_scan.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_artifacts.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_mbox_diff.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_client.sh
-	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_serve.sh
+	AIRLOCK_BIN=$(BUILD)/airlock IOFAIL=$(IOFAIL) bash tests/e2e_serve.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_review.sh
 
 rules-test: $(BUILD)/airlock

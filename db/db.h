@@ -34,6 +34,13 @@ int db_schema_latest(void);
  */
 int db_open(struct db **out, const char *path, int create);
 void db_close(struct db *db); /* NULL-safe */
+/*
+ * fn is called (from any thread) when a commit's sync failed and the
+ * commit that voids it failed too: the caller was told "failed", but the
+ * failed commit may come back at the next start. The process should stop
+ * (a restart's recovery decides). See dbi_tx_end in db_stmt.c.
+ */
+void db_on_storage_fatal(void (*fn)(const char *why));
 int db_schema_version(struct db *db, int *out);
 /* PRAGMA integrity_check: 0 when "ok", AL_EIO with the first problem. */
 int db_integrity_check(struct db *db);
@@ -203,6 +210,14 @@ void db_scan_job_clear(struct db_scan_job *j);
  * *n_out: how many.
  */
 int db_scan_requeue(struct db *db, int64_t now, size_t *n_out);
+/*
+ * A scan whose result could not be recorded: its scans row ends
+ * "interrupted" (error: why), the submission goes back to "received" to be
+ * scanned again, event "scan.retry"; one transaction. AL_EINVAL when the
+ * scan is no longer running.
+ */
+int db_scan_requeue_one(struct db *db, const struct db_scan_job *job,
+    const char *why, int64_t now);
 /* A file the scan read whole (a member of an archive, a file a patch
  * writes, a blob of a bundle). */
 struct db_item {

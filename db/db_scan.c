@@ -118,6 +118,39 @@ db_scan_requeue(struct db *db, int64_t now, size_t *n_out)
 }
 
 int
+db_scan_requeue_one(struct db *db, const struct db_scan_job *job,
+    const char *why, int64_t now)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	rc = dbi_prep_bind(db, &st, "UPDATE scans SET finished_at = ?, outcome "
+	    "= 'interrupted', error = ? WHERE id = ? AND submission_id = ? AND "
+	    "finished_at IS NULL AND (SELECT state FROM submissions WHERE id = "
+	    "?4) = 'scanning'", "itii", now, why, job->scan_id,
+	    job->submission_id);
+	if (rc == 0 && (rc = dbi_step_done(db, st)) == 0 &&
+	    sqlite3_changes(db->h) != 1)
+		rc = al_err_set(AL_EINVAL, "scan %lld of submission %lld is "
+		    "not running", (long long)job->scan_id,
+		    (long long)job->submission_id);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc == 0)
+		rc = dbi_prep_bind(db, &st, "UPDATE submissions SET state = "
+		    "'received' WHERE id = ?", "i", job->submission_id);
+	if (rc == 0)
+		rc = dbi_step_done(db, st);
+	sqlite3_finalize(st);
+	if (rc == 0)
+		rc = dbi_event_addf(db, now, 0, "scan.retry", job->submission_id,
+		    "scan=%lld not recorded: %s", (long long)job->scan_id, why);
+	return dbi_tx_end(db, rc);
+}
+
+int
 db_scan_finish(struct db *db, const struct db_scan_job *job,
     enum al_verdict verdict, enum al_severity worst, enum al_kind kind_read,
     const struct db_finding *f, size_t nf, const struct db_item *items,

@@ -20,6 +20,7 @@
 #include "db_int.h"
 #include "dynbuf.h"
 #include "err.h"
+#include "os.h"
 
 /*
  * One writer at a time in this process. SQLite would serialise writers
@@ -241,14 +242,64 @@ dbi_tx_begin(struct db *db, int write)
 	return rc;
 }
 
+static void (*storage_fatal)(const char *why);
+
+void
+db_on_storage_fatal(void (*fn)(const char *why))
+{
+	storage_fatal = fn;
+}
+
+/*
+ * A COMMIT whose WAL sync failed (the "fsyncgate" case): its frames were
+ * written, may be on disk, and would come back at the next start although
+ * the caller was told it failed. SQLite did not count them (the WAL's end
+ * is still the last good commit), so the next commit overwrites them and
+ * voids them for good; we make that commit now, under the same writer
+ * lock, and it says what happened ("storage.commit_failed"). The failed
+ * sync is never retried on its own. If even that commit fails, nothing
+ * here can make the outcome certain: the process is told to stop
+ * (storage_fatal), and the restart's recovery decides.
+ */
+static void
+void_failed_commit(struct db *db, int ec)
+{
+	sqlite3_stmt *st = NULL;
+	int ok;
+
+	ok = sqlite3_prepare_v2(db->h, "INSERT INTO events (at, action, "
+	    "detail) VALUES (?, 'storage.commit_failed', ?)", -1, &st,
+	    NULL) == SQLITE_OK &&
+	    sqlite3_bind_int64(st, 1, al_now_ms()) == SQLITE_OK &&
+	    sqlite3_bind_text(st, 2, sqlite3_errstr(ec), -1,
+	    SQLITE_STATIC) == SQLITE_OK &&
+	    sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) ==
+	    SQLITE_OK;
+	if (ok) {
+		ok = sqlite3_step(st) == SQLITE_DONE &&
+		    sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+		if (!sqlite3_get_autocommit(db->h))
+			sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	}
+	sqlite3_finalize(st);
+	if (!ok && storage_fatal != NULL)
+		storage_fatal("a commit's sync failed and the commit that voids "
+		    "it failed too: what was recorded is decided at the next "
+		    "start");
+}
+
 /* Commits when rc is 0, else rolls back keeping rc and its message. */
 int
 dbi_tx_end(struct db *db, int rc)
 {
-	if (rc == 0)
-		rc = dbi_exec(db, "COMMIT");
+	int ec = SQLITE_OK;
+
+	if (rc == 0 && (rc = dbi_exec(db, "COMMIT")) < 0)
+		ec = sqlite3_extended_errcode(db->h);
 	if (rc < 0 && !sqlite3_get_autocommit(db->h))
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	if (ec == SQLITE_IOERR_FSYNC && db->writing)
+		void_failed_commit(db, ec);
 	if (db->writing) {
 		db->writing = 0;
 		pthread_mutex_unlock(&db_writer);

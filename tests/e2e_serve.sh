@@ -19,6 +19,11 @@
 
 require curl pgrep sqlite3 base64 sha256sum cmp
 
+# The fault shim (make e2e builds it beside the binary), by absolute path:
+# the tests run in their own directories.
+IOFAIL=${IOFAIL:-$(dirname "${AIRLOCK_BIN:-build/airlock}")/tests/libiofail.so}
+[ -f "$IOFAIL" ] && IOFAIL=$(realpath "$IOFAIL")
+
 # ---- the server ------------------------------------------------------------------
 
 # free_port: a loopback port nothing listens on now.
@@ -771,6 +776,153 @@ t_restart_mid_scan_resumes() {
 	integrity_ok
 	srv_stop
 	[ -z "$bug" ] || fail "$bug"
+}
+
+# ---- database faults in the scan threads (tests/fault/iofail.c) ---------------
+
+# srv_start_faulty ARGS: the gate with the fault shim preloaded; its rules
+# are read from ./faults.ctl (empty: none) and its injections logged to
+# ./faults.log.
+srv_start_faulty() {
+	[ -n "${IOFAIL:-}" ] && [ -f "$IOFAIL" ] ||
+		fail "IOFAIL does not name the built fault shim (make e2e builds it)"
+	: >faults.ctl
+	IOFAIL_CTL=$PWD/faults.ctl IOFAIL_LOG=$PWD/faults.log LD_PRELOAD=$IOFAIL \
+		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+		srv_start "$@"
+}
+
+# healthz_until CODE [SECONDS]: polls /healthz until it answers CODE; the
+# answer is then in $OUT.
+healthz_until() {
+	local i
+	for i in $(seq 1 $((${2:-30} * 10))); do
+		CODE=$(curl -s -o "$OUT" -w '%{http_code}' --max-time 5 "$URL/healthz")
+		[ "$CODE" = "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "/healthz: not $1 after ${2:-30} s (HTTP $CODE: $(cat "$OUT"))"
+}
+
+# The scan threads' writes to the database fail while a scan runs: the
+# result cannot be recorded. The thread keeps it, retries with a back-off,
+# says so in /healthz and /metrics, and records it once the database works;
+# the intake went on answering, and the thread goes on with the queue.
+t_scan_survives_db_errors() {
+	AIRLOCK_TEST_CHILD_FAULT=hang:slow srv_start_faulty --timeout 3
+	mk_token agent agent-1 alice
+	local AG=$TOK
+	mk_token auditor aud-1
+	local AU=$TOK
+	printf 'x = 1\n' >a.py
+	submit "$AG" a.py name=a.py
+	wait_state "$SID" held
+	healthz_until 200
+	expect_all 'd["status"]' ok 'd["faults"]' '[]'
+	printf 'a harmless file\n' >slow.txt
+	submit "$AG" slow.txt name=slow.txt
+	local S=$SID
+	wait_state "$S" scanning
+	# The child hangs until --timeout; its result is recorded after that.
+	echo 'pwrite EIO -wal al-scan' >faults.ctl
+	healthz_until 503
+	expect_all 'd["status"]' degraded \
+		"'recording the scan of submission $S' in d['faults'][0]['reason']" True \
+		'd["faults"][0]["since"] is not None' True
+	[ -s faults.log ] || fail "the shim injected nothing"
+	# The intake still answers, and what it takes waits.
+	printf 'y = 2\n' >b.py
+	submit "$AG" b.py name=b.py
+	local B=$SID
+	api GET /metrics "$AU"
+	expect_code 200
+	v=$(metric airlock_scanners_degraded)
+	[ "$v" != absent ] && [ "$v" -ge 1 ] || fail "airlock_scanners_degraded: $v"
+	v=$(metric airlock_scan_db_failures_total)
+	[ "$v" != absent ] && [ "$v" -ge 1 ] || fail "airlock_scan_db_failures_total: $v"
+	api GET "/v1/submissions/$S" "$ADMIN"
+	expect_all 'd["state"]' scanning
+	: >faults.ctl
+	wait_state "$S" held 30
+	expect_all 'd["verdict"]' unscannable
+	wait_state "$B" held 30
+	healthz_until 200
+	expect_all 'd["status"]' ok
+	grep -q "recording the scan of submission $S" serve.log ||
+		fail "the log does not say which scan could not be recorded"
+	grep -q 'recovered' serve.log || fail "the log does not say the scanner recovered"
+	api GET /metrics "$AU"
+	expect_eq "$(metric airlock_scanners_degraded)" 0 "degraded scanners after recovery"
+	integrity_ok
+	srv_stop
+}
+
+# The database stays broken past the retries: the result is dropped, the
+# submission marked for a rescan ("scan.retry") once the database takes it,
+# and scanned again, the first scan "interrupted".
+t_scan_rescanned_after_long_db_fault() {
+	local i
+	AIRLOCK_TEST_CHILD_FAULT=hang:slow srv_start_faulty --timeout 3
+	mk_token agent agent-1 alice
+	printf 'a harmless file\n' >slow.txt
+	submit "$TOK" slow.txt name=slow.txt
+	local S=$SID
+	wait_state "$S" scanning
+	echo 'pwrite EIO -wal al-scan' >faults.ctl
+	for i in $(seq 1 600); do
+		grep -q "submission $S: its scan could not be recorded; marking it for a rescan" \
+			serve.log && break
+		sleep 0.1
+	done
+	grep -q "submission $S: its scan could not be recorded" serve.log ||
+		fail "the scanner did not give up recording after its retries: $(tail -n 5 serve.log)"
+	api GET "/v1/submissions/$S" "$ADMIN"
+	expect_all 'd["state"]' scanning
+	# The next scan hangs again; let it, and check the record.
+	: >faults.ctl
+	for i in $(seq 1 300); do
+		[ "$(sqlite3 data/airlock.db "SELECT count(*) FROM scans WHERE submission_id = $S")" -ge 2 ] && break
+		sleep 0.1
+	done
+	expect_eq "$(sqlite3 data/airlock.db "SELECT outcome FROM scans WHERE submission_id = $S ORDER BY id LIMIT 1")" \
+		interrupted "the first scan's outcome"
+	expect_eq "$(sqlite3 data/airlock.db "SELECT count(*) FROM events WHERE submission_id = $S AND action = 'scan.retry'")" \
+		1 "scan.retry events"
+	wait_state "$S" held 30
+	expect_all 'd["verdict"]' unscannable
+	healthz_until 200
+	integrity_ok
+	srv_stop
+}
+
+# A commit whose sync fails is void: a later start does not bring it back.
+# The scan threads' WAL syncs fail while a result is recorded; the commit
+# after it (the gate's "storage.commit_failed" event) overwrites its frames.
+# Then the gate is killed: nothing of the failed commit is there.
+t_failed_sync_stays_failed() {
+	AIRLOCK_TEST_CHILD_FAULT=hang:slow srv_start_faulty --timeout 3
+	mk_token agent agent-1 alice
+	printf 'a harmless file\n' >slow.txt
+	submit "$TOK" slow.txt name=slow.txt
+	local S=$SID
+	wait_state "$S" scanning
+	# One sync fails: the first try to record the scan.
+	echo 'fsync EIO -wal al-scan 1' >faults.ctl
+	for i in $(seq 1 300); do
+		[ -s faults.log ] && break
+		sleep 0.1
+	done
+	[ -s faults.log ] || fail "the shim injected nothing"
+	wait_state "$S" held 30
+	expect_eq "$(sqlite3 data/airlock.db "SELECT count(*) FROM events WHERE action = 'storage.commit_failed'")" \
+		1 "storage.commit_failed events"
+	# Exactly one finish: the retry's; the failed one did not come back.
+	srv_kill9
+	srv_start
+	expect_eq "$(sqlite3 data/airlock.db "SELECT count(*) FROM events WHERE submission_id = $S AND action = 'scan.finish'")" \
+		1 "scan.finish events after a restart"
+	integrity_ok
+	srv_stop
 }
 
 # ---- 6. concurrency ----------------------------------------------------------------

@@ -31,6 +31,18 @@ srv_metrics_scan(struct srv *s, enum al_verdict verdict, double secs)
 	atomic_fetch_add(&s->scan_ms_sum, (unsigned long)(secs * 1000));
 }
 
+static size_t
+degraded(struct srv *s)
+{
+	size_t i, n = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; s->slots != NULL && i < s->nscan; i++)
+		n += s->slots[i].fault_since != 0;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
 /* Appends to the page; the first failure is kept in *rc (and the page is
  * then not served: a truncated page would read as zeros). */
 static void
@@ -98,6 +110,20 @@ api_metrics(struct req *q, struct MHD_Connection *c, struct db *db)
 		put(&t, &rc, "airlock_intake_rejections_total{reason="
 		    "\"%s\"} %lu\n", reject_names[i],
 		    atomic_load(&q->s->rejects[i]));
+	put(&t, &rc, "# HELP airlock_scan_db_failures_total Scan-thread "
+	    "transactions (claim, record, rescan mark) that failed.\n"
+	    "# TYPE airlock_scan_db_failures_total counter\n"
+	    "airlock_scan_db_failures_total %lu\n"
+	    "# HELP airlock_scan_retries_total Scans whose result could not "
+	    "be recorded, marked for a rescan.\n"
+	    "# TYPE airlock_scan_retries_total counter\n"
+	    "airlock_scan_retries_total %lu\n"
+	    "# HELP airlock_scanners_degraded Scan threads that cannot "
+	    "claim or record scans now (see /healthz).\n"
+	    "# TYPE airlock_scanners_degraded gauge\n"
+	    "airlock_scanners_degraded %zu\n",
+	    atomic_load(&q->s->db_failures), atomic_load(&q->s->retries),
+	    degraded(q->s));
 	if (rc < 0) {
 		dynbuf_free(&t);
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,

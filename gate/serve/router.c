@@ -244,9 +244,7 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 	}
 	q->route = route_of(method, url, &q->id, &q->item, &q->arg);
 	if (q->route == R_HEALTHZ && !q->intake) {
-		*res = srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:s, s:s, s:i}",
-		    "status", "ok", "version", AIRLOCK_VERSION, "schema",
-		    db_schema_latest()));
+		*res = srv_healthz(q, c);
 		return 1;
 	}
 	for (i = 0; i < sizeof(route_roles) / sizeof(route_roles[0]); i++)

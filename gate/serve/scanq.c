@@ -51,11 +51,113 @@ item_content(struct srv *s, const struct scan_item *it, enum al_kind kind_read)
 	return AL_CONTENT_KEPT;
 }
 
-/* Scans one claimed submission and records the outcome. */
+/*
+ * Waits up to ms, or until the gate stops: 1 if it is stopping. A scan
+ * thread's back-off between tries of a transaction that failed.
+ */
 static int
-scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
-    const struct db_scan_job *job)
+backoff(struct srv *s, int64_t ms)
 {
+	struct timespec ts;
+	int stop;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(ms / 1000);
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&s->lock);
+	if (!s->stopping)
+		pthread_cond_timedwait(&s->wake, &s->lock, &ts);
+	stop = s->stopping;
+	pthread_mutex_unlock(&s->lock);
+	return stop;
+}
+
+/* A scan thread's transaction failed: counted, logged, reported in
+ * /healthz until one succeeds. */
+static void
+db_fault(struct scan_slot *slot, const char *what, int64_t id)
+{
+	char why[256];
+
+	atomic_fetch_add(&slot->s->db_failures, 1);
+	if (id > 0)
+		snprintf(why, sizeof(why), "%s of submission %" PRId64 ": %s",
+		    what, id, al_err_msg());
+	else
+		snprintf(why, sizeof(why), "%s: %s", what, al_err_msg());
+	fprintf(stderr, "airlock serve: scanner %zu: %s\n", slot->index, why);
+	srv_slot_fault(slot, why);
+}
+
+/*
+ * Records a finished scan, surviving a database that fails for a while (a
+ * full disk, an I/O error): SCAN_RECORD_TRIES tries with a doubling back-
+ * off; then the submission is marked for a rescan (back to "received",
+ * event "scan.retry"), tried with the same back-off until it holds, so
+ * that the thread goes on with the queue once the database recovers. A
+ * gate stopping meanwhile leaves it "scanning": the next start requeues
+ * it. Returns 0 when recorded, 1 when marked for a rescan, or the error.
+ */
+#define SCAN_RECORD_TRIES 5
+#define SCAN_BACKOFF_MAX 5000   /* ms */
+
+static int
+record(struct scan_slot *slot, struct db *db, const struct db_scan_job *job,
+    enum al_verdict verdict, enum al_severity worst, enum al_kind kind_read,
+    const struct db_finding *df, size_t nf, const struct db_item *di,
+    size_t ni)
+{
+	struct srv *s = slot->s;
+	int64_t wait = 100;
+	int tries = 0, rc;
+	char why[200];
+
+	for (;;) {
+		if (tries < SCAN_RECORD_TRIES)
+			rc = db_scan_finish(db, job, verdict, worst, kind_read,
+			    df, nf, di, ni, NULL, al_now_ms());
+		else
+			rc = db_scan_requeue_one(db, job, why, al_now_ms());
+		if (rc == 0) {
+			srv_slot_fault(slot, NULL);
+			if (tries < SCAN_RECORD_TRIES)
+				return 0;
+			atomic_fetch_add(&s->retries, 1);
+			fprintf(stderr, "airlock serve: submission %" PRId64
+			    " is scanned again (its result could not be "
+			    "recorded)\n", job->submission_id);
+			return 1;
+		}
+		/* Not running any more (requeued): nothing to record. */
+		if (rc == AL_EINVAL)
+			return rc;
+		db_fault(slot, tries < SCAN_RECORD_TRIES ? "recording the scan" :
+		    "marking for a rescan", job->submission_id);
+		if (++tries == SCAN_RECORD_TRIES) {
+			snprintf(why, sizeof(why), "%s", al_err_msg());
+			fprintf(stderr, "airlock serve: submission %" PRId64
+			    ": its scan could not be recorded; marking it for "
+			    "a rescan\n", job->submission_id);
+		}
+		if (backoff(s, wait))
+			return rc;
+		if ((wait *= 2) > SCAN_BACKOFF_MAX)
+			wait = SCAN_BACKOFF_MAX;
+	}
+}
+
+/* Scans one claimed submission and records the outcome; *gone: the
+ * launcher died (nothing more can be scanned by this thread). */
+static int
+scan_one(struct scan_slot *slot, struct db *db,
+    const struct db_scan_job *job, int *gone)
+{
+	struct srv *s = slot->s;
+	struct scan_launcher *l = slot->l;
 	struct finding_list fl = {0};
 	struct scan_item_list items = {0};
 	struct db_finding *df = NULL;
@@ -92,6 +194,7 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 				atomic_store(&s->fatal, 1);
 				kill(getpid(), SIGTERM);
 			}
+			*gone = 1;
 			finding_list_free(&fl);
 			scan_item_list_free(&items);
 			return rc;
@@ -142,8 +245,8 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 		    items.v[i].content == NULL ? AL_CONTENT_NONE :
 		    item_content(s, &items.v[i], kind_read);
 	}
-	rc = db_scan_finish(db, job, verdict, worst, kind_read, df, fl.n, di,
-	    items.n, NULL, al_now_ms());
+	rc = record(slot, db, job, verdict, worst, kind_read, df, fl.n, di,
+	    items.n);
 	if (rc == 0) {
 		/* A rescan that found nothing new: the approvals stand. */
 		struct db_review rv;
@@ -156,8 +259,9 @@ scan_one(struct srv *s, struct scan_launcher *l, struct db *db,
 	free(di);
 	finding_list_free(&fl);
 	scan_item_list_free(&items);
-	srv_metrics_scan(s, verdict, al_mono_now() - t0);
-	return rc;
+	if (rc == 0)
+		srv_metrics_scan(s, verdict, al_mono_now() - t0);
+	return rc < 0 ? rc : 0;
 }
 
 void *
@@ -166,6 +270,7 @@ srv_scan_thread(void *arg)
 	struct scan_slot *slot = arg;
 	struct srv *s = slot->s;
 	struct db *db = srv_db(s);
+	int64_t claim_wait = 100;
 
 	if (db == NULL) {
 		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
@@ -175,7 +280,7 @@ srv_scan_thread(void *arg)
 	}
 	for (;;) {
 		struct db_scan_job job;
-		int rc;
+		int rc, gone = 0;
 
 		pthread_mutex_lock(&s->lock);
 		if (s->stopping) {
@@ -205,19 +310,25 @@ srv_scan_thread(void *arg)
 			continue;
 		}
 		if (rc < 0) {
-			fprintf(stderr, "airlock serve: claiming a scan: %s\n",
-			    al_err_msg());
-			sleep(1);
+			/* The database failed (a full disk, an I/O error): try
+			 * again with a back-off, degraded until it works. */
+			db_fault(slot, "claiming a scan", 0);
+			if (backoff(s, claim_wait))
+				break;
+			if ((claim_wait *= 2) > SCAN_BACKOFF_MAX)
+				claim_wait = SCAN_BACKOFF_MAX;
 			continue;
 		}
+		claim_wait = 100;
+		srv_slot_fault(slot, NULL);
 		atomic_fetch_add(&s->active, 1);
-		rc = scan_one(s, slot->l, db, &job);
+		rc = scan_one(slot, db, &job, &gone);
 		atomic_fetch_sub(&s->active, 1);
-		if (rc < 0 && !(rc == AL_EIO && s->stopping))
+		if (rc < 0 && !(gone && s->stopping))
 			fprintf(stderr, "airlock serve: scanning submission %" PRId64
 			    ": %s\n", job.submission_id, al_err_msg());
 		db_scan_job_clear(&job);
-		if (rc == AL_EIO)
+		if (gone)
 			break;
 	}
 	return NULL;

@@ -296,6 +296,20 @@ bad:
 	return EXIT_FINDINGS;     /* 1: the configuration is not valid */
 }
 
+/* The gate db_on_storage_fatal stops: one per process. */
+static struct srv *fatal_srv;
+
+/* The database can no longer say for certain what it recorded: stop, with
+ * a non-zero status, so that the restart's recovery decides. */
+static void
+storage_fatal(const char *why)
+{
+	fprintf(stderr, "airlock serve: %s; stopping\n", why);
+	if (fatal_srv != NULL)
+		atomic_store(&fatal_srv->fatal, 1);
+	kill(getpid(), SIGTERM);
+}
+
 int
 cmd_serve(int argc, char **argv)
 {
@@ -324,6 +338,7 @@ cmd_serve(int argc, char **argv)
 	size_t rescans = 0;
 	int c, ret = EXIT_ERROR, sfd = -1, lockfd = -1, check = 0;
 	struct db *db;
+	char tname[16];
 
 	memset(&s, 0, sizeof(s));
 	s.max_body = SERVE_DEFAULT_BODY;
@@ -448,6 +463,8 @@ cmd_serve(int argc, char **argv)
 	}
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.wake, NULL);
+	fatal_srv = &s;
+	db_on_storage_fatal(storage_fatal);
 	pthread_mutex_init(&s.dbs_lock, NULL);
 	pthread_key_create(&s.dbkey, NULL);
 	if (store_open(&s.store, s.datadir, 0) < 0 || (db = srv_db(&s)) ==
@@ -479,13 +496,18 @@ cmd_serve(int argc, char **argv)
 		goto stop;
 	}
 	sfd = -1;                 /* the daemon owns it now */
+	s.slots = slots;
 	for (i = 0; i < s.nscan; i++) {
 		slots[i].s = &s;
 		slots[i].l = s.launchers[i];
+		slots[i].index = i;
 		if (pthread_create(&s.scanners[i], NULL, srv_scan_thread,
 		    &slots[i]) != 0)
 			break;
 		nstarted++;
+		/* Named, for ps, gdb and the fault-injection tests. */
+		snprintf(tname, sizeof(tname), "al-scan-%u", (unsigned)(i % 1000));
+		(void)pthread_setname_np(s.scanners[i], tname);
 	}
 	fprintf(stderr, "airlock serve: listening on http://%s:%u, intake on "
 	    "%s; %zu scanners; rules %.19s (%zu); %zu scan%s resumed; %zu "

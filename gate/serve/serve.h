@@ -89,6 +89,10 @@ struct srv {
 	atomic_ulong buckets[SRV_NBUCKETS + 1];
 	atomic_ulong scan_ms_sum;
 	atomic_ulong active;      /* scans in flight */
+	atomic_ulong db_failures; /* scan-thread transactions that failed */
+	atomic_ulong retries;     /* scans whose result could not be recorded,
+	                           * marked for a rescan */
+	struct scan_slot *slots;  /* nscan of them */
 	struct db_policy policy;
 	unsigned release_roles;   /* ROLE() mask */
 	int64_t hold_expiry;      /* ms; 0: never */
@@ -134,11 +138,23 @@ struct req {
 	int64_t peer_uid, peer_pid;
 };
 
-/* What one scan thread is given. */
+/* What one scan thread is given, and what it reports of itself. */
 struct scan_slot {
 	struct srv *s;
 	struct scan_launcher *l;
+	size_t index;
+	/* Under s->lock: since when (ms; 0: healthy) and why this thread
+	 * cannot record or claim scans; /healthz says "degraded" while any
+	 * thread has one. */
+	int64_t fault_since;
+	char fault[256];
 };
+
+/* health.c: GET /healthz: 200 "ok", or 503 "degraded" naming each scan
+ * thread's fault; and a scan thread's reports of its own (why NULL: it
+ * recovered). */
+enum MHD_Result srv_healthz(struct req *q, struct MHD_Connection *c);
+void srv_slot_fault(struct scan_slot *slot, const char *why);
 
 /* serve.c: this thread's database connection, opened on first use. */
 struct db *srv_db(struct srv *s);
