@@ -160,6 +160,12 @@ struct db_submission {
 };
 
 /*
+ * For the store's sweep: the sha256 (64 hex digits) of every object a row
+ * refers to: a blob of a submission, or a member's bytes kept for review.
+ * Sorted, for bsearch with strcmp; free with free().
+ */
+int db_object_refs(struct db *db, char (**out)[65], size_t *n_out);
+/*
  * Records a submission in state "received": the blob row (once per sha256),
  * the submission, its labels and the event "submit" by the submitter, in
  * one transaction. in->id, submitter_name, state, verdict, worst ignored.

@@ -246,3 +246,46 @@ db_submission_counts(struct db *db, int64_t counts[AL_STATE_MAX])
 	sqlite3_finalize(st);
 	return rc;
 }
+
+static int
+cmp_ref(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+int
+db_object_refs(struct db *db, char (**out)[65], size_t *n_out)
+{
+	sqlite3_stmt *st = NULL;
+	char (*v)[65] = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n_out = 0;
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	rc = dbi_prep(db, &st, "SELECT sha256 FROM blobs UNION SELECT sha256 "
+	    "FROM items WHERE content = 'kept' AND sha256 IS NOT NULL");
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+
+		rc = 0;
+		if (t == NULL || strlen((const char *)t) != 64)
+			continue;
+		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) < 0)
+			break;
+		memcpy(v[n++], t, 65);
+	}
+	sqlite3_finalize(st);
+	rc = dbi_tx_end(db, rc);
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_ref);
+	*out = v;
+	*n_out = n;
+	return 0;
+}

@@ -925,6 +925,52 @@ t_failed_sync_stays_failed() {
 	srv_stop
 }
 
+# Objects no row refers to (a commit that failed after the bytes were
+# stored) are swept once older than an hour; referenced ones, young ones
+# and files that are not objects stay. Bytes stored again are young again.
+t_store_sweep_removes_orphans() {
+	local o y osha ysha real i
+	srv_start
+	mk_token agent agent-1 alice
+	printf 'x = 1\n' >a.py
+	submit "$TOK" a.py name=a.py
+	wait_state "$SID" held
+	real=data/objects/${SHA:0:2}/$SHA
+	[ -f "$real" ] || fail "no object for the submission"
+	srv_stop
+	printf 'an orphan\n' >o.txt
+	printf 'a young orphan\n' >y.txt
+	osha=$(sha256sum o.txt | cut -c1-64)
+	ysha=$(sha256sum y.txt | cut -c1-64)
+	o=data/objects/${osha:0:2}/$osha
+	y=data/objects/${ysha:0:2}/$ysha
+	mkdir -p "$(dirname "$o")" "$(dirname "$y")"
+	cp o.txt "$o"
+	cp y.txt "$y"
+	echo 'not an object' >"$(dirname "$real")/notes"
+	touch -d '2 hours ago' "$o" "$real" "$(dirname "$real")/notes"
+	srv_start
+	for i in $(seq 1 100); do
+		grep -q 'swept 1 object no row refers to' serve.log && break
+		sleep 0.1
+	done
+	grep -q 'swept 1 object no row refers to' serve.log ||
+		fail "no sweep in the log: $(tail -n 3 serve.log)"
+	[ ! -e "$o" ] || fail "the old orphan is still there"
+	[ -f "$y" ] || fail "the young orphan was swept"
+	[ -f "$real" ] || fail "the submission's object was swept"
+	[ -f "$(dirname "$real")/notes" ] || fail "a file that is not an object was swept"
+	api GET "/v1/submissions/$SID/content" "$ADMIN"
+	expect_code 200
+	cmp -s "$OUT" a.py || fail "the submission's bytes changed"
+	# Stored again: young again.
+	touch -d '2 hours ago' "$real"
+	submit "$TOK" a.py name=again.py
+	[ "$(stat -c %Y "$real")" -gt $(($(date +%s) - 600)) ] ||
+		fail "identical bytes stored again keep their old mtime (the sweep would take them)"
+	srv_stop
+}
+
 # ---- 6. concurrency ----------------------------------------------------------------
 
 t_concurrent_submissions() {

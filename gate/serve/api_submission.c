@@ -347,6 +347,8 @@ api_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "bytes");
 	}
 	memset(&b, 0, sizeof(b));
+	/* No sweep between the bytes and the row that refers to them. */
+	pthread_rwlock_rdlock(&q->s->sweep_lock);
 	rc = store_upload_commit(q->up, b.sha256, &size);
 	q->up = NULL;
 	if (rc == 0) {
@@ -363,6 +365,7 @@ api_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 		b.nlabels = ls.n;
 		rc = db_submission_create(db, &b, now, &id);
 	}
+	pthread_rwlock_unlock(&q->s->sweep_lock);
 	for (i = 0; i < ls.n; i++) {
 		free(labels[i].key);
 		free(labels[i].value);

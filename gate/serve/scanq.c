@@ -235,6 +235,8 @@ scan_one(struct scan_slot *slot, struct db *db,
 		scan_item_list_free(&items);
 		return AL_ENOMEM;
 	}
+	/* No sweep between a member's bytes and the row that refers to them. */
+	pthread_rwlock_rdlock(&s->sweep_lock);
 	for (i = 0; i < items.n; i++) {
 		di[i].path = items.v[i].path;
 		di[i].mode = items.v[i].mode;
@@ -247,6 +249,7 @@ scan_one(struct scan_slot *slot, struct db *db,
 	}
 	rc = record(slot, db, job, verdict, worst, kind_read, df, fl.n, di,
 	    items.n);
+	pthread_rwlock_unlock(&s->sweep_lock);
 	if (rc == 0) {
 		/* A rescan that found nothing new: the approvals stand. */
 		struct db_review rv;
@@ -262,6 +265,58 @@ scan_one(struct scan_slot *slot, struct db *db,
 	if (rc == 0)
 		srv_metrics_scan(s, verdict, al_mono_now() - t0);
 	return rc < 0 ? rc : 0;
+}
+
+/*
+ * The store's sweep: objects no row refers to (their commit failed after
+ * the bytes were stored, or the gate died between the two) are removed
+ * once older than SWEEP_GRACE, by the first scan thread when idle, every
+ * SWEEP_EVERY. It holds sweep_lock for writing, so no commit can come to
+ * refer to an object between the look-up and the unlink; an object stored
+ * again has its mtime renewed (store.c), so it is not old.
+ */
+#define SWEEP_GRACE 3600        /* s */
+#define SWEEP_EVERY (600 * 1000) /* ms */
+#define SWEEP_MAX 10000         /* objects removed a sweep */
+
+struct refs {
+	char (*v)[65];
+	size_t n;
+};
+
+static int
+referenced(const char *sha256, void *arg)
+{
+	const struct refs *r = arg;
+
+	return bsearch(sha256, r->v, r->n, sizeof(*r->v),
+	    (int (*)(const void *, const void *))strcmp) != NULL;
+}
+
+static void
+sweep(struct srv *s, struct db *db)
+{
+	struct refs r = {0};
+	size_t n = 0;
+	int rc;
+
+	if (s->swept_at != 0 && al_now_ms() - s->swept_at < SWEEP_EVERY)
+		return;
+	if (pthread_rwlock_trywrlock(&s->sweep_lock) != 0)
+		return;           /* a commit is on its way: next time */
+	s->swept_at = al_now_ms();
+	rc = db_object_refs(db, &r.v, &r.n);
+	if (rc == 0)
+		rc = store_sweep(s->store, al_now_ms() / 1000 - SWEEP_GRACE,
+		    SWEEP_MAX, referenced, &r, &n);
+	pthread_rwlock_unlock(&s->sweep_lock);
+	free(r.v);
+	if (rc < 0)
+		fprintf(stderr, "airlock serve: sweeping the store: %s\n",
+		    al_err_msg());
+	else if (n > 0)
+		fprintf(stderr, "airlock serve: swept %zu object%s no row refers "
+		    "to\n", n, n == 1 ? "" : "s");
 }
 
 void *
@@ -301,6 +356,8 @@ srv_scan_thread(void *arg)
 				fprintf(stderr, "airlock serve: %zu held submission%s "
 				    "expired\n", expired, expired == 1 ? "" : "s");
 
+			if (slot->index == 0)
+				sweep(s, db);
 			clock_gettime(CLOCK_REALTIME, &ts);
 			ts.tv_sec += 1;
 			pthread_mutex_lock(&s->lock);

@@ -463,6 +463,7 @@ cmd_serve(int argc, char **argv)
 	}
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.wake, NULL);
+	pthread_rwlock_init(&s.sweep_lock, NULL);
 	fatal_srv = &s;
 	db_on_storage_fatal(storage_fatal);
 	pthread_mutex_init(&s.dbs_lock, NULL);

@@ -93,6 +93,11 @@ struct srv {
 	atomic_ulong retries;     /* scans whose result could not be recorded,
 	                           * marked for a rescan */
 	struct scan_slot *slots;  /* nscan of them */
+	/* Read-held from storing bytes to committing the row that refers to
+	 * them; write-held by the store's sweep (scanq.c), which must not
+	 * remove an object a commit is about to refer to. */
+	pthread_rwlock_t sweep_lock;
+	int64_t swept_at;         /* ms; the scan thread 0's last sweep */
 	struct db_policy policy;
 	unsigned release_roles;   /* ROLE() mask */
 	int64_t hold_expiry;      /* ms; 0: never */

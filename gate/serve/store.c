@@ -207,9 +207,14 @@ store_upload_commit(struct store_upload *u, char sha256_out[65],
 		goto out;
 	}
 	snprintf(rel, sizeof(rel), "%s/%s", sub, sha256_out);
-	/* Identical bytes are there already: keep those, drop these. */
-	if (faccessat(u->s->objects, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+	/* Identical bytes are there already: keep those, drop these, and
+	 * renew their mtime, which tells the sweep they are wanted again. */
+	if (faccessat(u->s->objects, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (utimensat(u->s->objects, rel, NULL, AT_SYMLINK_NOFOLLOW) < 0)
+			rc = al_err_set(AL_EIO, "objects/%s: %s", rel,
+			    strerror(errno));
 		goto out;
+	}
 	if (renameat(u->s->tmp, u->name, u->s->objects, rel) < 0) {
 		rc = al_err_set(AL_EIO, "storing the upload: %s", strerror(errno));
 		goto out;
@@ -254,6 +259,65 @@ store_put(struct gate_store *s, const void *p, size_t n, const char *want)
 		return al_err_set(AL_EINVAL, "stored bytes hash to %.12s, not "
 		    "%.12s", got, want);
 	return 0;
+}
+
+/* Sweeps the objects of one objects/XX directory; see store_sweep. */
+static int
+sweep_dir(struct gate_store *s, const char *sub, int64_t cutoff, size_t max,
+    int (*keep)(const char *, void *), void *arg, size_t *n)
+{
+	int fd = openat(s->objects, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC), rc = 0, k, removed = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	struct stat st;
+
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return 0;         /* not a directory of ours */
+	}
+	while (rc == 0 && *n < max && (e = readdir(d)) != NULL) {
+		if (strlen(e->d_name) != 64 || strncmp(e->d_name, sub, 2) != 0 ||
+		    !al_is_hex(e->d_name, 64) ||
+		    fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || (int64_t)st.st_mtim.tv_sec >= cutoff)
+			continue;
+		if ((k = keep(e->d_name, arg)) < 0)
+			rc = k;
+		else if (k == 0 && unlinkat(fd, e->d_name, 0) == 0) {
+			(*n)++;
+			removed = 1;
+		}
+	}
+	if (removed)
+		(void)fsync(fd);
+	closedir(d);
+	return rc;
+}
+
+int
+store_sweep(struct gate_store *s, int64_t cutoff, size_t max,
+    int (*keep)(const char *sha256, void *arg), void *arg, size_t *n_out)
+{
+	/* Its own open file, so that its reading position is its own. */
+	int fd = openat(s->objects, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+	    rc = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	*n_out = 0;
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return al_err_set(AL_EIO, "objects/: %s", strerror(errno));
+	}
+	while (rc == 0 && *n_out < max && (e = readdir(d)) != NULL)
+		if (strlen(e->d_name) == 2 && al_is_hex(e->d_name, 2))
+			rc = sweep_dir(s, e->d_name, cutoff, max, keep, arg,
+			    n_out);
+	closedir(d);
+	return rc;
 }
 
 int

@@ -43,6 +43,18 @@ void store_upload_abort(struct store_upload *u); /* NULL-safe */
 int store_put(struct gate_store *s, const void *p, size_t n,
     const char *want);
 
+/*
+ * Objects no row refers to (a commit that failed after the bytes were
+ * stored, a crash between the two) are removed by a sweep: each object
+ * whose mtime is before cutoff (seconds; an object stored again has its
+ * mtime renewed at commit) is offered to keep(sha256, arg), and unlinked
+ * when it answers 0 (1: keep; negative: stop, and return that). At most
+ * max objects are removed in one call; *n_out counts them. The caller
+ * makes sure that nothing is committed meanwhile that would refer to one.
+ */
+int store_sweep(struct gate_store *s, int64_t cutoff, size_t max,
+    int (*keep)(const char *sha256, void *arg), void *arg, size_t *n_out);
+
 /* Opens the stored bytes read-only (O_NOFOLLOW); AL_ENOTFOUND. */
 int store_blob_open(struct gate_store *s, const char *sha256, int *fd_out);
 
