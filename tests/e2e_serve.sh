@@ -971,6 +971,29 @@ t_store_sweep_removes_orphans() {
 	srv_stop
 }
 
+# The intake's commit fails at its WAL sync: the agent is told 5xx, and a
+# restart after a kill -9 does not bring the submission back.
+t_intake_failed_sync_not_recorded() {
+	local n0
+	srv_start_faulty
+	mk_token agent agent-1 alice
+	printf 'x = 1\n' >a.py
+	n0=$(nrows submissions)
+	echo 'fsync EIO -wal * 1' >faults.ctl
+	api POST '/v1/submissions?name=a.py' "$TOK" --data-binary @a.py
+	expect_code 500 "a submission whose commit's sync failed"
+	[ -s faults.log ] || fail "the shim injected nothing"
+	expect_eq "$(sqlite3 data/airlock.db "SELECT count(*) FROM events WHERE action = 'storage.commit_failed'")" \
+		1 "storage.commit_failed events"
+	srv_kill9
+	srv_start
+	expect_eq "$(nrows submissions)" "$n0" "submissions after a restart"
+	expect_eq "$(sqlite3 data/airlock.db "SELECT count(*) FROM events WHERE action = 'submit'")" \
+		0 "submit events after a restart"
+	integrity_ok
+	srv_stop
+}
+
 # ---- 6. concurrency ----------------------------------------------------------------
 
 t_concurrent_submissions() {
