@@ -349,12 +349,26 @@ srv_scan_thread(void *arg)
 		if (rc == AL_ENOTFOUND) {
 			struct timespec ts;
 			size_t expired = 0;
+			int failed = 0;
 
-			/* Idle: held submissions past the policy's expiry. */
-			if (s->hold_expiry > 0 && db_expire_held(db, al_now_ms() - s->hold_expiry,
-			    al_now_ms(), &expired) == 0 && expired > 0)
-				fprintf(stderr, "airlock serve: %zu held submission%s "
-				    "expired\n", expired, expired == 1 ? "" : "s");
+			/* Idle: held submissions past the policy's expiry (a
+			 * failure is reported, and tried again next time). */
+			if (s->hold_expiry > 0) {
+				if (db_expire_held(db, al_now_ms() - s->hold_expiry,
+				    al_now_ms(), &expired) < 0)
+					failed = 1;
+				else if (expired > 0)
+					fprintf(stderr, "airlock serve: %zu held "
+					    "submission%s expired\n", expired,
+					    expired == 1 ? "" : "s");
+			}
+			/* The claim worked (nothing to scan): healthy, unless
+			 * the expiry failed. */
+			claim_wait = 100;
+			if (failed)
+				db_fault(slot, "expiring held submissions", 0);
+			else
+				srv_slot_fault(slot, NULL);
 
 			if (slot->index == 0)
 				sweep(s, db);
