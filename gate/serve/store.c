@@ -178,6 +178,44 @@ store_upload_abort(struct store_upload *u)
 	free(u);
 }
 
+/* 1 when objects/rel hashes to want, 0 when it does not, or an error. */
+static int
+object_intact(struct gate_store *s, const char *rel, const char *want)
+{
+	unsigned char buf[65536], md[32];
+	unsigned int mdlen = 0;
+	char got[65];
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int fd = openat(s->objects, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int rc = 0;
+	ssize_t n;
+
+	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+		rc = al_err_set(AL_EENGINE, "libcrypto cannot hash");
+	else if (fd < 0)
+		rc = al_err_set(AL_EIO, "objects/%s: %s", rel, strerror(errno));
+	while (rc == 0 && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = al_err_set(AL_EIO, "objects/%s: %s", rel,
+			    strerror(errno));
+		else if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1)
+			rc = al_err_set(AL_EENGINE, "libcrypto cannot hash");
+	}
+	if (rc == 0 && (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 ||
+	    mdlen != 32))
+		rc = al_err_set(AL_EENGINE, "libcrypto cannot hash");
+	if (rc == 0) {
+		al_hex(got, md, sizeof(md));
+		rc = strcmp(got, want) == 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	EVP_MD_CTX_free(ctx);
+	return rc;
+}
+
 int
 store_upload_commit(struct store_upload *u, char sha256_out[65],
     uint64_t *size_out)
@@ -208,12 +246,22 @@ store_upload_commit(struct store_upload *u, char sha256_out[65],
 	}
 	snprintf(rel, sizeof(rel), "%s/%s", sub, sha256_out);
 	/* Identical bytes are there already: keep those, drop these, and
-	 * renew their mtime, which tells the sweep they are wanted again. */
+	 * renew their mtime, which tells the sweep they are wanted again;
+	 * unless what is there no longer hashes to its name (a damaged disk,
+	 * a hand that rewrote it): then these, just hashed, replace it. */
 	if (faccessat(u->s->objects, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (utimensat(u->s->objects, rel, NULL, AT_SYMLINK_NOFOLLOW) < 0)
-			rc = al_err_set(AL_EIO, "objects/%s: %s", rel,
-			    strerror(errno));
-		goto out;
+		if ((rc = object_intact(u->s, rel, sha256_out)) < 0)
+			goto out;
+		if (rc == 1) {
+			rc = 0;
+			if (utimensat(u->s->objects, rel, NULL,
+			    AT_SYMLINK_NOFOLLOW) < 0)
+				rc = al_err_set(AL_EIO, "objects/%s: %s", rel,
+				    strerror(errno));
+			goto out;
+		}
+		fprintf(stderr, "airlock serve: objects/%s does not hash to "
+		    "its name: replaced by the bytes just stored\n", rel);
 	}
 	if (renameat(u->s->tmp, u->name, u->s->objects, rel) < 0) {
 		rc = al_err_set(AL_EIO, "storing the upload: %s", strerror(errno));

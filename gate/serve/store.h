@@ -5,7 +5,9 @@
  * bytes, files mode 0400, never rewritten), tmp/ for uploads in flight.
  * An upload is streamed to a temporary file while hashed, then fsynced and
  * renamed into place, and the directory fsynced: once store_upload_commit()
- * returns, the bytes survive a crash. Identical bytes are stored once.
+ * returns, the bytes survive a crash. Identical bytes are stored once; an
+ * object found not to hash to its name when the same bytes come again is
+ * replaced by them (the only time an object is rewritten).
  * Leftovers of uploads cut short (a crash, a kill) are removed at open.
  *
  * Trust: the bytes are hostile and never interpreted here; the hash is
