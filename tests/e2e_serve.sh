@@ -741,6 +741,21 @@ t_dead_launcher_exits_nonzero() {
 	srv_stop
 }
 
+# A launcher that dies while the gate is idle stops it too (status 2), at
+# once, not at the next submission.
+t_dead_launcher_idle_exits_nonzero() {
+	local l rc=0 i
+	srv_start
+	for l in $(pgrep -P "$SPID"); do kill -9 "$l"; done
+	for i in $(seq 1 200); do alive "$SPID" || break; sleep 0.05; done
+	alive "$SPID" && fail "the idle gate goes on without its launchers"
+	wait "$SPID" || rc=$?
+	SPID=
+	expect_eq "$rc" 2 "the gate's exit status after its idle launcher died"
+	grep -q 'scan launcher [0-9]* exited; stopping' serve.log ||
+		fail "the log does not say the launcher exited"
+}
+
 t_restart_mid_scan_resumes() {
 	local bug="" t0 i
 	AIRLOCK_TEST_CHILD_FAULT=hang:slow srv_start --timeout 120

@@ -370,6 +370,18 @@ srv_scan_thread(void *arg)
 			else
 				srv_slot_fault(slot, NULL);
 
+			/* A launcher that died while idle stops the gate now,
+			 * as one that dies during a scan does, so that the
+			 * supervisor restarts it before work piles up. */
+			if (!scan_launcher_alive(slot->l)) {
+				if (!s->stopping) {
+					fprintf(stderr, "airlock serve: scan launcher "
+					    "%zu exited; stopping\n", slot->index);
+					atomic_store(&s->fatal, 1);
+					kill(getpid(), SIGTERM);
+				}
+				break;
+			}
 			if (slot->index == 0)
 				sweep(s, db);
 			clock_gettime(CLOCK_REALTIME, &ts);

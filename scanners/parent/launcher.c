@@ -9,6 +9,7 @@
  * its frames itself (parent.c); the launcher reports how the child ended.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +170,19 @@ scan_launcher_abort(struct scan_launcher *l)
 		(void)kill(-l->pid, SIGKILL);
 		(void)kill(l->pid, SIGKILL);
 	}
+}
+
+int
+scan_launcher_alive(struct scan_launcher *l)
+{
+	struct pollfd p = {l->ctl, POLLIN, 0};
+	int n;
+
+	/* An idle launcher writes nothing: readable means closed (or a
+	 * launcher that is not ours any more). */
+	while ((n = poll(&p, 1, 0)) < 0 && errno == EINTR)
+		;
+	return n == 0;
 }
 
 void

@@ -83,6 +83,9 @@ int scan_launcher_start(struct scan_launcher **out,
  */
 int scan_launcher_scan(struct scan_launcher *l, const struct scan_req *r);
 void scan_launcher_stop(struct scan_launcher *l); /* NULL-safe */
+/* 0 when the launcher has gone (its end of the control socket closed, or
+ * it said something unasked); 1 while it waits for work. Between scans. */
+int scan_launcher_alive(struct scan_launcher *l);
 /* Kills the launcher and the child it runs (a scan in flight then fails
  * with AL_EIO, and its artifact is left to be scanned again). */
 void scan_launcher_abort(struct scan_launcher *l);
