@@ -18,6 +18,8 @@ enum al_err {
 	AL_EENGINE = -6, /* Hyperscan or PCRE2 failed */
 	AL_EEXIST = -7,  /* already there (a name, a key) */
 	AL_EDENIED = -8, /* not allowed: role, state, policy */
+	AL_EAUTH = -9,   /* the acting token is no longer good (revoked,
+	                  * expired, its person disabled) */
 };
 
 /*

@@ -101,6 +101,27 @@ int db_principal_revoke(struct db *db, const char *name, int64_t now,
 void db_principal_clear(struct db_principal *p);
 void db_principal_list_free(struct db_principal *v, size_t n);
 
+/*
+ * The token a connection acts for, checked when a write commits. While
+ * principal is set (0: none), every write transaction on db begins, under
+ * the write lock and before it reads or changes anything, by reading that
+ * principal again: a token revoked, expired at clock()'s now, or whose
+ * person is disabled makes the transaction fail with AL_EAUTH ("token
+ * revoked at ..." / "token expired at ..."), so that a decision whose
+ * request started while the token was good is not recorded once it is
+ * not. A revocation commits under the same lock, so a decision commits
+ * either wholly before it or not at all. Returns the previous principal;
+ * setting (or clearing) forgets an earlier refusal.
+ */
+int64_t db_guard_set(struct db *db, int64_t principal,
+    int64_t (*clock)(void));
+/* 1 when the guard refused a write since it was set; then *revoked_at
+ * (when the token was revoked, or its person disabled; 0: it was not) and
+ * *expires_at (the token's expiry; 0: never) say why, as auth.h's
+ * gate_token_refusal reads them. 0, and both 0, otherwise. */
+int db_guard_refused(struct db *db, int64_t *revoked_at,
+    int64_t *expires_at);
+
 /* ---- persons (db_person.c) ---------------------------------------------- */
 
 struct db_person {

@@ -24,9 +24,20 @@
 
 #include "db.h"
 
+/* The token a connection writes for (db_guard_set). */
+struct db_guard {
+	int64_t principal;        /* 0: none, nothing is checked */
+	int64_t (*clock)(void);   /* now, in ms since the epoch */
+	int refused;              /* a write was refused since it was set */
+	int64_t revoked_at;       /* of the refusal: when the token (or its
+	                           * person) stopped; 0: it did not */
+	int64_t expires_at;       /* of the refusal: the token's expiry */
+};
+
 struct db {
 	sqlite3 *h;
 	int writing;              /* holds db_writer */
+	struct db_guard guard;
 };
 
 /* ---- statements (db_stmt.c) --------------------------------------------- */
@@ -51,7 +62,9 @@ int dbi_col_enum(sqlite3_stmt *st, int i, int (*parse)(const char *),
 void dbi_col_hex(sqlite3_stmt *st, int i, char out[65]);
 int dbi_grow(void *vp, size_t *cap, size_t n, size_t size);
 
-/* BEGIN (write 0) or BEGIN IMMEDIATE under the writer lock (write 1). */
+/* BEGIN (write 0) or BEGIN IMMEDIATE under the writer lock (write 1);
+ * a write then checks the guard's token (db_guard_set): AL_EAUTH, rolled
+ * back and unlocked, when it is no longer good. */
 int dbi_tx_begin(struct db *db, int write);
 /* COMMIT when rc is 0, else ROLLBACK; returns rc or COMMIT's error. */
 int dbi_tx_end(struct db *db, int rc);

@@ -1,8 +1,9 @@
 /*
  * db_stmt.c - the statement helpers that every file of db/ uses: prepare,
  * bind, step, copy a column out, grow a result array, and begin and end a
- * transaction (a writing one under this process's writer lock); and
- * dbi_fail, which turns SQLite's error into one of ours with its message.
+ * transaction (a writing one under this process's writer lock, after which
+ * the guard's token is checked again: db_guard_set in db.h); and dbi_fail,
+ * which turns SQLite's error into one of ours with its message.
  *
  * Trust: callers are the other files of db/, on behalf of the gate's own
  * code (nothing outside db/ includes db_int.h). A value reaches SQLite
@@ -226,6 +227,75 @@ dbi_grow(void *vp, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
+int64_t
+db_guard_set(struct db *db, int64_t principal, int64_t (*clock)(void))
+{
+	int64_t was = db->guard.principal;
+
+	memset(&db->guard, 0, sizeof(db->guard));
+	if (principal != 0 && clock != NULL) {
+		db->guard.principal = principal;
+		db->guard.clock = clock;
+	}
+	return was;
+}
+
+int
+db_guard_refused(struct db *db, int64_t *revoked_at, int64_t *expires_at)
+{
+	*revoked_at = db->guard.refused ? db->guard.revoked_at : 0;
+	*expires_at = db->guard.refused ? db->guard.expires_at : 0;
+	return db->guard.refused;
+}
+
+/*
+ * The guard's token, read inside the write transaction just begun: 0 while
+ * it is good, else AL_EAUTH saying when it stopped (what came first when
+ * both apply, as the gate's authentication says it). A person disabled
+ * counts as revoked then: disabling revokes the person's tokens.
+ */
+static int
+guard_check(struct db *db)
+{
+	struct db_guard *g = &db->guard;
+	sqlite3_stmt *st;
+	int64_t now, rev = 0, exp = 0, dis = 0;
+	char iso[32];
+	int rc;
+
+	rc = dbi_prep_bind(db, &st, "SELECT ifnull(p.revoked_at, 0), "
+	    "ifnull(p.expires_at, 0), ifnull(n.disabled_at, 0) FROM principals "
+	    "p LEFT JOIN persons n ON n.id = p.person_id WHERE p.id = ?", "i",
+	    g->principal);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		rev = sqlite3_column_int64(st, 0);
+		exp = sqlite3_column_int64(st, 1);
+		dis = sqlite3_column_int64(st, 2);
+		rc = 0;
+	} else if (rc == 0) {
+		/* Principals are never deleted: a row gone is a bad file. */
+		rc = al_err_set(AL_EAUTH, "the token is no longer known");
+		g->refused = 1;
+	}
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return rc;
+	if (dis != 0 && (rev == 0 || dis < rev))
+		rev = dis;
+	now = g->clock();
+	if (rev == 0 && (exp == 0 || exp > now))
+		return 0;
+	g->refused = 1;
+	g->revoked_at = rev;
+	g->expires_at = exp;
+	if (rev != 0 && (exp == 0 || exp > now || rev < exp)) {
+		al_time_iso(rev, iso);
+		return al_err_set(AL_EAUTH, "token revoked at %s", iso);
+	}
+	al_time_iso(exp, iso);
+	return al_err_set(AL_EAUTH, "token expired at %s", iso);
+}
+
 int
 dbi_tx_begin(struct db *db, int write)
 {
@@ -238,8 +308,13 @@ dbi_tx_begin(struct db *db, int write)
 	if ((rc = dbi_exec(db, "BEGIN IMMEDIATE")) < 0) {
 		db->writing = 0;
 		pthread_mutex_unlock(&db_writer);
+		return rc;
 	}
-	return rc;
+	/* Under the write lock: a revocation either committed before this
+	 * read, or waits until this transaction ends. */
+	if (db->guard.principal != 0 && (rc = guard_check(db)) < 0)
+		return dbi_tx_end(db, rc);
+	return 0;
 }
 
 static void (*storage_fatal)(const char *why);

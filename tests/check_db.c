@@ -338,6 +338,95 @@ START_TEST(revoke_once)
 }
 END_TEST
 
+/* The fake clock of the guard tests: what db_guard_set's clock says. */
+static int64_t guard_now;
+static int64_t
+guard_clock(void)
+{
+	return guard_now;
+}
+
+/*
+ * The guard (issue 13, defect 6): a connection acting for a token checks
+ * it in every write transaction, so a decision whose token was revoked,
+ * expired or whose person was disabled after the request began is not
+ * recorded: AL_EAUTH, nothing written, and db_guard_refused says why.
+ */
+START_TEST(guard_refuses_writes_of_a_token_gone_bad)
+{
+	struct db *other;
+	int64_t admin, rev, ag, s, r, e;
+	size_t n;
+	char h[65];
+
+	admin = principal("root", DB_ROLE_ADMIN, 1);
+	ag = principal("agent-1", DB_ROLE_AGENT, 2);
+	person("bob");
+	hex(h, 3);
+	ck_assert_int_eq(db_principal_create(db, "bob", DB_ROLE_REVIEWER, h,
+	    "bob", 5000, 10, admin, &rev), 0);
+	s = submit(db, ag, 1, 20);
+	guard_now = 4000;
+	/* Good: the write goes through, nothing is refused. */
+	ck_assert_int_eq(db_guard_set(db, rev, guard_clock), 0);
+	viewed(s, rev, 30);
+	ck_assert_int_eq(db_guard_refused(db, &r, &e), 0);
+	/* Revoked meanwhile, over another connection: refused. */
+	ck_assert_int_eq(db_open(&other, path, 0), 0);
+	ck_assert_int_eq(db_principal_revoke(other, "bob", 3500, admin), 0);
+	ck_assert_int_eq(db_event_add(db, 40, rev, "x", s, NULL), AL_EAUTH);
+	ck_assert_str_eq(al_err_msg(), "token revoked at 1970-01-01T00:00:03.500Z");
+	ck_assert_int_eq(db_guard_refused(db, &r, &e), 1);
+	ck_assert_int_eq(r, 3500);
+	ck_assert_int_eq(e, 5000);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM events WHERE action = "
+	    "'x'"), 0);
+	/* The refusal is of this guard only: off, the gate writes. */
+	ck_assert_int_eq(db_guard_set(db, 0, NULL), rev);
+	ck_assert_int_eq(db_guard_refused(db, &r, &e), 0);
+	ck_assert_int_eq(db_event_add(db, 40, 0, "x", s, NULL), 0);
+	/* Expired at the clock's now (not at the request's start). */
+	person("carol");
+	hex(h, 4);
+	ck_assert_int_eq(db_principal_create(db, "carol", DB_ROLE_REVIEWER, h,
+	    "carol", 5000, 10, admin, &rev), 0);
+	db_guard_set(db, rev, guard_clock);
+	guard_now = 4999;
+	ck_assert_int_eq(db_event_add(db, 50, rev, "y", s, NULL), 0);
+	guard_now = 5000;
+	ck_assert_int_eq(db_event_add(db, 51, rev, "y", s, NULL), AL_EAUTH);
+	ck_assert_str_eq(al_err_msg(), "token expired at 1970-01-01T00:00:05.000Z");
+	ck_assert_int_eq(db_guard_refused(db, &r, &e), 1);
+	ck_assert_int_eq(r, 0);
+	ck_assert_int_eq(e, 5000);
+	/* Its person disabled (which revokes the token too): refused; and
+	 * a read is never refused. */
+	db_guard_set(db, 0, NULL);
+	person("dave");
+	hex(h, 5);
+	ck_assert_int_eq(db_principal_create(other, "dave", DB_ROLE_REVIEWER, h,
+	    "dave", 0, 10, admin, &rev), 0);
+	db_guard_set(db, rev, guard_clock);
+	ck_assert_int_eq(db_person_disable(other, "dave", 4100, admin, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(db_view_record(db, s, rev, -1, NULL, 1, "ab", 1, NULL,
+	    60), AL_EAUTH);
+	ck_assert_int_eq(db_guard_refused(db, &r, &e), 1);
+	ck_assert_int_eq(r, 4100);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM events WHERE action = "
+	    "'y'"), 1);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM views"), 1);
+	{
+		struct db_submission b;
+
+		ck_assert_int_eq(db_submission_get(db, s, &b), 0);
+		db_submission_clear(&b);
+	}
+	db_guard_set(db, 0, NULL);
+	db_close(other);
+}
+END_TEST
+
 START_TEST(role_names)
 {
 	int r;
@@ -1162,6 +1251,7 @@ db_suite(void)
 	tcase_add_test(tc, principals_create_lookup);
 	tcase_add_test(tc, principal_duplicates_refused);
 	tcase_add_test(tc, revoke_once);
+	tcase_add_test(tc, guard_refuses_writes_of_a_token_gone_bad);
 	tcase_add_test(tc, role_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("submissions");

@@ -193,14 +193,14 @@ tok_of_out() { grep -o '"token": *"alk_[^"]*"' "$OUT" | grep -o 'alk_[^"]*'; }
 id_of_out() { grep -o '"id": *[0-9]*' "$OUT" | head -n 1 | grep -o '[0-9]*$'; }
 sha_of_out() { grep -o '"sha256": *"[0-9a-f]*"' "$OUT" | head -n 1 | grep -o '[0-9a-f]\{64\}'; }
 
-# mk_token ROLE NAME [ON_BEHALF_OF]: made by the admin; the token in $TOK.
+# mk_token ROLE NAME [ON_BEHALF_OF [TTL]]: made by the admin; the token in $TOK.
 mk_token() {
 	# The token's person: the one an agent is launched for, else the
 	# person named like the token (registered here if new).
 	api POST /v1/persons "$ADMIN" -H 'Content-Type: application/json' \
 		--data-binary "{\"name\": \"${3:-$2}\"}"
 	[ "$CODE" = 201 ] || [ "$CODE" = 409 ] || fail "POST /v1/persons ${3:-$2}: HTTP $CODE"
-	local body="{\"role\": \"$1\", \"name\": \"$2\"${3:+, \"on_behalf_of\": \"$3\"}}"
+	local body="{\"role\": \"$1\", \"name\": \"$2\"${3:+, \"on_behalf_of\": \"$3\"}${4:+, \"ttl\": \"$4\"}}"
 	api POST /v1/tokens "$ADMIN" -H 'Content-Type: application/json' --data-binary "$body"
 	expect_code 201 "POST /v1/tokens $body"
 	TOK=$(tok_of_out)
@@ -1962,6 +1962,164 @@ t_refused_logins_recorded_and_bounded() {
 		fail "the flood of $((t1 - t0 + 1)) s wrote $n unknown-token events"
 	[ "$n" -ge 2 ] || fail "the flood wrote $n unknown-token events"
 	expect_all 'sum(1 + int(re.search(r"suppressed=(\d+)", e["detail"]).group(1)) + int(re.search(r"suppressed_other=(\d+)", e["detail"]).group(1)) for e in d["events"] if "reason=unknown-token" in e["detail"])' 402
+	srv_stop
+}
+
+# ---- 9c. a token checked again when its decision is committed ------------------------
+
+# slow_start METHOD PATH TOKEN BODYFILE: the request, in the background, by
+# tests/slow_request.py in ./slow/: the headers go with "Expect:
+# 100-continue", the body only once the test says so. Returns once the gate
+# has admitted it (answered 100 Continue: Host, route, token and role
+# checked), or fails.
+slow_start() {
+	local i
+	rm -rf slow
+	mkdir slow
+	python3 "$ROOT/tests/slow_request.py" "$PORT" "$@" slow 2>slow/err &
+	SLOW_PID=$!
+	for i in $(seq 1 200); do
+		[ -e slow/admitted ] && return 0
+		[ -e slow/status ] && fail "the gate answered $(cat slow/status) before the body: $(cat slow/body)"
+		alive "$SLOW_PID" || break
+		sleep 0.05
+	done
+	fail "the slow request was not admitted within 10 s: $(cat slow/err)"
+}
+
+# slow_finish: the body goes; the final answer's status in $CODE, its body
+# in $OUT.
+slow_finish() {
+	touch slow/go
+	wait "$SLOW_PID" || fail "the slow request got no answer: $(cat slow/err)"
+	CODE=$(cat slow/status)
+	cp slow/body "$OUT"
+}
+
+# refused_logins: the admin's GET /v1/events?action=login.refused in $OUT.
+refused_logins() {
+	api GET '/v1/events?action=login.refused&limit=1000' "$ADMIN"
+	expect_code 200 "GET /v1/events?action=login.refused"
+}
+
+# Issue 13, defect 6: revocation was checked only when a request started,
+# so an approval whose body arrived after the reviewer's token was revoked
+# was recorded and counted. The token is checked again in the transaction
+# that records the decision: 401 "token revoked at ...", no approval, no
+# approve event, a login.refused event (reason=revoked-token route=approve)
+# on the submission's timeline, and the submission stands as before (held,
+# 0 of 1), approvable by another reviewer.
+t_revoked_during_approval() {
+	local AG RV S
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token reviewer rev-mid
+	RV=$TOK
+	reviewers 1
+	echo 'print("approved after all?")' >ok.py
+	held "$AG" ok.py name=ok.py
+	S=$SID
+	view "$RV" "$S"
+	printf '{"sha256": "%s", "ruleset": "%s", "comment": "late"}' "$SHA" "$RS" >approve.json
+	slow_start POST "/v1/submissions/$S/approve" "$RV" approve.json
+	api DELETE /v1/tokens/rev-mid "$ADMIN"
+	expect_code 200 "revoke rev-mid while its approval waits for its body"
+	slow_finish
+	expect_code 401 "an approval whose body came after its token was revoked"
+	expect_error_json "$RV"
+	expect_all 'd["error"].startswith("token revoked at 20")' True
+	standing "$S" held 0 1
+	events "$S"
+	expect_all 'len(E("approve")) + len(E("approved"))' 0 \
+		'[(e["actor"], e["detail"].split(" ")[0]) for e in E("login.refused")]' \
+		"[('rev-mid', 'reason=revoked-token')]" \
+		'" route=approve " in E("login.refused")[0]["detail"]' True \
+		'E("login.refused")[0]["detail"].endswith(" stage=commit")' True
+	# Not approvable by that token afterwards either; another reviewer can.
+	approve_raw "$RV" "$S" "$SHA" "$RS"
+	expect_code 401 "an approval with the revoked token"
+	approve_as "${REV[1]}" "$S"
+	standing "$S" approved 1 1
+	api GET "/v1/submissions/$S" "$ADMIN"
+	expect_all '[a["reviewer"] for a in d["approvals"]]' "['rev-1']"
+	srv_stop
+}
+
+# The same for expiry: an agent token of 2 s that expires while its upload
+# waits for its body is refused when the submission would be committed
+# (401 "token expired at ..."), and nothing is recorded: no submission, no
+# submit event; the bytes left in the store are an object no row names.
+t_expired_during_upload() {
+	local AG i
+	srv_start
+	mk_token agent agent-short alice 2s
+	AG=$TOK
+	printf 'submitted too late\n' >late.txt
+	slow_start POST "/v1/submissions?name=late.txt" "$AG" late.txt
+	for i in $(seq 1 100); do
+		api GET /v1/submissions "$AG"
+		[ "$CODE" = 401 ] && break
+		sleep 0.05
+	done
+	expect_code 401 "the agent's token of 2 s, 5 s later"
+	slow_finish
+	expect_code 401 "an upload whose body came after its token expired"
+	expect_error_json "$AG"
+	expect_all 'd["error"].startswith("token expired at 20")' True
+	api GET /v1/submissions "$ADMIN"
+	expect_all 'len(d["submissions"])' 0
+	refused_logins
+	expect_all '[(e["actor"], e["detail"].split(" ")[0]) for e in d["events"] if e["detail"].endswith(" stage=commit")]' \
+		"[('agent-short', 'reason=expired-token')]"
+	srv_stop
+}
+
+# Every state-changing route goes through the same check, not only
+# decisions: an admin whose token is revoked while a token creation, a
+# person registration or a rules reload waits for its body creates,
+# registers and reloads nothing (401 each time).
+t_revoked_during_admin_writes() {
+	local A2 n
+	srv_start
+	mk_token admin adm-2
+	A2=$TOK
+	printf '{"name": "carol"}' >person.json
+	slow_start POST /v1/persons "$A2" person.json
+	api DELETE /v1/tokens/adm-2 "$ADMIN"
+	expect_code 200 "revoke adm-2"
+	slow_finish
+	expect_code 401 "a person registered by a token revoked meanwhile"
+	expect_all 'd["error"].startswith("token revoked at 20")' True
+	api GET /v1/persons "$ADMIN"
+	expect_all '"carol" in [p["name"] for p in d["persons"]]' False
+	# Another admin token, revoked while its token creation and then its
+	# reload wait (revoked once; the second request is admitted first).
+	mk_token admin adm-3
+	A2=$TOK
+	printf '{"role": "reviewer", "name": "adm-2", "person": "adm-2"}' >token.json
+	slow_start POST /v1/tokens "$A2" token.json
+	api DELETE /v1/tokens/adm-3 "$ADMIN"
+	expect_code 200 "revoke adm-3"
+	slow_finish
+	expect_code 401 "a token made by a token revoked meanwhile"
+	api GET /v1/tokens "$ADMIN"
+	n=$(jsonq 'len([t for t in d["tokens"] if t["person"] == "adm-2"])')
+	expect_eq "$n" 1 "tokens of adm-2 (the revoked admin token only)"
+	mk_token admin adm-4
+	A2=$TOK
+	# (a body, ignored: with none the request is whole at its headers)
+	printf '{}' >reload.json
+	slow_start POST /v1/rules/reload "$A2" reload.json
+	api DELETE /v1/tokens/adm-4 "$ADMIN"
+	expect_code 200 "revoke adm-4"
+	slow_finish
+	expect_code 401 "a reload by a token revoked meanwhile"
+	api GET '/v1/events?action=rules.reload' "$ADMIN"
+	expect_all 'len(d["events"])' 0
+	refused_logins
+	expect_all '[(e["actor"], e["detail"].split(" ")[0]) for e in d["events"] if e["detail"].endswith(" stage=commit")]' \
+		"[('adm-2', 'reason=revoked-token'), ('adm-3', 'reason=revoked-token'), ('adm-4', 'reason=revoked-token')]"
 	srv_stop
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "os.h"
 #include "serve.h"
 
@@ -45,15 +46,42 @@ srv_respond_json(struct MHD_Connection *c, unsigned status, json_t *j)
 	return ok;
 }
 
-/* An error answer; the message is the gate's own words, never an echo of
- * a header or a token. */
+/*
+ * An error answer; the message is the gate's own words, never an echo of
+ * a header or a token. When the endpoint failed because its token stopped
+ * being good before its write committed (db_guard_set), whatever the
+ * endpoint meant to answer, the answer is the 401 the token gets now
+ * ("token revoked at ..."), and it is recorded as such a refusal. The
+ * record of a refusal is the gate's own write, not the caller's: it is
+ * made with the guard off.
+ */
 enum MHD_Result
 srv_fail(struct req *q, struct MHD_Connection *c, unsigned status,
     enum reject why, const char *msg)
 {
+	struct db *db = srv_db(q->s);
+	int64_t guard = 0, rev, exp;
+	char tmsg[96];
+
+	if (db != NULL && db_guard_refused(db, &rev, &exp)) {
+		q->who.revoked_at = rev;
+		q->who.expires_at = exp;
+		q->authed = rev != 0 || exp != 0;   /* else: no longer known */
+		q->commit_refused = 1;
+		status = MHD_HTTP_UNAUTHORIZED;
+		why = REJ_UNAUTH;
+		msg = gate_token_refusal(tmsg, sizeof(tmsg), rev, exp,
+		    al_now_ms());
+		if (msg == NULL)
+			msg = "a valid token is required (Authorization: Bearer)";
+	}
+	if (db != NULL)
+		guard = db_guard_set(db, 0, NULL);
 	if (why < REJ_MAX)
 		atomic_fetch_add(&q->s->rejects[why], 1);
 	srv_record_refusal(q, c, status, why, msg);
+	if (db != NULL)
+		(void)db_guard_set(db, guard, al_now_ms);
 	return srv_respond_json(c, status, json_pack("{s:s}", "error", msg));
 }
 

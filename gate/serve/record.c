@@ -13,7 +13,9 @@
  * - a refused login (401: no token, a malformed, unknown, revoked or
  *   expired one; 403: a role refused an endpoint): the event
  *   "login.refused", detail "reason=R source=S route=X suppressed=N
- *   suppressed_other=M" (and "role=" for a role refusal). The actor is the
+ *   suppressed_other=M" (and "role=" for a role refusal, " stage=commit"
+ *   when the token was good as the request began but not when its write
+ *   was to commit: srv_fail says which). The actor is the
  *   token's principal when the token was found (revoked, expired, a role
  *   refused), else none. Anyone who can reach the listener can make these,
  *   so they are rate-limited: at most one event per (source, reason, actor)
@@ -221,18 +223,23 @@ record_login(struct req *q, struct MHD_Connection *c, struct db *db,
 	char source[64], detail[384], rolepart[48] = "";
 
 	peer_source(q, c, source, sizeof(source));
-	if (!rec_admit(source, reason, actor, now / 1000, &mine, &other))
+	/* Refused at commit: only a request in flight when its token stopped
+	 * being good can be, so these are few, and each one is written. */
+	if (q->commit_refused)
+		mine = other = 0;
+	else if (!rec_admit(source, reason, actor, now / 1000, &mine, &other))
 		return;
 	if (role)
 		snprintf(rolepart, sizeof(rolepart), " role=%s",
 		    db_role_name(q->who.role));
 	snprintf(detail, sizeof(detail), "reason=%s%s source=%s route=%s "
-	    "suppressed=%llu suppressed_other=%llu", reason, rolepart, source,
+	    "suppressed=%llu suppressed_other=%llu%s", reason, rolepart, source,
 	    route_name(q->route), (unsigned long long)mine,
-	    (unsigned long long)other);
-	/* A role refusal on a submission is part of its timeline. */
-	(void)db_event_add(db, now, actor, "login.refused", role ?
-	    existing_submission(q, db) : 0, detail);
+	    (unsigned long long)other, q->commit_refused ? " stage=commit" : "");
+	/* A role refusal on a submission is part of its timeline, and so is
+	 * a decision whose token stopped being good before it committed. */
+	(void)db_event_add(db, now, actor, "login.refused", role ||
+	    q->commit_refused ? existing_submission(q, db) : 0, detail);
 }
 
 void

@@ -310,8 +310,13 @@ reload(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (srv_config_check(q->s, &diags) == 0) {
 		dynbuf_free(&diags);
 		dynbuf_free(&msg);
-		(void)db_event_add(db, al_now_ms(), q->who.id, "rules.reload", 0,
-		    NULL);
+		/* On the record first: no record (the token was revoked
+		 * meanwhile, the disk is full), no reload. */
+		if (db_event_add(db, al_now_ms(), q->who.id, "rules.reload", 0,
+		    NULL) < 0)
+			return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			    REJ_MAX, "the reload cannot be recorded: nothing was "
+			    "reloaded");
 		kill(getpid(), SIGHUP);
 		return srv_respond_json(c, MHD_HTTP_ACCEPTED, json_pack("{s:b}",
 		    "reloading", 1));
@@ -333,6 +338,9 @@ reload(struct req *q, struct MHD_Connection *c, struct db *db)
 	dynbuf_free(&msg);
 	return r;
 }
+
+static enum MHD_Result dispatch(struct req *q, struct MHD_Connection *c,
+    struct db *db);
 
 enum MHD_Result
 srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -383,6 +391,19 @@ srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
 	if ((db = srv_db(q->s)) == NULL)
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
+	/* The token was good when the request began; every write the
+	 * endpoint makes checks it again as it commits (db_guard_set), and a
+	 * refused one is answered 401 by srv_fail. */
+	(void)db_guard_set(db, q->who.id, al_now_ms);
+	res = dispatch(q, c, db);
+	(void)db_guard_set(db, 0, NULL);
+	return res;
+}
+
+/* The endpoint of an admitted request whose body has all come. */
+static enum MHD_Result
+dispatch(struct req *q, struct MHD_Connection *c, struct db *db)
+{
 	switch (q->route) {
 	case R_SUBMIT:
 		return api_submit(q, c, db);

@@ -136,6 +136,8 @@ struct req {
 	struct db_principal who;
 	int authed;
 	int role_refused;         /* the token's role may not call the route */
+	int commit_refused;       /* the token stopped being good before the
+	                           * endpoint's write committed */
 	struct store_upload *up;
 	int too_large;            /* the body passed its limit */
 	uint64_t discarded;
