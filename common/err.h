@@ -20,6 +20,7 @@ enum al_err {
 	AL_EDENIED = -8, /* not allowed: role, state, policy */
 	AL_EAUTH = -9,   /* the acting token is no longer good (revoked,
 	                  * expired, its person disabled) */
+	AL_EFULL = -10,  /* no space left: the disk, a quota, the database */
 };
 
 /*

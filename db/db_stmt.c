@@ -36,6 +36,7 @@ static pthread_mutex_t db_writer = PTHREAD_MUTEX_INITIALIZER;
  * Sets the message from the connection's last error. A uniqueness
  * violation is AL_EEXIST and any other constraint (CHECK, NOT NULL, foreign
  * key, trigger) AL_EINVAL: the caller passed a value the schema refuses.
+ * SQLITE_FULL (the disk or a quota is full) is AL_EFULL.
  */
 int
 dbi_fail(struct db *db, const char *what)
@@ -49,6 +50,10 @@ dbi_fail(struct db *db, const char *what)
 		code = AL_EINVAL;
 	else if (ec == SQLITE_NOMEM)
 		code = AL_ENOMEM;
+	else if ((ec & 0xff) == SQLITE_FULL)
+		code = AL_EFULL;
+	else if ((ec & 0xff) == SQLITE_FULL)
+		code = AL_EFULL;
 	return al_err_set(code, "sqlite: %s (%.60s)", sqlite3_errmsg(db->h),
 	    what);
 }

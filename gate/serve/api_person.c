@@ -46,12 +46,12 @@ api_person_create(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (rc == 0)
 		rc = db_person_get(db, name, &p);
 	json_decref(in);
+	if (rc < 0 && rc != AL_EEXIST && rc != AL_EINVAL)
+		return srv_fail_write(q, c, rc, "the person was not registered");
 	if (rc < 0)
 		return srv_fail(q, c, rc == AL_EEXIST ? MHD_HTTP_CONFLICT :
-		    rc == AL_EINVAL ? MHD_HTTP_BAD_REQUEST :
-		    MHD_HTTP_INTERNAL_SERVER_ERROR, rc == AL_EINVAL ?
-		    REJ_BAD_REQUEST : REJ_MAX, rc == AL_EEXIST ||
-		    rc == AL_EINVAL ? al_err_msg() : "database error");
+		    MHD_HTTP_BAD_REQUEST, rc == AL_EINVAL ? REJ_BAD_REQUEST :
+		    REJ_MAX, al_err_msg());
 	out = person_json(&p);
 	db_person_clear(&p);
 	return srv_respond_json(c, MHD_HTTP_CREATED, out);
@@ -87,8 +87,7 @@ api_person_disable(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (rc == AL_EINVAL)
 		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, al_err_msg());
 	if (rc < 0)
-		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
-		    "database error");
+		return srv_fail_write(q, c, rc, "the person was not disabled");
 	return srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:s, s:b, s:I}",
 	    "name", q->arg, "disabled", 1, "tokens_revoked",
 	    (json_int_t)revoked));

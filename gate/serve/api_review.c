@@ -59,10 +59,12 @@ api_decide(struct req *q, struct MHD_Connection *c, struct db *db)
 		    MHD_HTTP_CONFLICT : MHD_HTTP_INTERNAL_SERVER_ERROR;
 
 		db_review_clear(&r);
+		if (st == MHD_HTTP_INTERNAL_SERVER_ERROR)
+			return srv_fail_write(q, c, rc, "the decision could not be "
+			    "recorded");
 		/* The refusal says why (the gate's own words). */
 		return srv_fail(q, c, st, st == MHD_HTTP_FORBIDDEN ? REJ_FORBIDDEN :
-		    REJ_MAX, st == MHD_HTTP_INTERNAL_SERVER_ERROR ?
-		    "database error" : al_err_msg());
+		    REJ_MAX, al_err_msg());
 	}
 	{
 		json_t *j = srv_review_json(&r);

@@ -324,6 +324,9 @@ api_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (q->too_large)
 		return srv_fail(q, c, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE,
 		    "the artifact is larger than this gate accepts (--max-body)");
+	if (q->store_rc < 0)
+		return srv_fail_write(q, c, q->store_rc, "the artifact was not "
+		    "stored, and nothing was recorded");
 	if (kind == NULL)
 		kind = al_kind_name(AL_KIND_AUTO);
 	if (name == NULL)
@@ -351,6 +354,8 @@ api_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 	pthread_rwlock_rdlock(&q->s->sweep_lock);
 	rc = store_upload_commit(q->up, b.sha256, &size);
 	q->up = NULL;
+	if (rc < 0)
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
 	if (rc == 0) {
 		now = al_now_ms();
 		b.size = (int64_t)size;
@@ -370,9 +375,11 @@ api_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 		free(labels[i].key);
 		free(labels[i].value);
 	}
+	/* A row that could not be committed leaves its object, whole, in
+	 * the store: named by no row, as after a crash between the two. */
 	if (rc < 0)
-		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
-		    "the artifact could not be stored");
+		return srv_fail_write(q, c, rc, "the artifact was not stored, and "
+		    "nothing was recorded");
 	pthread_mutex_lock(&q->s->lock);
 	pthread_cond_signal(&q->s->wake);
 	pthread_mutex_unlock(&q->s->lock);

@@ -73,12 +73,13 @@ api_token_create(struct req *q, struct MHD_Connection *c, struct db *db)
 
 		OPENSSL_cleanse(token, sizeof(token));
 		json_decref(in);
+		if (st == MHD_HTTP_INTERNAL_SERVER_ERROR)
+			return srv_fail_write(q, c, rc, "the token was not made");
 		/* A taken name, an unknown or disabled person: the gate's
 		 * own words (a token name is checked, a person's folded). */
 		return srv_fail(q, c, st, st == MHD_HTTP_BAD_REQUEST ?
 		    REJ_BAD_REQUEST : REJ_MAX, rc == AL_EEXIST ?
-		    "that name is taken" : st == MHD_HTTP_INTERNAL_SERVER_ERROR ?
-		    "database error" : al_err_msg());
+		    "that name is taken" : al_err_msg());
 	}
 	out = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "name", name, "role",
 	    role, "token", token, "expires_at", srv_json_time(ms ? now + ms :
@@ -123,8 +124,7 @@ api_token_revoke(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (rc == AL_EINVAL)
 		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, "already revoked");
 	if (rc < 0)
-		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
-		    "database error");
+		return srv_fail_write(q, c, rc, "the token was not revoked");
 	return srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:s, s:b}", "name",
 	    q->arg, "revoked", 1));
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "auth.h"
+#include "err.h"
 #include "os.h"
 #include "serve.h"
 
@@ -83,6 +84,18 @@ srv_fail(struct req *q, struct MHD_Connection *c, unsigned status,
 	if (db != NULL)
 		(void)db_guard_set(db, guard, al_now_ms);
 	return srv_respond_json(c, status, json_pack("{s:s}", "error", msg));
+}
+
+enum MHD_Result
+srv_fail_write(struct req *q, struct MHD_Connection *c, int rc,
+    const char *msg)
+{
+	char full[256];
+
+	if (rc != AL_EFULL)
+		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX, msg);
+	snprintf(full, sizeof(full), "the gate's storage is full: %s", msg);
+	return srv_fail(q, c, MHD_HTTP_INSUFFICIENT_STORAGE, REJ_MAX, full);
 }
 
 json_t *

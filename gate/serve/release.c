@@ -171,10 +171,10 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (rc < 0) {
 		free(env);
 		/* Separation of duties, or no longer approved: db/ says. */
-		return srv_fail(q, c, rc == AL_EDENIED ? MHD_HTTP_FORBIDDEN :
-		    MHD_HTTP_INTERNAL_SERVER_ERROR, rc == AL_EDENIED ?
-		    REJ_FORBIDDEN : REJ_MAX, rc == AL_EDENIED ? al_err_msg() :
-		    "cannot release");
+		if (rc != AL_EDENIED)
+			return srv_fail_write(q, c, rc, "nothing was released");
+		return srv_fail(q, c, MHD_HTTP_FORBIDDEN, REJ_FORBIDDEN,
+		    al_err_msg());
 	}
 	ok = srv_respond(c, MHD_HTTP_OK, "application/json", env, strlen(env));
 	free(env);

@@ -230,6 +230,7 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 	unsigned st;
 	char why[96] = "";
 	size_t i;
+	int rc;
 
 	if (!host_allowed(q, host)) {
 		*res = srv_fail(q, c, MHD_HTTP_FORBIDDEN, REJ_BAD_HOST, "the Host "
@@ -286,9 +287,10 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 			}
 		}
 		peer_creds(q, c);
-		if (store_upload_begin(q->s->store, q->s->max_body, &q->up) < 0) {
-			*res = srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
-			    "cannot store uploads now");
+		if ((rc = store_upload_begin(q->s->store, q->s->max_body,
+		    &q->up)) < 0) {
+			fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+			*res = srv_fail_write(q, c, rc, "cannot store uploads now");
 			return 1;
 		}
 	}
@@ -304,6 +306,7 @@ reload(struct req *q, struct MHD_Connection *c, struct db *db)
 	struct dynbuf diags, msg;
 	enum MHD_Result r;
 	size_t i;
+	int rc;
 
 	dynbuf_init(&diags, 1 << 16);
 	dynbuf_init(&msg, 1 << 16);
@@ -312,11 +315,10 @@ reload(struct req *q, struct MHD_Connection *c, struct db *db)
 		dynbuf_free(&msg);
 		/* On the record first: no record (the token was revoked
 		 * meanwhile, the disk is full), no reload. */
-		if (db_event_add(db, al_now_ms(), q->who.id, "rules.reload", 0,
-		    NULL) < 0)
-			return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-			    REJ_MAX, "the reload cannot be recorded: nothing was "
-			    "reloaded");
+		if ((rc = db_event_add(db, al_now_ms(), q->who.id,
+		    "rules.reload", 0, NULL)) < 0)
+			return srv_fail_write(q, c, rc, "the reload cannot be "
+			    "recorded: nothing was reloaded");
 		kill(getpid(), SIGHUP);
 		return srv_respond_json(c, MHD_HTTP_ACCEPTED, json_pack("{s:b}",
 		    "reloading", 1));
@@ -364,14 +366,25 @@ srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
 	}
 	if (*upload_size > 0) {
 		if (q->up != NULL && !q->too_large) {
-			if (store_upload_write(q->up, upload_data, *upload_size) < 0) {
+			int rc = store_upload_write(q->up, upload_data,
+			    *upload_size);
+
+			if (rc < 0) {
 				/* Past the limit (a chunked body tells its size only
-				 * by sending it). libmicrohttpd cannot answer in the
-				 * middle of a body: the rest is read and dropped, up
-				 * to a bound, and the 413 comes at its end. */
+				 * by sending it), or the disk is full. libmicrohttpd
+				 * cannot answer in the middle of a body: the rest is
+				 * read and dropped, up to a bound, and the 413 (or
+				 * 507, or 500) comes at its end. The temporary file
+				 * goes now: nothing is half there. */
+				if (rc != AL_ELIMIT)
+					fprintf(stderr, "airlock serve: %s\n",
+					    al_err_msg());
 				store_upload_abort(q->up);
 				q->up = NULL;
-				q->too_large = 1;
+				if (rc == AL_ELIMIT)
+					q->too_large = 1;
+				else
+					q->store_rc = rc;
 			}
 		} else if (q->route == R_TOKEN_CREATE ||
 		    q->route == R_PERSON_CREATE || q->route == R_APPROVE ||

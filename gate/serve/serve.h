@@ -140,6 +140,7 @@ struct req {
 	                           * endpoint's write committed */
 	struct store_upload *up;
 	int too_large;            /* the body passed its limit */
+	int store_rc;             /* writing the body failed: AL_EFULL, AL_EIO */
 	uint64_t discarded;
 	struct dynbuf body;       /* JSON bodies */
 	int64_t peer_uid, peer_pid;
@@ -184,6 +185,11 @@ enum MHD_Result srv_respond_json(struct MHD_Connection *c, unsigned status,
  * a header or a token. */
 enum MHD_Result srv_fail(struct req *q, struct MHD_Connection *c,
     unsigned status, enum reject why, const char *msg);
+/* A write that failed with rc: 507 "the gate's storage is full: MSG" when
+ * rc is AL_EFULL (the disk, a quota or the database is full), else 500
+ * MSG. MSG says what did not happen. */
+enum MHD_Result srv_fail_write(struct req *q, struct MHD_Connection *c,
+    int rc, const char *msg);
 json_t *srv_json_time(int64_t ms);       /* ISO 8601, or null for 0 */
 json_t *srv_json_str(const char *s);     /* a string, or null */
 /* Letters, digits and . _ - @, 1 to max bytes. */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,24 @@ struct store_upload {
 	uint64_t size, max;
 	EVP_MD_CTX *md;
 };
+
+/* A failed system call's error: AL_EFULL when the disk or a quota is
+ * full (so that the gate can say so: 507), else AL_EIO. */
+static int
+io_fail(int e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int
+io_fail(int e, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return al_err_set(e == ENOSPC || e == EDQUOT ? AL_EFULL : AL_EIO,
+	    "%s: %s", msg, strerror(e));
+}
 
 static int
 open_dir(const char *path, int create, int *fd_out)
@@ -135,8 +154,7 @@ store_upload_begin(struct gate_store *s, uint64_t max,
 
 		EVP_MD_CTX_free(u->md);
 		free(u);
-		return al_err_set(AL_EIO, "cannot create an upload file: %s",
-		    strerror(e));
+		return io_fail(e, "cannot create an upload file");
 	}
 	*out = u;
 	return 0;
@@ -158,9 +176,11 @@ store_upload_write(struct store_upload *u, const void *p, size_t n)
 
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0)
-			return al_err_set(AL_EIO, "writing the upload: %s",
-			    k < 0 ? strerror(errno) : "no progress");
+		if (k < 0)
+			return io_fail(errno, "writing the upload");
+		if (k == 0)
+			return al_err_set(AL_EIO, "writing the upload: no "
+			    "progress");
 		b += k;
 		n -= (size_t)k;
 	}
@@ -232,7 +252,7 @@ store_upload_commit(struct store_upload *u, char sha256_out[65],
 	al_hex(sha256_out, md, sizeof(md));
 	*size_out = u->size;
 	if (fsync(u->fd) < 0) {
-		rc = al_err_set(AL_EIO, "fsync: %s", strerror(errno));
+		rc = io_fail(errno, "fsync of the upload");
 		goto out;
 	}
 	memcpy(sub, sha256_out, 2);
@@ -240,8 +260,7 @@ store_upload_commit(struct store_upload *u, char sha256_out[65],
 	if (mkdirat(u->s->objects, sub, 0700) == 0)
 		made = 1;
 	else if (errno != EEXIST) {
-		rc = al_err_set(AL_EIO, "mkdir objects/%s: %s", sub,
-		    strerror(errno));
+		rc = io_fail(errno, "mkdir objects/%s", sub);
 		goto out;
 	}
 	snprintf(rel, sizeof(rel), "%s/%s", sub, sha256_out);
@@ -264,7 +283,7 @@ store_upload_commit(struct store_upload *u, char sha256_out[65],
 		    "its name: replaced by the bytes just stored\n", rel);
 	}
 	if (renameat(u->s->tmp, u->name, u->s->objects, rel) < 0) {
-		rc = al_err_set(AL_EIO, "storing the upload: %s", strerror(errno));
+		rc = io_fail(errno, "storing the upload");
 		goto out;
 	}
 	u->name[0] = '\0';
@@ -272,8 +291,7 @@ store_upload_commit(struct store_upload *u, char sha256_out[65],
 	if ((sd = openat(u->s->objects, sub, O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) < 0 || fsync(sd) < 0 || (made &&
 	    fsync(u->s->objects) < 0))
-		rc = al_err_set(AL_EIO, "fsync objects/%s: %s", sub,
-		    strerror(errno));
+		rc = io_fail(errno, "fsync objects/%s", sub);
 out:
 	if (sd >= 0)
 		close(sd);

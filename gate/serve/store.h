@@ -29,9 +29,12 @@ void store_close(struct gate_store *s); /* NULL-safe */
 /* Starts an upload of at most max bytes. */
 int store_upload_begin(struct gate_store *s, uint64_t max,
     struct store_upload **out);
-/* AL_ELIMIT once more than max bytes came; AL_EIO on a write error. */
+/* AL_ELIMIT once more than max bytes came; AL_EFULL when the disk (or a
+ * quota) is full, AL_EIO on another write error. */
 int store_upload_write(struct store_upload *u, const void *p, size_t n);
-/* Makes the bytes durable under their hash; frees u (also on failure). */
+/* Makes the bytes durable under their hash; frees u (also on failure,
+ * when its temporary file is removed: no object is ever half there).
+ * AL_EFULL when the disk is full, AL_EIO on another error. */
 int store_upload_commit(struct store_upload *u, char sha256_out[65],
     uint64_t *size_out);
 void store_upload_abort(struct store_upload *u); /* NULL-safe */

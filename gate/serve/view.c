@@ -85,6 +85,7 @@ srv_serve_view(struct req *q, struct MHD_Connection *c, struct db *db,
 	char cr[96], rtext[48];
 	enum MHD_Result ok;
 	unsigned status = MHD_HTTP_OK;
+	int rc;
 
 	if (range != NULL) {
 		if (range_parse(range, size, &off, &len) < 0) {
@@ -100,11 +101,12 @@ srv_serve_view(struct req *q, struct MHD_Connection *c, struct db *db,
 		snprintf(rtext, sizeof(rtext), "%" PRIu64 "-%" PRIu64, off,
 		    off + len - 1);
 	}
-	if (db_view_record(db, q->id, q->who.id, item, path, (int64_t)len,
-	    sha256, range == NULL, range ? rtext : NULL, al_now_ms()) < 0) {
+	if ((rc = db_view_record(db, q->id, q->who.id, item, path,
+	    (int64_t)len, sha256, range == NULL, range ? rtext : NULL,
+	    al_now_ms())) < 0) {
 		close(fd);
-		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
-		    "the view cannot be recorded: nothing was served");
+		return srv_fail_write(q, c, rc, "the view cannot be recorded: "
+		    "nothing was served");
 	}
 	r = MHD_create_response_from_fd_at_offset64(len, fd, off);
 	if (r == NULL) {
