@@ -64,7 +64,7 @@ SERVE_SRC = gate/serve/serve.c gate/serve/listener.c gate/serve/router.c \
 	gate/serve/scanq.c gate/serve/metrics.c gate/serve/store.c \
 	gate/serve/auth.c gate/serve/init.c gate/serve/api_person.c \
 	gate/serve/view.c gate/serve/record.c gate/serve/keys.c \
-	gate/serve/health.c
+	gate/serve/health.c gate/serve/integrity.c
 DB_SRC = db/db.c db/db_stmt.c db/db_event.c db/db_principal.c db/db_person.c \
 	db/db_submission.c db/db_scan.c db/db_review.c
 # Generated: the schema migrations, compiled in (rule below).

@@ -347,6 +347,17 @@ int db_review_settle(struct db *db, int64_t id, const struct db_policy *pol,
  */
 int db_rescan_stale(struct db *db, const char *ruleset, int64_t now,
     size_t *n_out);
+/*
+ * An integrity alarm on submission id: its stored bytes (or those of one of
+ * its kept items) did not hash to their sha256. One transaction: the event
+ * "integrity.mismatch" (actor: the system) with detail, and, when rescan is
+ * set and the submission is held or approved and not unscannable already,
+ * back to "received" to be scanned again (event "rescan"), where the scan
+ * reads the store again: an artifact that does not verify is unscannable.
+ * *requeued_out: 1 if it went back (may be NULL).
+ */
+int db_integrity_alarm(struct db *db, int64_t id, const char *detail,
+    int rescan, int64_t now, int *requeued_out);
 /* Where the submission stands (state, counted approvals, needed). */
 int db_review_get(struct db *db, int64_t id, const struct db_policy *pol,
     struct db_review *out);

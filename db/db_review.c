@@ -2,7 +2,8 @@
  * db_review.c - review and release: the facts a decision needs, the
  * approvals the policy needs and those that stand, approving, rejecting,
  * overriding an unscannable verdict, settling after a scan, sending stale
- * submissions back to be scanned, releasing, expiring, and whether a
+ * submissions (and those whose stored bytes failed to verify: an
+ * integrity alarm) back to be scanned, releasing, expiring, and whether a
  * reviewer fetched the content (what was served, recorded per view).
  *
  * Separation of duties is by person (DESIGN.md invariant 3): every token
@@ -711,6 +712,35 @@ db_rescan_stale(struct db *db, const char *ruleset, int64_t now,
 		sqlite3_finalize(st);
 	}
 	return dbi_tx_end(db, rc);
+}
+
+int
+db_integrity_alarm(struct db *db, int64_t id, const char *detail,
+    int rescan, int64_t now, int *requeued_out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, requeued = 0;
+
+	if (requeued_out != NULL)
+		*requeued_out = 0;
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	rc = dbi_event_addf(db, now, 0, "integrity.mismatch", id, "%s",
+	    detail);
+	if (rc == 0 && rescan) {
+		rc = dbi_prep_bind(db, &st, "UPDATE submissions SET state = "
+		    "'received' WHERE id = ? AND state IN ('held', 'approved') "
+		    "AND verdict IS NOT 'unscannable'", "i", id);
+		if (rc == 0 && (rc = dbi_step_done(db, st)) == 0)
+			requeued = sqlite3_changes(db->h) == 1;
+		sqlite3_finalize(st);
+	}
+	if (rc == 0 && requeued)
+		rc = dbi_event_addf(db, now, 0, "rescan", id, "the stored bytes "
+		    "did not verify");
+	if ((rc = dbi_tx_end(db, rc)) == 0 && requeued_out != NULL)
+		*requeued_out = requeued;
+	return rc;
 }
 
 int

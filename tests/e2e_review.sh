@@ -771,6 +771,226 @@ t_release_refuses_altered_blob() {
 	srv_stop
 }
 
+# ---- 5b. stored bytes read again: the integrity alarm --------------------------------
+
+# metric NAME{LABELS}: its value in $OUT (Prometheus text), or "absent".
+metric() {
+	awk -v k="$1" '$1 == k && NF == 2 { print $2; f = 1; exit } END { if (!f) print "absent" }' "$OUT"
+}
+
+# flip FILE OFFSET: one byte of a stored object changed in place (its
+# size, mode and inode stay).
+flip() {
+	chmod u+w "$1"
+	python3 - "$1" "$2" <<'EOF2'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(int(sys.argv[2]))
+    c = f.read(1)
+    f.seek(int(sys.argv[2]))
+    f.write(bytes([c[0] ^ 0x20]))
+EOF2
+	chmod 0400 "$1"
+}
+
+# Issue 13, item 7: a damaged blob was served for review without being
+# hashed again. Now neither the whole content nor a range of it is served:
+# 500 "integrity alarm: …", an integrity.mismatch event, the log line, the
+# metric, the 5xx counted; the submission goes back to be scanned, and that
+# scan, which hashes the blob first, makes it unscannable with a finding
+# that says why; an approval needs a view and gets none. The next upload
+# of the true bytes replaces the damaged object: both read back whole.
+t_damaged_content_is_an_alarm() {
+	local AG f before
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	reviewers 1
+	printf 'harmless text, one byte of it will flip: 0123456789\n' >orig.txt
+	held "$AG" orig.txt name=orig.txt
+	S=$SID
+	f=$(blob "$SHA")
+	flip "$f" 5
+	api GET "/v1/submissions/$S/content" "${REV[1]}"
+	expect_code 500 "content that does not hash to its sha256"
+	expect_error_json
+	expect_out_lacks "one byte of it"
+	expect_all 'd["error"]' "integrity alarm: the stored bytes of submission $S do not verify against their sha256 ${SHA:0:16}…: nothing was served; the submission is scanned again"
+	grep -q "airlock serve: integrity alarm: submission $S, where=content object=$SHA: the stored bytes (52 of them) hash to " serve.log ||
+		fail "no integrity alarm in the log"
+	# The rescan finds the artifact unscannable, and says why.
+	wait_state "$S" held
+	expect_all 'd["verdict"]' unscannable \
+		'[(f["rule"], f["severity"]) for f in F]' "[('airlock.unscannable', 'high')]" \
+		'F[0]["excerpt"].startswith("integrity: the stored bytes (52 of them) hash to ")' True \
+		'F[0]["excerpt"].endswith(", before the scan: the store was damaged, and what it holds is not what was submitted")' True
+	# A range is verified the same way (the whole blob is hashed first);
+	# unscannable already, the submission is not scanned again.
+	api GET "/v1/submissions/$S/content" "${REV[1]}" -H 'Range: bytes=10-20'
+	expect_code 500 "a range of content that does not hash to its sha256"
+	expect_out_lacks "one byte"
+	expect_all 'd["error"]' "integrity alarm: the stored bytes of submission $S do not verify against their sha256 ${SHA:0:16}…: nothing was served"
+	events "$S"
+	expect_all '[e["detail"].split(":")[0] for e in E("integrity.mismatch")]' \
+		"['where=content object=$SHA', 'where=scan object=$SHA', 'where=content object=$SHA']" \
+		'[e["actor"] for e in E("integrity.mismatch")]' "[None, None, None]" \
+		'[e["detail"] for e in E("rescan")]' "['the stored bytes did not verify']" \
+		'len(E("view"))' 0
+	api GET "/v1/submissions/$S" "$ADMIN"
+	approve_raw "${REV[1]}" "$S" "$SHA" "$(jsonq 'd["scan"]["ruleset"]')"
+	expect_code 403 "an approval of bytes never served"
+	api GET /metrics "$ADMIN"
+	expect_code 200 "metrics"
+	expect_eq "$(metric 'airlock_integrity_alarms_total{where="content"}')" 2 "alarms seen serving content"
+	expect_eq "$(metric 'airlock_integrity_alarms_total{where="scan"}')" 1 "alarms seen scanning"
+	expect_eq "$(metric 'airlock_integrity_alarms_total{where="item"}')" 0 "alarms seen serving items"
+	# The true bytes again: a new submission; the object is whole again.
+	submit "$AG" orig.txt name=again.txt
+	[ "$(sha256sum <"$f" | cut -c1-64)" = "$SHA" ] || fail "the damaged object was kept over the true bytes"
+	grep -q "integrity: objects/${SHA:0:2}/$SHA: the stored bytes (52 of them) hash to .*; replaced by an upload of its bytes" serve.log ||
+		fail "the log does not say the object was replaced"
+	wait_state "$SID" held
+	expect_all 'd["verdict"]' clean
+	view "${REV[1]}" "$SID"
+	cmp -s "$OUT" orig.txt || fail "the content served is not the true bytes"
+	srv_stop
+}
+
+# Bytes that change after the check but while they stream (the reader is
+# slow, the last bytes are not read yet) cut the answer short: the last
+# chunk is never sent, the client sees a truncated body, never a whole one
+# of other bytes, and it is an alarm. (24 MiB, read at 8 MB/s: what the
+# kernel buffers on loopback is far less than the part still unread.)
+t_content_changed_while_served() {
+	local AG f rc=0 got i
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	reviewers 1
+	head -c 25165824 /dev/urandom >big.bin
+	held "$AG" big.bin name=big.bin
+	S=$SID
+	f=$(blob "$SHA")
+	curl -sS --max-time 60 --limit-rate 8M -o served.bin -H "Authorization: Bearer ${REV[1]}" \
+		"$URL/v1/submissions/$S/content" 2>curl.err &
+	local CURL=$!
+	for i in $(seq 1 200); do
+		[ -s served.bin ] && break
+		sleep 0.05
+	done
+	[ -s served.bin ] || fail "nothing was served within 10 s"
+	flip "$f" 25165820
+	wait "$CURL" || rc=$?
+	got=$(wc -c <served.bin)
+	[ "$rc" != 0 ] || fail "curl read a whole answer of bytes that changed"
+	[ "$got" -lt 25165824 ] || fail "the whole body was served"
+	cmp -s served.bin <(head -c "$got" big.bin) || fail "what was served before the cut is not the bytes"
+	# The alarm sent it back to be scanned, and the scan, which hashes
+	# first, found the blob damaged.
+	wait_state "$S" held
+	expect_all 'd["verdict"]' unscannable
+	events "$S"
+	expect_all '[e["detail"].split(":")[0] for e in E("integrity.mismatch")]' "['where=content object=$SHA', 'where=scan object=$SHA']" \
+		'E("integrity.mismatch")[0]["detail"].split(": ", 1)[1].startswith("the stored bytes changed while they were served: they hash to ")' True \
+		'[e["detail"].split(" ")[:2] for e in E("view")]' "[['content', 'full']]"
+	srv_stop
+}
+
+# A kept member of an archive, damaged: its content is not served (500, an
+# alarm where=item, the submission scanned again); that scan reads the
+# artifact, which is intact, and keeps the member's bytes afresh, so the
+# item is served whole again.
+t_damaged_item_is_an_alarm() {
+	local AG isha f n
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	reviewers 1
+	mkdir p
+	printf 'first member, a plain line of text\n' >p/a.txt
+	printf 'second member\n' >p/b.txt
+	tar -C p -cf x.tar a.txt b.txt || fail "tar"
+	held "$AG" x.tar name=x.tar
+	S=$SID
+	n=$(item_index 'x.tar!/a.txt')
+	[ -n "$n" ] || fail "no item x.tar!/a.txt"
+	isha=$(jsonq "d['items'][$n]['sha256']")
+	f=$(blob "$isha")
+	flip "$f" 0
+	api GET "/v1/submissions/$S/items/$n/content" "${REV[1]}"
+	expect_code 500 "an item whose kept bytes do not verify"
+	expect_out_lacks "member"
+	expect_all 'd["error"]' "integrity alarm: the kept bytes of item $n of submission $S do not verify against their sha256 ${isha:0:16}…: nothing was served; the submission is scanned again"
+	wait_state "$S" held
+	expect_all 'd["verdict"]' clean
+	events "$S"
+	expect_all '[e["detail"].split(":")[0] for e in E("integrity.mismatch")]' \
+		"['where=item object=$isha item=$n path=x.tar!/a.txt']" \
+		'len(E("rescan"))' 1
+	api GET "/v1/submissions/$S/items/$n/content" "${REV[1]}"
+	expect_code 200 "the item, kept afresh by the rescan"
+	cmp -s "$OUT" p/a.txt || fail "the item served is not the member's bytes"
+	grep -q "integrity: objects/${isha:0:2}/$isha: .*replaced by an upload of its bytes" serve.log ||
+		fail "the log does not say the item's object was replaced"
+	api GET /metrics "$ADMIN"
+	expect_eq "$(metric 'airlock_integrity_alarms_total{where="item"}')" 1 "alarms seen serving items"
+	srv_stop
+}
+
+# The scan hashes the blob again after the child read it: bytes changed
+# while it was scanned (here: during a scan held up on purpose until its
+# timeout) are unscannable with the integrity finding, not whatever the
+# scan made of them.
+t_blob_changed_during_scan_is_unscannable() {
+	local AG f
+	AIRLOCK_TEST_CHILD_FAULT=hang:slow srv_start --timeout 3
+	mk_token agent agent-1 alice
+	AG=$TOK
+	printf 'bytes that change while they are scanned\n' >slow.txt
+	submit "$AG" slow.txt name=slow.txt
+	S=$SID
+	wait_state "$S" scanning 10
+	f=$(blob "$SHA")
+	flip "$f" 0
+	wait_state "$S" held 20
+	expect_all 'd["verdict"]' unscannable \
+		'len(F)' 1 \
+		'F[0]["excerpt"].startswith("integrity: the stored bytes (41 of them) hash to ")' True \
+		'", after the scan: the store was damaged" in F[0]["excerpt"]' True
+	events "$S"
+	expect_all '[e["detail"].split(":")[0] for e in E("integrity.mismatch")]' \
+		"['where=scan object=$SHA']"
+	srv_stop
+}
+
+# Release: bytes that do not verify are refused (as before) and are an
+# alarm too (event, metric), without changing the submission: the approval
+# is of those bytes, and they may be put back from a backup.
+t_release_of_damaged_bytes_is_an_alarm() {
+	local AG CI S f
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	echo 'print("approved bytes")' >ok.py
+	held "$AG" ok.py name=ok.py
+	S=$SID
+	approve_as "${REV[1]}" "$S"
+	f=$(blob "$SHA")
+	flip "$f" 3
+	api POST "/v1/submissions/$S/release" "$CI" --data-binary '{}'
+	expect_code 409 "release of damaged bytes"
+	events "$S"
+	expect_all '[e["detail"].split(":")[0] for e in E("integrity.mismatch")]' "['where=release object=$SHA']" \
+		'len(E("rescan"))' 0
+	standing "$S" approved 1 1
+	api GET /metrics "$ADMIN"
+	expect_eq "$(metric 'airlock_integrity_alarms_total{where="release"}')" 1 "alarms seen releasing"
+	srv_stop
+}
+
 # ---- 6. the attestation ----------------------------------------------------------
 
 # tamper IN OUT WHAT: a copy of the envelope IN with WHAT changed:

@@ -11,9 +11,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -165,12 +165,36 @@ api_list(struct req *q, struct MHD_Connection *c, struct db *db)
 	    arr));
 }
 
+/* The store has no object for bytes a row names (rc from
+ * store_blob_open): an integrity alarm when it is gone, else 500. */
+static enum MHD_Result
+stored_missing(struct req *q, struct MHD_Connection *c, struct db *db, int rc,
+    const char *sha256, int64_t item, const char *path)
+{
+	char msg[256];
+	int requeued;
+
+	if (rc != AL_ENOTFOUND) {
+		fprintf(stderr, "airlock serve: submission %" PRId64 ": %s\n",
+		    q->id, al_err_msg());
+		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
+		    "the stored bytes cannot be read");
+	}
+	requeued = srv_integrity_alarm(q->s, db, item < 0 ? SRV_INT_CONTENT :
+	    SRV_INT_ITEM, q->id, item, path, sha256, "the stored object is "
+	    "gone");
+	snprintf(msg, sizeof(msg), "integrity alarm: the stored bytes of "
+	    "submission %" PRId64 " (sha256 %.16s…) are gone: nothing was "
+	    "served%s", q->id, sha256, requeued ? "; the submission is scanned "
+	    "again" : "");
+	return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX, msg);
+}
+
 enum MHD_Result
 api_content(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	struct db_submission b;
-	struct stat st;
-	int fd = -1;
+	int fd = -1, rc;
 
 	if (db_submission_get(db, q->id, &b) < 0)
 		return srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such submission");
@@ -179,18 +203,17 @@ api_content(struct req *q, struct MHD_Connection *c, struct db *db)
 		return srv_fail(q, c, MHD_HTTP_FORBIDDEN, REJ_FORBIDDEN, "only released "
 		    "bytes can be pulled");
 	}
-	if (store_blob_open(q->s->store, b.sha256, &fd) < 0 ||
-	    fstat(fd, &st) < 0 || (uint64_t)st.st_size != (uint64_t)b.size) {
-		if (fd >= 0)
-			close(fd);
+	if ((rc = store_blob_open(q->s->store, b.sha256, &fd)) < 0) {
+		enum MHD_Result ok = stored_missing(q, c, db, rc, b.sha256, -1,
+		    NULL);
+
 		db_submission_clear(&b);
-		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
-		    "the stored bytes cannot be read");
+		return ok;
 	}
 	{
-		/* Served and recorded (what, how much) by view.c. */
+		/* Verified, served and recorded (what, how much) by view.c. */
 		enum MHD_Result ok = srv_serve_view(q, c, db, fd,
-		    (uint64_t)st.st_size, b.sha256, -1, NULL);
+		    (uint64_t)b.size, b.sha256, -1, NULL);
 
 		db_submission_clear(&b);
 		return ok;
@@ -209,7 +232,6 @@ api_item_content(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	struct db_submission b;
 	struct db_item *it = NULL;
-	struct stat st;
 	size_t nit = 0;
 	int fd = -1, rc;
 
@@ -225,17 +247,16 @@ api_item_content(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "for that item");
 	}
 	rc = store_blob_open(q->s->store, it[q->item].sha256, &fd);
-	if (rc < 0 || fstat(fd, &st) < 0 ||
-	    (int64_t)st.st_size != it[q->item].size) {
-		if (fd >= 0)
-			close(fd);
+	if (rc < 0) {
+		enum MHD_Result ok = stored_missing(q, c, db, rc,
+		    it[q->item].sha256, q->item, it[q->item].path);
+
 		db_items_free(it, nit);
-		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
-		    "the stored bytes cannot be read");
+		return ok;
 	}
 	{
 		enum MHD_Result ok = srv_serve_view(q, c, db, fd,
-		    (uint64_t)st.st_size, it[q->item].sha256, q->item,
+		    (uint64_t)it[q->item].size, it[q->item].sha256, q->item,
 		    it[q->item].path);
 
 		db_items_free(it, nit);

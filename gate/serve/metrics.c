@@ -1,6 +1,7 @@
 /*
  * metrics.c - /metrics in Prometheus' text format: submissions by
- * state, the queue, scans by verdict and time, refusals by reason.
+ * state, the queue, scans by verdict and time, refusals by reason,
+ * integrity alarms by where they were seen.
  *
  * Trust: auditors and admins only; nothing here names a submission.
  */
@@ -124,6 +125,13 @@ api_metrics(struct req *q, struct MHD_Connection *c, struct db *db)
 	    "airlock_scanners_degraded %zu\n",
 	    atomic_load(&q->s->db_failures), atomic_load(&q->s->retries),
 	    degraded(q->s));
+	put(&t, &rc, "%s", "# HELP airlock_integrity_alarms_total Stored bytes "
+	    "that did not hash to their sha256 when read again, by where.\n"
+	    "# TYPE airlock_integrity_alarms_total counter\n");
+	for (i = 0; i < SRV_INT_MAX; i++)
+		put(&t, &rc, "airlock_integrity_alarms_total{where=\"%s\"} %lu\n",
+		    srv_integrity_where_name((enum srv_integrity_where)i),
+		    atomic_load(&q->s->integrity[i]));
 	if (rc < 0) {
 		dynbuf_free(&t);
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,

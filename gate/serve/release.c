@@ -8,7 +8,10 @@
  * rotation (keys.c) applies at once.
  *
  * Trust: the approved sha256 is the only truth about the bytes; a store
- * that no longer holds them refuses the release and says so in the log.
+ * that no longer holds them refuses the release, and says so in the log,
+ * the metrics and an "integrity.mismatch" event (integrity.c); the
+ * approval stands for those bytes, so putting them back (from a backup)
+ * lets the release go through.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,18 +25,26 @@
 #include "serve.h"
 #include "util.h"
 
-/* SHA-256 of the stored bytes, read again now. */
+/* The stored bytes, read again now: 0 when they hash to sha; else an
+ * integrity alarm (integrity.c) when they do not or are gone, and -1. */
 static int
-rehash(struct srv *s, const char *sha, char out[65])
+rehash(struct srv *s, struct db *db, int64_t id, const char *sha)
 {
+	char got[65];
 	int fd = -1, rc;
 
-	out[0] = '\0';
-	if ((rc = store_blob_open(s->store, sha, &fd)) < 0)
-		return rc;
-	rc = al_sha256_fd(fd, out);
+	if ((rc = store_blob_open(s->store, sha, &fd)) < 0) {
+		if (rc == AL_ENOTFOUND)
+			(void)srv_integrity_alarm(s, db, SRV_INT_RELEASE, id, -1, NULL,
+			    sha, "the stored object is gone");
+		return -1;
+	}
+	rc = store_blob_check(fd, sha, got);
 	close(fd);
-	return rc;
+	if (rc == AL_EINVAL)
+		(void)srv_integrity_alarm(s, db, SRV_INT_RELEASE, id, -1, NULL, sha,
+		    al_err_msg());
+	return rc < 0 ? -1 : 0;
 }
 
 /* The in-toto statement of a release. */
@@ -119,7 +130,7 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	struct srv *s = q->s;
 	struct db_submission b;
-	char again[65], keyid[65], *env = NULL;
+	char keyid[65], *env = NULL;
 	EVP_PKEY *key = NULL;
 	int64_t now = al_now_ms();
 	json_t *st;
@@ -147,7 +158,7 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, msg);
 	}
 	/* Exactly the approved bytes, read again now. */
-	if (rehash(s, b.sha256, again) < 0 || strcmp(again, b.sha256) != 0) {
+	if (rehash(s, db, b.id, b.sha256) < 0) {
 		db_submission_clear(&b);
 		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, "the stored bytes do "
 		    "not match the approved sha256: nothing was released");

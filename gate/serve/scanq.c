@@ -6,7 +6,10 @@
  * policy's expiry expire.
  *
  * Trust: findings come from the scan child through the launcher's checks
- * (scanners/parent/parent.c); a child that failed makes the artifact unscannable.
+ * (scanners/parent/parent.c); a child that failed makes the artifact
+ * unscannable. The stored bytes are hashed before the child reads them and
+ * after: bytes that are not the submission's sha256 are not scanned, and
+ * make it unscannable with an integrity alarm (integrity.c).
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -49,6 +52,33 @@ item_content(struct srv *s, const struct scan_item *it, enum al_kind kind_read)
 		return AL_CONTENT_NONE;
 	}
 	return AL_CONTENT_KEPT;
+}
+
+/*
+ * The artifact's stored bytes must hash to the submission's sha256 before
+ * the scan child reads them and still after (issue 13): what was scanned
+ * is what the row names. 0 when they do; else an integrity alarm, the
+ * reason in why, and 1 (or a negative error when they cannot be read).
+ */
+static int
+verify_blob(struct srv *s, struct db *db, const struct db_scan_job *job,
+    int fd, const char *when, char *why, size_t n)
+{
+	char got[65], reason[240];
+	int rc = store_blob_check(fd, job->sha256, got);
+
+	if (rc == AL_EINVAL) {
+		snprintf(reason, sizeof(reason), "%s, %s", al_err_msg(), when);
+		snprintf(why, n, "integrity: %s: the store was damaged, and what "
+		    "it holds is not what was submitted", reason);
+		(void)srv_integrity_alarm(s, db, SRV_INT_SCAN, job->submission_id,
+		    -1, NULL, job->sha256, reason);
+		return 1;
+	}
+	if (rc < 0)
+		snprintf(why, n, "the stored bytes cannot be read: %s",
+		    al_err_msg());
+	return rc;
 }
 
 /*
@@ -167,7 +197,7 @@ scan_one(struct scan_slot *slot, struct db *db,
 	enum al_severity worst = AL_SEV_NONE;
 	enum al_kind kind = job->kind, kind_read = AL_KIND_AUTO;
 	int fd = -1, rc;
-	char why[300] = "";
+	char why[512] = "";
 	double t0 = al_mono_now();
 	size_t i;
 
@@ -177,12 +207,33 @@ scan_one(struct scan_slot *slot, struct db *db,
 	if (rc < 0) {
 		snprintf(why, sizeof(why), "the stored bytes cannot be read: %s",
 		    al_err_msg());
+		if (rc == AL_ENOTFOUND)
+			(void)srv_integrity_alarm(s, db, SRV_INT_SCAN,
+			    job->submission_id, -1, NULL, job->sha256, "the stored "
+			    "object is gone");
+		rc = finding_add_builtin(&fl, AL_RULE_UNSCANNABLE, job->name, why);
+	} else if ((rc = verify_blob(s, db, job, fd, "before the scan", why,
+	    sizeof(why))) != 0) {
+		/* Nothing is scanned: those are not the submission's bytes. */
+		close(fd);
 		rc = finding_add_builtin(&fl, AL_RULE_UNSCANNABLE, job->name, why);
 	} else {
 		struct scan_req r = {fd, job->name, job->name, &fl, &bytes, NULL,
 		    kind, &items, &kind_read};
 
 		rc = scan_launcher_scan(l, &r);
+		if (rc != AL_EIO && verify_blob(s, db, job, fd, "after the scan",
+		    why, sizeof(why)) != 0) {
+			/* Changed while the child read them: what it found is
+			 * of other bytes. Only the reason stands. */
+			finding_list_free(&fl);
+			scan_item_list_free(&items);
+			memset(&fl, 0, sizeof(fl));
+			memset(&items, 0, sizeof(items));
+			kind_read = AL_KIND_AUTO;
+			rc = finding_add_builtin(&fl, AL_RULE_UNSCANNABLE, job->name,
+			    why);
+		}
 		close(fd);
 		if (rc == AL_EIO) {
 			/* The launcher is gone: nothing more can be scanned here.

@@ -53,6 +53,12 @@ enum reject {
 	REJ_BAD_ORIGIN, REJ_MAX,
 };
 
+/* Where stored bytes were found not to verify (integrity.c). */
+enum srv_integrity_where {
+	SRV_INT_CONTENT, SRV_INT_ITEM, SRV_INT_SCAN, SRV_INT_RELEASE,
+	SRV_INT_MAX,
+};
+
 /* Buckets of the scan-time histogram (metrics.c holds their bounds). */
 #define SRV_NBUCKETS 12
 
@@ -98,6 +104,7 @@ struct srv {
 	 * remove an object a commit is about to refer to. */
 	pthread_rwlock_t sweep_lock;
 	int64_t swept_at;         /* ms; the scan thread 0's last sweep */
+	atomic_ulong integrity[SRV_INT_MAX]; /* integrity alarms, by where */
 	struct db_policy policy;
 	unsigned release_roles;   /* ROLE() mask */
 	int64_t hold_expiry;      /* ms; 0: never */
@@ -205,9 +212,11 @@ void srv_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     enum MHD_RequestTerminationCode why);
 void *srv_on_uri(void *cls, const char *uri, struct MHD_Connection *c);
 
-/* view.c: serves n bytes of the stored blob fd (its sha256 given) to
+/* view.c: serves the stored blob fd (its sha256 and size as recorded) to
  * the caller, whole or the one byte range a Range header asks for, and
- * records what was served (db_view_record: item -1, the artifact). */
+ * records what was served (db_view_record: item -1, the artifact). The
+ * blob is hashed whole first, and again as it streams: bytes that do not
+ * verify are never served (an integrity alarm, answered 500). Takes fd. */
 enum MHD_Result srv_serve_view(struct req *q, struct MHD_Connection *c,
     struct db *db, int fd, uint64_t size, const char *sha256, int64_t item,
     const char *path);
@@ -261,6 +270,15 @@ json_t *srv_events_json(const struct db_event *v, size_t n,
     int with_submission);
 enum MHD_Result api_events_all(struct req *q, struct MHD_Connection *c,
     struct db *db);
+
+/* integrity.c: stored bytes of submission id (item -1: the artifact; else
+ * that kept item, at path) did not verify, for the reason why (the store's
+ * message): the log, the metric, the event, and from a review read
+ * (content, item) the submission back to be scanned. 1 if it went back. */
+int srv_integrity_alarm(struct srv *s, struct db *db,
+    enum srv_integrity_where where, int64_t id, int64_t item,
+    const char *path, const char *sha256, const char *why);
+const char *srv_integrity_where_name(enum srv_integrity_where w);
 
 /* metrics.c: a finished scan, counted by verdict and time. */
 void srv_metrics_scan(struct srv *s, enum al_verdict verdict, double secs);

@@ -198,42 +198,23 @@ store_upload_abort(struct store_upload *u)
 	free(u);
 }
 
-/* 1 when objects/rel hashes to want, 0 when it does not, or an error. */
+/* 1 if objects/rel holds bytes that hash to sha256; else says so in the
+ * log (the upload in hand replaces it) and 0. */
 static int
-object_intact(struct gate_store *s, const char *rel, const char *want)
+intact(struct gate_store *s, const char *rel, const char *sha256)
 {
-	unsigned char buf[65536], md[32];
-	unsigned int mdlen = 0;
 	char got[65];
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	int fd = openat(s->objects, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	int rc = 0;
-	ssize_t n;
+	int fd = openat(s->objects, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC),
+	    rc = fd < 0 ? al_err_set(AL_EIO, "%s", strerror(errno)) :
+	    store_blob_check(fd, sha256, got);
 
-	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
-		rc = al_err_set(AL_EENGINE, "libcrypto cannot hash");
-	else if (fd < 0)
-		rc = al_err_set(AL_EIO, "objects/%s: %s", rel, strerror(errno));
-	while (rc == 0 && (n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			rc = al_err_set(AL_EIO, "objects/%s: %s", rel,
-			    strerror(errno));
-		else if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1)
-			rc = al_err_set(AL_EENGINE, "libcrypto cannot hash");
-	}
-	if (rc == 0 && (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 ||
-	    mdlen != 32))
-		rc = al_err_set(AL_EENGINE, "libcrypto cannot hash");
-	if (rc == 0) {
-		al_hex(got, md, sizeof(md));
-		rc = strcmp(got, want) == 0;
-	}
 	if (fd >= 0)
 		close(fd);
-	EVP_MD_CTX_free(ctx);
-	return rc;
+	if (rc == 0)
+		return 1;
+	fprintf(stderr, "airlock serve: integrity: objects/%s: %s; replaced by "
+	    "an upload of its bytes\n", rel, al_err_msg());
+	return 0;
 }
 
 int
@@ -266,21 +247,14 @@ store_upload_commit(struct store_upload *u, char sha256_out[65],
 	snprintf(rel, sizeof(rel), "%s/%s", sub, sha256_out);
 	/* Identical bytes are there already: keep those, drop these, and
 	 * renew their mtime, which tells the sweep they are wanted again;
-	 * unless what is there no longer hashes to its name (a damaged disk,
-	 * a hand that rewrote it): then these, just hashed, replace it. */
-	if (faccessat(u->s->objects, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-		if ((rc = object_intact(u->s, rel, sha256_out)) < 0)
-			goto out;
-		if (rc == 1) {
-			rc = 0;
-			if (utimensat(u->s->objects, rel, NULL,
-			    AT_SYMLINK_NOFOLLOW) < 0)
-				rc = al_err_set(AL_EIO, "objects/%s: %s", rel,
-				    strerror(errno));
-			goto out;
-		}
-		fprintf(stderr, "airlock serve: objects/%s does not hash to "
-		    "its name: replaced by the bytes just stored\n", rel);
+	 * unless those were damaged, when these, which hash to the name,
+	 * replace them (rename is atomic: a reader has the old or the new
+	 * file). */
+	if (faccessat(u->s->objects, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    intact(u->s, rel, sha256_out)) {
+		if (utimensat(u->s->objects, rel, NULL, AT_SYMLINK_NOFOLLOW) < 0)
+			rc = io_fail(errno, "renewing an object's mtime");
+		goto out;
 	}
 	if (renameat(u->s->tmp, u->name, u->s->objects, rel) < 0) {
 		rc = io_fail(errno, "storing the upload");
@@ -403,5 +377,45 @@ store_blob_open(struct gate_store *s, const char *sha256, int *fd_out)
 	if (*fd_out < 0)
 		return al_err_set(errno == ENOENT ? AL_ENOTFOUND : AL_EIO,
 		    "blob %.12s: %s", sha256, strerror(errno));
+	return 0;
+}
+
+int
+store_blob_check(int fd, const char *want, char got[65])
+{
+	unsigned char buf[65536], md[32];
+	unsigned int mdlen = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	uint64_t off = 0;
+	ssize_t n;
+
+	got[0] = '\0';
+	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(ctx);
+		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
+	}
+	for (;;) {
+		n = pread(fd, buf, sizeof(buf), (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		AL_ASSERT(EVP_DigestUpdate(ctx, buf, (size_t)n) == 1);
+		off += (uint64_t)n;
+	}
+	if (n < 0) {
+		int e = errno;
+
+		EVP_MD_CTX_free(ctx);
+		return al_err_set(AL_EIO, "reading the stored bytes: %s",
+		    strerror(e));
+	}
+	AL_ASSERT(EVP_DigestFinal_ex(ctx, md, &mdlen) == 1 && mdlen == 32);
+	EVP_MD_CTX_free(ctx);
+	al_hex(got, md, sizeof(md));
+	if (strcmp(got, want) != 0)
+		return al_err_set(AL_EINVAL, "the stored bytes (%llu of them) "
+		    "hash to %.16s…, not to their sha256 %.16s…",
+		    (unsigned long long)off, got, want);
 	return 0;
 }

@@ -9,6 +9,10 @@
  * object found not to hash to its name when the same bytes come again is
  * replaced by them (the only time an object is rewritten).
  * Leftovers of uploads cut short (a crash, a kill) are removed at open.
+ * An upload whose bytes are there already keeps the stored copy if it
+ * still hashes to its name, and otherwise replaces it (a damaged object is
+ * healed by the next upload of its bytes, or the next scan that keeps
+ * them).
  *
  * Trust: the bytes are hostile and never interpreted here; the hash is
  * computed by the gate, not taken from the client.
@@ -62,5 +66,16 @@ int store_sweep(struct gate_store *s, int64_t cutoff, size_t max,
 
 /* Opens the stored bytes read-only (O_NOFOLLOW); AL_ENOTFOUND. */
 int store_blob_open(struct gate_store *s, const char *sha256, int *fd_out);
+
+/*
+ * Hashes the whole of fd (with pread: its offset does not move) and
+ * compares with want: 0 when they agree (then the size is the recorded one
+ * too); AL_EINVAL when they do not ("the stored bytes hash to …"), with
+ * what they hash to in got (64 hex digits); AL_EIO when they cannot be
+ * read. A stored object is never rewritten, so one that does not verify
+ * was damaged (the disk, or someone with access to the data directory):
+ * an integrity alarm.
+ */
+int store_blob_check(int fd, const char *want, char got[65]);
 
 #endif
