@@ -818,6 +818,8 @@ t_damaged_content_is_an_alarm() {
 	expect_all 'd["error"]' "integrity alarm: the stored bytes of submission $S do not verify against their sha256 ${SHA:0:16}…: nothing was served; the submission is scanned again"
 	grep -q "airlock serve: integrity alarm: submission $S, where=content object=$SHA: the stored bytes (52 of them) hash to " serve.log ||
 		fail "no integrity alarm in the log"
+	grep -q "airlock serve: answered 500 to content of submission $S: integrity alarm: " serve.log ||
+		fail "the 500 is not in the log"
 	# The rescan finds the artifact unscannable, and says why.
 	wait_state "$S" held
 	expect_all 'd["verdict"]' unscannable \
@@ -844,6 +846,7 @@ t_damaged_content_is_an_alarm() {
 	expect_eq "$(metric 'airlock_integrity_alarms_total{where="content"}')" 2 "alarms seen serving content"
 	expect_eq "$(metric 'airlock_integrity_alarms_total{where="scan"}')" 1 "alarms seen scanning"
 	expect_eq "$(metric 'airlock_integrity_alarms_total{where="item"}')" 0 "alarms seen serving items"
+	expect_eq "$(metric 'airlock_http_server_errors_total{status="500"}')" 2 "500 answers"
 	# The true bytes again: a new submission; the object is whole again.
 	submit "$AG" orig.txt name=again.txt
 	[ "$(sha256sum <"$f" | cut -c1-64)" = "$SHA" ] || fail "the damaged object was kept over the true bytes"

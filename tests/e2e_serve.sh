@@ -1444,6 +1444,21 @@ t_disk_full_is_507() {
 	api GET "/v1/submissions/$S/content" "$RV"
 	expect_code 507 "content whose view cannot be recorded"
 	expect_all 'd["error"]' "the gate's storage is full: the view cannot be recorded: nothing was served"
+	# Every 5xx is in the log (the route, the status, the gate's words;
+	# nothing the request carried) and counted in /metrics by status.
+	[ "$(grep -c "^airlock serve: answered 507 to submit: the gate's storage is full: the artifact was not stored, and nothing was recorded$" serve.log)" = 4 ] ||
+		fail "the log does not have the four 507 answers to submit"
+	grep -q "^airlock serve: answered 507 to person.create: the gate's storage is full: the person was not registered$" serve.log ||
+		fail "the log does not have the 507 answer to person.create"
+	grep -q "^airlock serve: answered 507 to content of submission $S: the gate's storage is full: the view cannot be recorded: nothing was served$" serve.log ||
+		fail "the log does not have the 507 answer to content"
+	grep -q "^airlock serve: writing the upload: No space left on device$" serve.log ||
+		fail "the log does not say why the upload was not stored"
+	! grep -qF -e "$AG" -e "$RV" -e "$ADMIN" -e "filler-$i" serve.log || fail "the log repeats what a request carried"
+	api GET /metrics "$ADMIN"
+	expect_code 200 "metrics, disk full"
+	expect_eq "$(metric 'airlock_http_server_errors_total{status="507"}')" 6 "507 answers counted"
+	expect_eq "$(metric 'airlock_http_server_errors_total{status="500"}')" 0 "500 answers counted"
 	# Space back: the same bytes go in, the view is recorded.
 	rm -f data/filler
 	api POST '/v1/submissions?name=big.bin' "$AG" --data-binary @big.bin

@@ -7,6 +7,7 @@
  * unauthenticated or authenticated clients alike and is checked strictly.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,19 @@ srv_fail(struct req *q, struct MHD_Connection *c, unsigned status,
 		guard = db_guard_set(db, 0, NULL);
 	if (why < REJ_MAX)
 		atomic_fetch_add(&q->s->rejects[why], 1);
+	/* The gate failed, not the caller: the operator hears of each one.
+	 * The route's name and the gate's message only, never what the
+	 * request carried (its URL holds names, its headers tokens). */
+	if (status >= 500 && status < 500 + SRV_N5XX) {
+		atomic_fetch_add(&q->s->server_errors[status - 500], 1);
+		if (q->id != 0)
+			fprintf(stderr, "airlock serve: answered %u to %s of "
+			    "submission %" PRId64 ": %s\n", status,
+			    srv_route_name(q->route), q->id, msg);
+		else
+			fprintf(stderr, "airlock serve: answered %u to %s: %s\n",
+			    status, srv_route_name(q->route), msg);
+	}
 	srv_record_refusal(q, c, status, why, msg);
 	if (db != NULL)
 		(void)db_guard_set(db, guard, al_now_ms);

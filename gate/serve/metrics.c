@@ -1,7 +1,7 @@
 /*
  * metrics.c - /metrics in Prometheus' text format: submissions by
- * state, the queue, scans by verdict and time, refusals by reason,
- * integrity alarms by where they were seen.
+ * state, the queue, scans by verdict and time, refusals by reason, 5xx
+ * answers by status, integrity alarms by where they were seen.
  *
  * Trust: auditors and admins only; nothing here names a submission.
  */
@@ -125,6 +125,17 @@ api_metrics(struct req *q, struct MHD_Connection *c, struct db *db)
 	    "airlock_scanners_degraded %zu\n",
 	    atomic_load(&q->s->db_failures), atomic_load(&q->s->retries),
 	    degraded(q->s));
+	put(&t, &rc, "%s", "# HELP airlock_http_server_errors_total Answers "
+	    "with a 5xx status (each is in the log too), by status.\n# TYPE "
+	    "airlock_http_server_errors_total counter\n");
+	for (i = 0; i < SRV_N5XX; i++) {
+		unsigned long n = atomic_load(&q->s->server_errors[i]);
+
+		/* The ones the gate answers always; the others once seen. */
+		if (n > 0 || i == 0 || i == 3 || i == 7)
+			put(&t, &rc, "airlock_http_server_errors_total{status="
+			    "\"%zu\"} %lu\n", 500 + i, n);
+	}
 	put(&t, &rc, "%s", "# HELP airlock_integrity_alarms_total Stored bytes "
 	    "that did not hash to their sha256 when read again, by where.\n"
 	    "# TYPE airlock_integrity_alarms_total counter\n");

@@ -81,11 +81,12 @@ static const char *const route_names[] = {
 	[R_REJECT] = "reject", [R_OVERRIDE] = "override",
 	[R_RELEASE] = "release", [R_ATTESTATION] = "attestation",
 	[R_RELOAD] = "rules.reload", [R_ITEM_CONTENT] = "item.content",
-	[R_EVENTS_ALL] = "events.all",
+	[R_EVENTS_ALL] = "events.all", [R_PERSON_CREATE] = "person.create",
+	[R_PERSON_LIST] = "person.list", [R_PERSON_DISABLE] = "person.disable",
 };
 
-static const char *
-route_name(enum route r)
+const char *
+srv_route_name(enum route r)
 {
 	if ((size_t)r < sizeof(route_names) / sizeof(route_names[0]) &&
 	    route_names[r] != NULL)
@@ -234,7 +235,7 @@ record_login(struct req *q, struct MHD_Connection *c, struct db *db,
 		    db_role_name(q->who.role));
 	snprintf(detail, sizeof(detail), "reason=%s%s source=%s route=%s "
 	    "suppressed=%llu suppressed_other=%llu%s", reason, rolepart, source,
-	    route_name(q->route), (unsigned long long)mine,
+	    srv_route_name(q->route), (unsigned long long)mine,
 	    (unsigned long long)other, q->commit_refused ? " stage=commit" : "");
 	/* A role refusal on a submission is part of its timeline, and so is
 	 * a decision whose token stopped being good before it committed. */

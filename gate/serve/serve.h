@@ -59,6 +59,9 @@ enum srv_integrity_where {
 	SRV_INT_MAX,
 };
 
+/* 5xx answers counted by code, 500 to 511 (the codes HTTP defines). */
+#define SRV_N5XX 12
+
 /* Buckets of the scan-time histogram (metrics.c holds their bounds). */
 #define SRV_NBUCKETS 12
 
@@ -105,6 +108,7 @@ struct srv {
 	pthread_rwlock_t sweep_lock;
 	int64_t swept_at;         /* ms; the scan thread 0's last sweep */
 	atomic_ulong integrity[SRV_INT_MAX]; /* integrity alarms, by where */
+	atomic_ulong server_errors[SRV_N5XX]; /* 5xx answers: 500 + i */
 	struct db_policy policy;
 	unsigned release_roles;   /* ROLE() mask */
 	int64_t hold_expiry;      /* ms; 0: never */
@@ -182,7 +186,9 @@ int srv_config_check(struct srv *s, struct dynbuf *why);
 int srv_lock_data(const char *datadir, int *fd_out);
 void srv_unlock_data(int fd);     /* -1: nothing */
 
-/* http.c: answers and the small parsers every endpoint uses. */
+/* http.c: answers and the small parsers every endpoint uses. Every error
+ * answer goes through srv_fail, which records refusals and logs and counts
+ * every 5xx (srv_respond itself does neither). */
 enum MHD_Result srv_respond(struct MHD_Connection *c, unsigned status,
     const char *type, const char *body, size_t len);
 /* Takes j (even on failure). */
@@ -265,6 +271,8 @@ json_t *srv_review_json(const struct db_review *r);
  * see them); events as JSON; GET /v1/events. */
 void srv_record_refusal(struct req *q, struct MHD_Connection *c,
     unsigned status, enum reject why, const char *msg);
+/* The endpoint's name in events and the log ("approve", "submit"...). */
+const char *srv_route_name(enum route r);
 int srv_show_record(struct req *q, struct db *db, json_t *j);
 json_t *srv_events_json(const struct db_event *v, size_t n,
     int with_submission);
