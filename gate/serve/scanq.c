@@ -222,8 +222,8 @@ scan_one(struct scan_slot *slot, struct db *db,
 		    kind, &items, &kind_read};
 
 		rc = scan_launcher_scan(l, &r);
-		if (rc != AL_EIO && verify_blob(s, db, job, fd, "after the scan",
-		    why, sizeof(why)) != 0) {
+		if (rc == 0 && verify_blob(s, db, job, fd, "after the scan", why,
+		    sizeof(why)) != 0) {
 			/* Changed while the child read them: what it found is
 			 * of other bytes. Only the reason stands. */
 			finding_list_free(&fl);
