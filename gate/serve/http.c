@@ -1,24 +1,26 @@
 /*
  * http.c - the answers every endpoint gives: JSON bodies, error
- * bodies that never echo what the client sent, and the small parsers of
- * ids and names.
+ * bodies that never echo what the client sent, the strict check of a
+ * request's framing headers, and the small parsers of ids and names.
  *
- * Trust: what is parsed here (ids in URLs, names in bodies) comes from
- * unauthenticated or authenticated clients alike and is checked strictly.
+ * Trust: what is parsed here (ids in URLs, names in bodies, the framing
+ * headers) comes from unauthenticated or authenticated clients alike and
+ * is checked strictly.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "auth.h"
 #include "err.h"
 #include "os.h"
 #include "serve.h"
 
-enum MHD_Result
-srv_respond(struct MHD_Connection *c, unsigned status, const char *type,
-    const char *body, size_t len)
+static enum MHD_Result
+respond(struct MHD_Connection *c, unsigned status, const char *type,
+    const char *body, size_t len, int close)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len,
 	    (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
@@ -29,13 +31,16 @@ srv_respond(struct MHD_Connection *c, unsigned status, const char *type,
 	MHD_add_response_header(r, "Content-Type", type);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	/* libmicrohttpd closes the connection after such an answer. */
+	if (close)
+		MHD_add_response_header(r, "Connection", "close");
 	ok = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ok;
 }
 
-enum MHD_Result
-srv_respond_json(struct MHD_Connection *c, unsigned status, json_t *j)
+static enum MHD_Result
+respond_json(struct MHD_Connection *c, unsigned status, json_t *j, int close)
 {
 	char *text = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
 	enum MHD_Result ok;
@@ -43,9 +48,22 @@ srv_respond_json(struct MHD_Connection *c, unsigned status, json_t *j)
 	json_decref(j);
 	if (text == NULL)
 		return MHD_NO;
-	ok = srv_respond(c, status, "application/json", text, strlen(text));
+	ok = respond(c, status, "application/json", text, strlen(text), close);
 	free(text);
 	return ok;
+}
+
+enum MHD_Result
+srv_respond(struct MHD_Connection *c, unsigned status, const char *type,
+    const char *body, size_t len)
+{
+	return respond(c, status, type, body, len, 0);
+}
+
+enum MHD_Result
+srv_respond_json(struct MHD_Connection *c, unsigned status, json_t *j)
+{
+	return respond_json(c, status, j, 0);
 }
 
 /*
@@ -97,7 +115,8 @@ srv_fail(struct req *q, struct MHD_Connection *c, unsigned status,
 	srv_record_refusal(q, c, status, why, msg);
 	if (db != NULL)
 		(void)db_guard_set(db, guard, al_now_ms);
-	return srv_respond_json(c, status, json_pack("{s:s}", "error", msg));
+	return respond_json(c, status, json_pack("{s:s}", "error", msg),
+	    q->must_close);
 }
 
 enum MHD_Result
@@ -159,4 +178,143 @@ srv_parse_id(const char *s, size_t n)
 		v = v * 10 + (s[i] - '0');
 	}
 	return v;
+}
+
+/* What srv_framing_error learns from the headers, one at a time. */
+struct framing {
+	const char *error;
+	unsigned n_cl, n_te, n_host, n_auth, n_origin, n_range;
+	int te_chunked;
+};
+
+static int
+is_tchar(unsigned char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	    (ch >= '0' && ch <= '9') || (ch != '\0' &&
+	    strchr("!#$%&'*+-.^_`|~", ch) != NULL);
+}
+
+static int
+name_is(const char *key, size_t n, const char *want)
+{
+	return n == strlen(want) && strncasecmp(key, want, n) == 0;
+}
+
+static enum MHD_Result
+framing_header(void *cls, enum MHD_ValueKind kind, const char *key,
+    size_t key_size, const char *value, size_t value_size)
+{
+	struct framing *f = cls;
+	uintptr_t k = (uintptr_t)key, v = (uintptr_t)value;
+	size_t i;
+
+	(void)kind;
+	if (value == NULL) {
+		f->error = "a header line has no value";
+		return MHD_NO;
+	}
+	if (key_size == 0) {
+		f->error = "a header line has no name";
+		return MHD_NO;
+	}
+	for (i = 0; i < key_size; i++)
+		if (!is_tchar((unsigned char)key[i])) {
+			f->error = key[i] == ' ' || key[i] == '\t' ?
+			    "a header name has white space before its colon" :
+			    "a header name holds a character that is not allowed";
+			return MHD_NO;
+		}
+	/* libmicrohttpd 0.9.75 keeps name and value where they came, in the
+	 * line: name, its colon made a NUL, white space, the value, and the
+	 * CR LF made two NULs. What it does not say shows in that layout: a
+	 * line folded onto the next (obs-fold, RFC 9112 5.2) is copied
+	 * elsewhere with the next line glued to the name, and a NUL byte
+	 * silently ends a name or a value where it stands. */
+	if (v < k + key_size + 1 || v - (k + key_size + 1) > SERVE_HEADER_LIMIT ||
+	    key[key_size] != '\0') {
+		f->error = "a header line is folded onto the next (obs-fold) or "
+		    "holds a NUL byte";
+		return MHD_NO;
+	}
+	for (i = key_size + 1; i < v - k; i++)
+		if (key[i] != ' ' && key[i] != '\t') {
+			f->error = "a header line is folded onto the next (obs-fold) "
+			    "or holds a NUL byte";
+			return MHD_NO;
+		}
+	if (value[value_size] != '\0' || value[value_size + 1] != '\0') {
+		f->error = "a header line holds a NUL byte or does not end in "
+		    "CR LF";
+		return MHD_NO;
+	}
+	for (i = 0; i < value_size; i++)
+		if (((unsigned char)value[i] < 0x20 && value[i] != '\t') ||
+		    value[i] == 0x7f) {
+			f->error = "a header value holds a control character";
+			return MHD_NO;
+		}
+	if (name_is(key, key_size, "Content-Length")) {
+		f->n_cl++;
+		if (value_size == 0 || value_size > 19) {
+			f->error = "Content-Length is not a decimal number";
+			return MHD_NO;
+		}
+		for (i = 0; i < value_size; i++)
+			if (value[i] < '0' || value[i] > '9') {
+				f->error = "Content-Length is not a decimal number";
+				return MHD_NO;
+			}
+	} else if (name_is(key, key_size, "Transfer-Encoding")) {
+		f->n_te++;
+		f->te_chunked = value_size == 7 && strncasecmp(value, "chunked",
+		    7) == 0;
+	} else if (name_is(key, key_size, "Host")) {
+		f->n_host++;
+	} else if (name_is(key, key_size, "Authorization")) {
+		f->n_auth++;
+	} else if (name_is(key, key_size, "Origin")) {
+		f->n_origin++;
+	} else if (name_is(key, key_size, "Range")) {
+		f->n_range++;
+	}
+	return MHD_YES;
+}
+
+/* RFC 9112 6.3: a body's length is told one way, once. Content-Length and
+ * Transfer-Encoding together, either twice, a length that is not digits, a
+ * coding other than chunked: 400, never a guess (libmicrohttpd 0.9.75
+ * takes the first of two lengths, ignores a "Transfer-Encoding : chunked"
+ * and reads an unknown coding's body until the connection closes). The
+ * headers that decide who asks and for what (Host, Authorization, Origin,
+ * Range) come once. */
+const char *
+srv_framing_error(struct MHD_Connection *c, const char *version)
+{
+	struct framing f;
+
+	memset(&f, 0, sizeof(f));
+	(void)MHD_get_connection_values_n(c, MHD_HEADER_KIND, framing_header,
+	    &f);
+	if (f.error != NULL)
+		return f.error;
+	if (f.n_cl > 1)
+		return "Content-Length is given more than once";
+	if (f.n_te > 1)
+		return "Transfer-Encoding is given more than once";
+	if (f.n_te == 1 && f.n_cl == 1)
+		return "Content-Length and Transfer-Encoding are both given";
+	if (f.n_te == 1 && !f.te_chunked)
+		return "Transfer-Encoding other than chunked";
+	if (f.n_te == 1 && version != NULL && strcmp(version, "HTTP/1.1") != 0)
+		return "Transfer-Encoding in a request older than HTTP/1.1";
+	if (f.n_host > 1)
+		return "Host is given more than once";
+	if (f.n_auth > 1)
+		return "Authorization is given more than once";
+	if (f.n_origin > 1)
+		return "Origin is given more than once";
+	if (f.n_range > 1)
+		return "Range is given more than once";
+	return NULL;
 }

@@ -1,7 +1,7 @@
 /*
  * listener.c - the two listeners: the review API on loopback TCP and
  * the intake unix socket for sandboxes, each served by libmicrohttpd's
- * thread pool.
+ * thread pool, each with its own connections and limits (conn.c).
  *
  * Trust: the intake socket is mode 0666 (the sandbox's user is not the
  * gate's) and never replaces anything but a socket.
@@ -82,11 +82,22 @@ srv_intake_socket(const char *path)
 	return fd;
 }
 
+/* The options both listeners share; limits as conn.c explains. */
+#define DAEMON_OPTIONS(l) \
+	MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVE_THREADS, \
+	MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_HEADER_LIMIT + 4096, \
+	MHD_OPTION_CONNECTION_LIMIT, srv_conn_cap(&(l)->s->lim), \
+	MHD_OPTION_CONNECTION_TIMEOUT, (l)->s->lim.body_timeout, \
+	MHD_OPTION_NOTIFY_CONNECTION, srv_conn_notify, (l), \
+	MHD_OPTION_NOTIFY_COMPLETED, srv_on_completed, NULL, \
+	MHD_OPTION_URI_LOG_CALLBACK, srv_on_uri, (l)
+
 struct MHD_Daemon *
 srv_start_daemon(struct srv_listener *l, int listen_fd, unsigned port)
 {
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 	    MHD_USE_TURBO | MHD_USE_ITC;
+	struct MHD_Daemon *d;
 	struct sockaddr_in sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -96,22 +107,19 @@ srv_start_daemon(struct srv_listener *l, int listen_fd, unsigned port)
 		if (inet_pton(AF_INET, l->s->host, &sa.sin_addr) != 1)
 			return NULL;
 	}
+	if (srv_listener_start(l) < 0)
+		return NULL;
 	if (listen_fd >= 0)
-		return MHD_start_daemon(flags, 0, NULL, NULL, srv_on_request, l,
-		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVE_THREADS,
-		    MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-		    (size_t)SERVE_HEADER_LIMIT + 4096,
-		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-		    MHD_OPTION_NOTIFY_COMPLETED, srv_on_completed, NULL,
-		    MHD_OPTION_URI_LOG_CALLBACK, srv_on_uri, l,
+		d = MHD_start_daemon(flags, 0, NULL, NULL, srv_on_request, l,
+		    DAEMON_OPTIONS(l),
 		    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
 		    MHD_OPTION_END);
-	return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, srv_on_request, l,
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVE_THREADS,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_HEADER_LIMIT + 4096,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-	    MHD_OPTION_NOTIFY_COMPLETED, srv_on_completed, NULL,
-	    MHD_OPTION_URI_LOG_CALLBACK, srv_on_uri, l,
-	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-	    MHD_OPTION_END);
+	else
+		d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL,
+		    srv_on_request, l, DAEMON_OPTIONS(l),
+		    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+		    MHD_OPTION_END);
+	if (d == NULL)
+		srv_listener_stop(l);
+	return d;
 }

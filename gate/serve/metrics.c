@@ -1,7 +1,8 @@
 /*
  * metrics.c - /metrics in Prometheus' text format: submissions by
  * state, the queue, scans by verdict and time, refusals by reason, 5xx
- * answers by status, integrity alarms by where they were seen.
+ * answers by status, integrity alarms by where they were seen, and the
+ * listeners' connections (conn.c).
  *
  * Trust: auditors and admins only; nothing here names a submission.
  */
@@ -143,6 +144,8 @@ api_metrics(struct req *q, struct MHD_Connection *c, struct db *db)
 		put(&t, &rc, "airlock_integrity_alarms_total{where=\"%s\"} %lu\n",
 		    srv_integrity_where_name((enum srv_integrity_where)i),
 		    atomic_load(&q->s->integrity[i]));
+	if (rc == 0)
+		rc = srv_conn_metrics(q->s, &t);
 	if (rc < 0) {
 		dynbuf_free(&t);
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,

@@ -6,7 +6,8 @@
  * it.
  *
  * Trust: every request is hostile until its token checks; nothing of a
- * body is read before the route, the token and Content-Length allow it.
+ * body is read before its framing (srv_framing_error), the route, the
+ * token and Content-Length allow it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -219,7 +220,7 @@ peer_creds(struct req *q, struct MHD_Connection *c)
  * else the result of the answer given. */
 static int
 admit(struct req *q, struct MHD_Connection *c, const char *url,
-    const char *method, enum MHD_Result *res)
+    const char *method, const char *version, enum MHD_Result *res)
 {
 	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 	    "Host");
@@ -227,11 +228,26 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 	    "Origin");
 	const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 	    "Content-Length");
+	const char *framing = srv_framing_error(c, version);
 	unsigned st;
 	char why[96] = "";
 	size_t i;
 	int rc;
 
+	/* Before anything else reads a header: a request whose length the
+	 * gate and another parser could read differently is not served, and
+	 * its connection is not used again (what follows may be smuggled). */
+	if (framing != NULL) {
+		q->must_close = 1;
+		*res = srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST,
+		    framing);
+		return 1;
+	}
+	if (q->nul_in_url) {
+		*res = srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST,
+		    "the URL holds an encoded NUL byte (%00)");
+		return 1;
+	}
 	if (!host_allowed(q, host)) {
 		*res = srv_fail(q, c, MHD_HTTP_FORBIDDEN, REJ_BAD_HOST, "the Host "
 		    "header does not name this listener");
@@ -354,17 +370,20 @@ srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
 	struct db *db;
 
 	(void)cls;
-	(void)version;
 	if (q == NULL)
 		return MHD_NO;
 	if (q->route == R_NONE && q->body.max == 0) {
 		/* The first call: headers only. */
 		dynbuf_init(&q->body, SERVE_MAX_JSON);
-		if (admit(q, c, url, method, &res))
+		if (admit(q, c, url, method, version, &res)) {
+			srv_conn_replying(q);
 			return res;
+		}
+		srv_conn_admitted(q);
 		return MHD_YES;
 	}
 	if (*upload_size > 0) {
+		srv_conn_body(q, *upload_size);
 		if (q->up != NULL && !q->too_large) {
 			int rc = store_upload_write(q->up, upload_data,
 			    *upload_size);
@@ -401,6 +420,7 @@ srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	srv_conn_replying(q);
 	if ((db = srv_db(q->s)) == NULL)
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
@@ -471,6 +491,19 @@ dispatch(struct req *q, struct MHD_Connection *c, struct db *db)
 }
 
 void
+srv_req_free(struct req *q)
+{
+	if (q == NULL)
+		return;
+	/* An upload cut short leaves nothing: its file goes, no row came. */
+	store_upload_abort(q->up);
+	db_principal_clear(&q->who);
+	dynbuf_free(&q->body);
+	free(q->arg);
+	free(q);
+}
+
+void
 srv_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     enum MHD_RequestTerminationCode why)
 {
@@ -481,27 +514,30 @@ srv_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	(void)why;
 	if (q == NULL)
 		return;
-	/* An upload cut short leaves nothing: its file goes, no row came. */
-	store_upload_abort(q->up);
-	db_principal_clear(&q->who);
-	dynbuf_free(&q->body);
-	free(q->arg);
-	free(q);
+	srv_conn_done(q);
+	srv_req_free(q);
 	*con_cls = NULL;
 }
 
-/* Per-request state, made when libmicrohttpd parses a request line. */
+/* Per-request state, made when libmicrohttpd parses a request line; its
+ * connection holds it (conn.c) until srv_on_completed frees it, or frees
+ * it itself when the connection closes without that (libmicrohttpd 0.9.75
+ * does not complete a request that ran out of its memory: 168 bytes lost
+ * each time, issue 13). */
 void *
 srv_on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct srv_listener *l = cls;
 	struct req *q = calloc(1, sizeof(*q));
 
-	(void)uri;
-	(void)c;
 	if (q == NULL)
 		return NULL;
 	q->s = l->s;
+	q->listener = l;
 	q->intake = l->intake;
+	/* libmicrohttpd decodes %00 into the URL and its arguments, where
+	 * C strings end: "/v1/tokens/rev-1%00x" would name rev-1. */
+	q->nul_in_url = strstr(uri, "%00") != NULL;
+	srv_conn_request(l, c, q, uri);
 	return q;
 }

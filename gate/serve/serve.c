@@ -54,6 +54,11 @@ static const char serve_usage[] =
     "  --intake-socket PATH  intake socket (default DIR/intake.sock)\n"
     "  --scanners N          artifacts scanned at once (default: CPUs)\n"
     "  --max-body SIZE       largest artifact accepted (default 256M)\n"
+    "  --max-connections N   connections open per listener (default 256;\n"
+    "                        a quarter of it per client)\n"
+    "  --header-timeout S    seconds a request's headers may take (default 10)\n"
+    "  --body-timeout S      seconds in which a body must bring 16 KiB, and\n"
+    "                        an answer move (default 60)\n"
     "  --rules DIR           rule directory (default as airlock scan)\n"
     "  --timeout SECONDS     wall-clock limit per artifact scan (default 120)\n"
     "  --check-config        load the rules and DATA/policy, check the data\n"
@@ -319,6 +324,9 @@ cmd_serve(int argc, char **argv)
 		{"intake-socket", required_argument, NULL, 'i'},
 		{"scanners", required_argument, NULL, 'n'},
 		{"max-body", required_argument, NULL, 'm'},
+		{"max-connections", required_argument, NULL, 'M'},
+		{"header-timeout", required_argument, NULL, 'H'},
+		{"body-timeout", required_argument, NULL, 'B'},
 		{"rules", required_argument, NULL, 'r'},
 		{"timeout", required_argument, NULL, 'T'},
 		{"check-config", no_argument, NULL, 'C'},
@@ -335,13 +343,17 @@ cmd_serve(int argc, char **argv)
 	int sig = 0;
 	char *rules_dir = NULL, *cache = NULL;
 	size_t nerr = 0, i, timeout = 0, nstarted = 0, requeued = 0;
-	size_t rescans = 0;
+	size_t rescans = 0, max_conns = SERVE_MAX_CONNS;
 	int c, ret = EXIT_ERROR, sfd = -1, lockfd = -1, check = 0;
 	struct db *db;
 	char tname[16];
 
 	memset(&s, 0, sizeof(s));
+	memset(&lapi, 0, sizeof(lapi));
+	memset(&lintake, 0, sizeof(lintake));
 	s.max_body = SERVE_DEFAULT_BODY;
+	s.lim.header_timeout = SERVE_HEADER_TIMEOUT;
+	s.lim.body_timeout = SERVE_BODY_TIMEOUT;
 	serve_argv = argv - 1;    /* "airlock" "serve" ... (argv of main) */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -368,6 +380,27 @@ cmd_serve(int argc, char **argv)
 				return EXIT_ERROR;
 			}
 			s.max_body = v;
+			break;
+		}
+		case 'M':
+			if (al_parse_size(optarg, &max_conns) != 0 || max_conns <
+			    SERVE_MIN_CONNS || max_conns > 100000) {
+				fprintf(stderr, "airlock serve: --max-connections "
+				    "takes %u to 100000\n", SERVE_MIN_CONNS);
+				return EXIT_ERROR;
+			}
+			break;
+		case 'H':
+		case 'B': {
+			size_t v;
+
+			if (al_parse_size(optarg, &v) != 0 || v == 0 || v > 3600) {
+				fprintf(stderr, "airlock serve: --%s-timeout takes 1 "
+				    "to 3600 seconds\n", c == 'H' ? "header" : "body");
+				return EXIT_ERROR;
+			}
+			*(c == 'H' ? &s.lim.header_timeout : &s.lim.body_timeout) =
+			    (unsigned)v;
 			break;
 		}
 		case 'T':
@@ -474,6 +507,10 @@ cmd_serve(int argc, char **argv)
 		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
 		goto out;
 	}
+	if (srv_net_limits(&s, (unsigned)max_conns) < 0) {
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+		goto out;
+	}
 	if ((sfd = srv_intake_socket(s.sock_path)) < 0) {
 		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
 		goto out;
@@ -512,9 +549,11 @@ cmd_serve(int argc, char **argv)
 	}
 	fprintf(stderr, "airlock serve: listening on http://%s:%u, intake on "
 	    "%s; %zu scanners; rules %.19s (%zu); %zu scan%s resumed; %zu "
-	    "rescan%s for new rules\n", s.host, s.port, s.sock_path, s.nscan,
-	    s.rs->digest, s.rs->nrules, requeued, requeued == 1 ? "" : "s",
-	    rescans, rescans == 1 ? "" : "s");
+	    "rescan%s for new rules; %u connections per listener (open-file "
+	    "limit %u), headers within %u s\n", s.host, s.port, s.sock_path,
+	    s.nscan, s.rs->digest, s.rs->nrules, requeued, requeued == 1 ? "" :
+	    "s", rescans, rescans == 1 ? "" : "s", s.lim.max_conns, s.lim.nofile,
+	    s.lim.header_timeout);
 	for (;;) {
 		if (sigwait(&sigs, &sig) != 0)
 			continue;
@@ -536,6 +575,10 @@ stop:
 		(void)MHD_quiesce_daemon(s.api);
 	if (s.intake)
 		(void)MHD_quiesce_daemon(s.intake);
+	/* Connections waiting for a request (or slow in sending one) close
+	 * now; those with an admitted request finish. */
+	srv_listener_quiesce(&lapi);
+	srv_listener_quiesce(&lintake);
 	/* No new connections; those open get up to 10 s to finish. */
 	for (i = 0; i < 100 && (srv_open_connections(s.api) +
 	    srv_open_connections(s.intake)) > 0; i++)
@@ -544,6 +587,8 @@ stop:
 		MHD_stop_daemon(s.api);
 	if (s.intake)
 		MHD_stop_daemon(s.intake);
+	srv_listener_stop(&lapi);
+	srv_listener_stop(&lintake);
 	pthread_mutex_lock(&s.lock);
 	s.stopping = 1;
 	pthread_cond_broadcast(&s.wake);

@@ -12,8 +12,9 @@
  * parser (libarchive, libgit2, libmagic, Hyperscan or PCRE2 matching).
  *
  * Trust: requests are hostile until authenticated, and bounded before
- * (header sizes by libmicrohttpd, bodies by --max-body, JSON by
- * SERVE_MAX_JSON).
+ * (connections, their time and their request lines by conn.c, header sizes
+ * by libmicrohttpd, framing by srv_framing_error, bodies by --max-body,
+ * JSON by SERVE_MAX_JSON).
  */
 #ifndef AIRLOCK_SERVE_H
 #define AIRLOCK_SERVE_H
@@ -47,6 +48,26 @@
  * 413; past this the connection is closed without an answer. */
 #define SERVE_MAX_DISCARD (64ULL << 20)
 
+/* Connections (conn.c; docs/operations.md, "Connections"). */
+/* Open connections per listener by default (--max-connections): far more
+ * than reviewers and agents use at once, far fewer than the descriptors. */
+#define SERVE_MAX_CONNS 256u
+#define SERVE_MIN_CONNS 16u
+/* A request's head (line and headers) must come within this many seconds
+ * of the connection's start or of the previous answer (--header-timeout):
+ * a client sends it in one go; only a slow-loris takes seconds. */
+#define SERVE_HEADER_TIMEOUT 10u
+/* A body must bring SERVE_BODY_MIN_BYTES in every window of this many
+ * seconds (--body-timeout), and an answer must move within it: ~270
+ * bytes/s is slower than any link an upload honestly comes over. */
+#define SERVE_BODY_TIMEOUT 60u
+#define SERVE_BODY_MIN_BYTES (16u << 10)
+/* The API takes a few arguments (32 labels at most); libmicrohttpd 0.9.75
+ * runs out of connection memory storing some hundreds, and then hangs. */
+#define SERVE_MAX_QUERY_ARGS 64u
+/* The open-file limit the gate raises its soft limit to, if allowed. */
+#define SERVE_NOFILE 65536u
+
 /* Why a request was refused, for the metrics. */
 enum reject {
 	REJ_UNAUTH, REJ_FORBIDDEN, REJ_TOO_LARGE, REJ_BAD_REQUEST, REJ_BAD_HOST,
@@ -68,6 +89,17 @@ enum srv_integrity_where {
 struct rule_set;
 struct scan_engine;
 struct scan_launcher;
+struct srv_conn;
+struct srv_listener;
+
+/* The connection limits in force (srv_net_limits). */
+struct srv_limits {
+	unsigned max_conns;       /* open per listener */
+	unsigned per_client;      /* per uid (intake) or non-loopback address */
+	unsigned header_timeout;  /* s */
+	unsigned body_timeout;    /* s */
+	unsigned nofile;          /* the open-file limit */
+};
 
 struct srv {
 	char *datadir;
@@ -117,12 +149,28 @@ struct srv {
 	const char *cache;
 	EVP_PKEY *key;            /* signs release statements */
 	char keyid[65];
+	struct srv_limits lim;
+	struct srv_listener *listeners[2]; /* api, intake: for the metrics */
 };
 
-/* What a listener's callbacks are given. */
+/* Why conn.c closed a connection, for the metrics. */
+enum srv_cut {
+	CUT_EVICTED, CUT_REFUSED, CUT_HEADER_TIMEOUT, CUT_SLOW_BODY, CUT_ARGS,
+	CUT_STOPPING, CUT_MAX,
+};
+
+/* What a listener's callbacks are given; its connections (conn.c). */
 struct srv_listener {
 	struct srv *s;
 	int intake;
+	pthread_mutex_t lock;     /* the table and every srv_conn's phase */
+	pthread_cond_t tick;      /* wakes the reaper */
+	struct srv_conn *head, *tail; /* oldest first */
+	unsigned nlive;           /* open and not closed by conn.c */
+	int quiescing, stop, started;
+	pthread_t reaper;
+	atomic_ulong accepted;
+	atomic_ulong cuts[CUT_MAX];
 };
 
 enum route {
@@ -139,7 +187,11 @@ enum route {
 
 struct req {
 	struct srv *s;
+	struct srv_listener *listener;
+	struct srv_conn *conn;    /* its connection (conn.c); NULL: untracked */
 	int intake;               /* arrived on the unix socket */
+	int must_close;           /* the answer closes the connection */
+	int nul_in_url;           /* "%00" in the URL as sent */
 	enum route route;
 	int64_t id;               /* /v1/submissions/ID */
 	int64_t item;             /* .../items/N/content: N, from 0 */
@@ -209,6 +261,10 @@ json_t *srv_json_str(const char *s);     /* a string, or null */
 int srv_name_ok(const char *s, size_t max);
 /* A decimal id; 0 when it is not one. */
 int64_t srv_parse_id(const char *s, size_t n);
+/* Strict framing of the request on c (RFC 9112): NULL, or why it is
+ * refused (a conflicting, duplicated or malformed Content-Length or
+ * Transfer-Encoding, a header name that is not a token, a folded line). */
+const char *srv_framing_error(struct MHD_Connection *c, const char *version);
 
 /* router.c: libmicrohttpd's callbacks. */
 enum MHD_Result srv_on_request(void *cls, struct MHD_Connection *c,
@@ -217,6 +273,30 @@ enum MHD_Result srv_on_request(void *cls, struct MHD_Connection *c,
 void srv_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     enum MHD_RequestTerminationCode why);
 void *srv_on_uri(void *cls, const char *uri, struct MHD_Connection *c);
+void srv_req_free(struct req *q);        /* NULL-safe */
+
+/* conn.c: each listener's connections and their limits. */
+/* Raises the open-file limit as far as allowed (up to SERVE_NOFILE) and
+ * sets s->lim's connection counts: max_conns, lowered (with a message)
+ * to what the limit fits; AL_ELIMIT when it fits too few. */
+int srv_net_limits(struct srv *s, unsigned max_conns);
+/* libmicrohttpd's cap of a listener's connections, above max_conns. */
+unsigned srv_conn_cap(const struct srv_limits *lim);
+void srv_conn_notify(void *cls, struct MHD_Connection *c, void **ctx,
+    enum MHD_ConnectionNotificationCode code);
+/* The request line of q came (uri as sent): q is its connection's until
+ * srv_conn_done; too many query arguments are answered 414 here. */
+void srv_conn_request(struct srv_listener *l, struct MHD_Connection *c,
+    struct req *q, const char *uri);
+void srv_conn_admitted(struct req *q);  /* the router's first call let q in */
+void srv_conn_replying(struct req *q);  /* the endpoint answers */
+void srv_conn_body(struct req *q, size_t n); /* n body bytes came */
+void srv_conn_done(struct req *q);      /* q completed */
+int srv_listener_start(struct srv_listener *l);
+void srv_listener_quiesce(struct srv_listener *l); /* closes idle ones */
+void srv_listener_stop(struct srv_listener *l);    /* after MHD's stop */
+/* The connection gauges and counters of /metrics, appended to t. */
+int srv_conn_metrics(struct srv *s, struct dynbuf *t);
 
 /* view.c: serves the stored blob fd (its sha256 and size as recorded) to
  * the caller, whole or the one byte range a Range header asks for, and
