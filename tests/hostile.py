@@ -608,6 +608,16 @@ def query_arguments():
         if want == 414:
             expect_eq(error_of(got), "more than 64 query arguments", "error")
         FIGURES.setdefault("query arguments answered in ms", {})[n] = round((time.time() - t0) * 1000, 1)
+    # Refused is not served: what came with the request line (here a whole
+    # request, body and all, in one packet) is dropped with it.
+    before = db_counts()["persons"]
+    body = b'{"name": "args-person"}'
+    got = raw(b"POST /v1/persons?%s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"
+              b"Content-Length: %d\r\n\r\n%s" % (b"&".join(b"x%d=v" % i for i in range(65)),
+                                                 host(), G.admin.encode(), len(body), body))
+    expect_eq(statuses(got), [414], "POST /v1/persons with 65 query arguments")
+    time.sleep(0.5)
+    expect_eq(db_counts()["persons"], before, "persons after the refused request")
     # The intake too, and as labels.
     q = b"&".join(b"label=k%d=v" % i for i in range(400))
     got = get(b"/v1/submissions?" + q, method=b"POST", token=G.ag, via="sock")

@@ -340,6 +340,20 @@ set_phase(struct req *q, enum conn_phase ph)
 	pthread_mutex_unlock(&l->lock);
 }
 
+int
+srv_conn_closed(const struct req *q)
+{
+	struct srv_conn *k = q->conn;
+	int cutoff;
+
+	if (k == NULL)
+		return 0;
+	pthread_mutex_lock(&q->listener->lock);
+	cutoff = k->cut;
+	pthread_mutex_unlock(&q->listener->lock);
+	return cutoff;
+}
+
 void
 srv_conn_admitted(struct req *q)
 {

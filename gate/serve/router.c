@@ -372,6 +372,10 @@ srv_on_request(void *cls, struct MHD_Connection *c, const char *url,
 	(void)cls;
 	if (q == NULL)
 		return MHD_NO;
+	/* Answered and closed by conn.c (too many query arguments, a
+	 * deadline, evicted): what had come already is not served. */
+	if (*upload_size == 0 && srv_conn_closed(q))
+		return MHD_NO;
 	if (q->route == R_NONE && q->body.max == 0) {
 		/* The first call: headers only. */
 		dynbuf_init(&q->body, SERVE_MAX_JSON);

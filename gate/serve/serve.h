@@ -288,6 +288,9 @@ void srv_conn_notify(void *cls, struct MHD_Connection *c, void **ctx,
  * srv_conn_done; too many query arguments are answered 414 here. */
 void srv_conn_request(struct srv_listener *l, struct MHD_Connection *c,
     struct req *q, const char *uri);
+/* 1 if conn.c closed q's connection (answered 408, 414 or 503): what
+ * libmicrohttpd had already read of it must not be served. */
+int srv_conn_closed(const struct req *q);
 void srv_conn_admitted(struct req *q);  /* the router's first call let q in */
 void srv_conn_replying(struct req *q);  /* the endpoint answers */
 void srv_conn_body(struct req *q, size_t n); /* n body bytes came */
