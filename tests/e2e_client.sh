@@ -133,7 +133,12 @@ t_submit_directory_is_a_tar() {
 	as "$AGENT" submit --json proj
 	expect_rc 0
 	id=$(jsonq 'd["id"]')
-	as "$ADMIN" show --json "$id"
+	# The kind is what the scan read: wait for it.
+	for _ in $(seq 1 200); do
+		as "$ADMIN" show --json "$id"
+		[ "$(jsonq 'd["state"]')" = held ] && break
+		sleep 0.05
+	done
 	expect_q 'd["name"]' proj.tar
 	expect_q 'd["kind"]' archive
 	content "$id" >got.tar || fail "cannot fetch the stored tar"
