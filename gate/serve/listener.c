@@ -82,12 +82,15 @@ srv_intake_socket(const char *path)
 	return fd;
 }
 
-/* The options both listeners share; limits as conn.c explains. */
+/* The options both listeners share; limits as conn.c explains. The
+ * library's own idle timeout (it closes without an answer) is only a
+ * back-stop, twice --body-timeout: conn.c's sweep, which answers 408, must
+ * act first, also when a slow but honest client pauses for a while. */
 #define DAEMON_OPTIONS(l) \
 	MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVE_THREADS, \
 	MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_HEADER_LIMIT + 4096, \
 	MHD_OPTION_CONNECTION_LIMIT, srv_conn_cap(&(l)->s->lim), \
-	MHD_OPTION_CONNECTION_TIMEOUT, (l)->s->lim.body_timeout, \
+	MHD_OPTION_CONNECTION_TIMEOUT, 2 * (l)->s->lim.body_timeout, \
 	MHD_OPTION_NOTIFY_CONNECTION, srv_conn_notify, (l), \
 	MHD_OPTION_NOTIFY_COMPLETED, srv_on_completed, NULL, \
 	MHD_OPTION_URI_LOG_CALLBACK, srv_on_uri, (l)
