@@ -114,6 +114,19 @@ answer(int fd, unsigned status, const char *msg)
 		(void)send(fd, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+/* Reads and drops what is waiting on fd (at most 256 KiB; it does not
+ * wait). */
+static void
+drain(int fd)
+{
+	char buf[16384];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) <= 0)
+			break;
+}
+
 /* Closes k (held under l->lock): its answer first, when status is not 0. */
 static void
 cut(struct srv_listener *l, struct srv_conn *k, enum srv_cut why,
@@ -124,8 +137,15 @@ cut(struct srv_listener *l, struct srv_conn *k, enum srv_cut why,
 	k->cut = 1;
 	l->nlive--;
 	atomic_fetch_add(&l->cuts[why], 1);
-	if (status != 0)
+	if (status != 0) {
+		/* The answer, then our FIN; what the client sent meanwhile is
+		 * read and dropped, so that the close that follows has no
+		 * unread input and sends no RST, which would make the client's
+		 * kernel drop the answer before it was read. */
 		answer(k->fd, status, msg);
+		(void)shutdown(k->fd, SHUT_WR);
+		drain(k->fd);
+	}
 	(void)shutdown(k->fd, SHUT_RDWR);
 }
 
