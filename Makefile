@@ -34,7 +34,7 @@ CFLAGS_ALL = $(WARN) $(OPT) $(HARDEN) $(SAN) -pthread $(CFLAGS)
 LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(SAN) -pthread $(LDFLAGS)
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
-COMMON_SRC = common/err.c common/fold.c common/dynbuf.c common/util.c common/vocab.c common/os.c common/path.c common/text.c common/term.c
+COMMON_SRC = common/err.c common/fold.c common/dynbuf.c common/util.c common/vocab.c common/os.c common/path.c common/text.c common/term.c common/json_text.c
 # scanners/: the wire between the sides and the findings (both sides), the
 # rule set and its compiled engine (the parent, before any fork), what runs
 # in the sandboxed scan child, and the parent's side of a child.

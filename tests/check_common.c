@@ -9,6 +9,7 @@
 #include "test_util.h"
 
 #include "fold.h"
+#include "json_text.h"
 #include "os.h"
 #include "path.h"
 #include "term.h"
@@ -360,6 +361,169 @@ START_TEST(diag_list_says_it_is_incomplete)
 }
 END_TEST
 
+/* ---- text in JSON (docs/api.md, "Text that is not UTF-8") ----------------- */
+
+/*
+ * Sets key to the n bytes at p in a fresh object and checks what the
+ * document says: the string shown, the _hex sibling (NULL: none), that the
+ * document serialises (jansson refuses to make invalid JSON, so a NULL
+ * here would be a dropped field), and that the bytes come back exactly.
+ */
+static void
+text_case(const char *p, size_t n, const char *shown, const char *hex)
+{
+	json_t *o = json_object(), *back;
+	struct dynbuf b;
+	char *doc;
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(al_json_set_text(o, "path", p, n), 0);
+	ck_assert(json_is_string(json_object_get(o, "path")));
+	ck_assert_uint_eq(json_string_length(json_object_get(o, "path")),
+	    strlen(shown));
+	ck_assert_str_eq(json_string_value(json_object_get(o, "path")), shown);
+	if (hex == NULL) {
+		ck_assert_ptr_null(json_object_get(o, "path_hex"));
+		ck_assert_uint_eq(json_object_size(o), 1);
+	} else {
+		ck_assert_str_eq(json_string_value(json_object_get(o, "path_hex")),
+		    hex);
+		ck_assert_uint_eq(json_object_size(o), 2);
+		ck_assert_int_eq(al_json_is_hex_sibling(o, "path_hex"), 1);
+	}
+	ck_assert_int_eq(al_json_is_hex_sibling(o, "path"), 0);
+	ck_assert_int_eq(al_text_plain(p, n), hex == NULL);
+	/* Serialised and read again (ASCII-only too), then the bytes. */
+	doc = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+	ck_assert_ptr_nonnull(doc);
+	back = json_loads(doc, 0, NULL);
+	ck_assert_ptr_nonnull(back);
+	dynbuf_init(&b, 1024);
+	ck_assert_int_eq(al_json_text_bytes(back, "path", &b), 0);
+	ck_assert_uint_eq(b.len, n);
+	ck_assert(memcmp(b.data ? b.data : "", p, n) == 0);
+	dynbuf_free(&b);
+	free(doc);
+	json_decref(back);
+	json_decref(o);
+}
+
+/* Valid UTF-8 (ASCII, 2-, 3- and 4-byte forms, the last code point) is a
+ * plain string and nothing else. */
+START_TEST(json_text_valid_is_plain)
+{
+	text_case("", 0, "", NULL);
+	text_case("pkg/install.sh", 14, "pkg/install.sh", NULL);
+	text_case("Zo\xc3\xab \xe2\x82\xac \xf0\x9f\x98\x80", 13,
+	    "Zo\xc3\xab \xe2\x82\xac \xf0\x9f\x98\x80", NULL);
+	text_case("\xf4\x8f\xbf\xbf", 4, "\xf4\x8f\xbf\xbf", NULL);
+	text_case("\xed\x9f\xbf", 3, "\xed\x9f\xbf", NULL);   /* U+D7FF */
+	text_case("\xee\x80\x80", 3, "\xee\x80\x80", NULL);   /* U+E000 */
+	/* Control characters are valid UTF-8: JSON escapes them, terminals
+	 * get them escaped by term.c. */
+	text_case("a\x1b[2J", 5, "a\x1b[2J", NULL);
+}
+END_TEST
+
+#define FFFD "\xef\xbf\xbd"
+
+/* Every byte that does not begin a valid sequence is one U+FFFD, and the
+ * bytes are in the sibling. */
+START_TEST(json_text_invalid_gets_hex)
+{
+	/* A stray byte and a lone continuation byte. */
+	text_case("pkg/\xff\xfeinstall.sh", 16, "pkg/" FFFD FFFD "install.sh",
+	    "706b672ffffe696e7374616c6c2e7368");
+	text_case("a\x80z", 3, "a" FFFD "z", "61807a");
+	/* Truncated sequences: at the end, and followed by ASCII. */
+	text_case("x\xe2\x82", 3, "x" FFFD FFFD, "78e282");
+	text_case("\xf0\x9f\x98" "a", 4, FFFD FFFD FFFD "a", "f09f9861");
+	/* Overlong forms of '/', of NUL and of U+07FF. */
+	text_case("\xc0\xaf", 2, FFFD FFFD, "c0af");
+	text_case("\xc0\x80", 2, FFFD FFFD, "c080");
+	text_case("\xe0\x9f\xbf", 3, FFFD FFFD FFFD, "e09fbf");
+	text_case("\xf0\x8f\xbf\xbf", 4, FFFD FFFD FFFD FFFD, "f08fbfbf");
+	/* Surrogates D800 and DFFF encoded as UTF-8 (CESU). */
+	text_case("\xed\xa0\x80", 3, FFFD FFFD FFFD, "eda080");
+	text_case("\xed\xbf\xbf", 3, FFFD FFFD FFFD, "edbfbf");
+	/* Past U+10FFFF, and the bytes that can never start one. */
+	text_case("\xf4\x90\x80\x80", 4, FFFD FFFD FFFD FFFD, "f4908080");
+	text_case("\xf8\x88\x80\x80\x80", 5, FFFD FFFD FFFD FFFD FFFD,
+	    "f888808080");
+	/* A valid character after an invalid one is kept as it is. */
+	text_case("\xff\xc3\xab", 3, FFFD "\xc3\xab", "ffc3ab");
+}
+END_TEST
+
+/* NUL is valid UTF-8 but cuts C strings: replaced, with the bytes in hex. */
+START_TEST(json_text_nul_gets_hex)
+{
+	text_case("a\0b", 3, "a" FFFD "b", "610062");
+	text_case("\0", 1, FFFD, "00");
+}
+END_TEST
+
+/* A key or its sibling that is there already is never written over, in
+ * either order; a NULL text is null without a sibling. */
+START_TEST(json_text_never_overwrites)
+{
+	json_t *o = json_object();
+
+	ck_assert_int_eq(al_json_set_textz(o, "task", "T-1"), 0);
+	ck_assert_int_eq(al_json_set_textz(o, "task", "T-2"), AL_EEXIST);
+	ck_assert_str_eq(json_string_value(json_object_get(o, "task")), "T-1");
+	/* A label "x_hex" first, then "x" that needs the sibling. */
+	ck_assert_int_eq(al_json_set_textz(o, "x_hex", "41"), 0);
+	ck_assert_int_eq(al_json_set_text(o, "x", "\xff", 1), AL_EEXIST);
+	ck_assert_ptr_null(json_object_get(o, "x"));
+	ck_assert_str_eq(json_string_value(json_object_get(o, "x_hex")), "41");
+	/* "y" with its sibling first, then a label "y_hex". */
+	ck_assert_int_eq(al_json_set_text(o, "y", "\xff", 1), 0);
+	ck_assert_int_eq(al_json_set_textz(o, "y_hex", "41"), AL_EEXIST);
+	ck_assert_str_eq(json_string_value(json_object_get(o, "y_hex")), "ff");
+	ck_assert_int_eq(al_json_set_textz(o, "none", NULL), 0);
+	ck_assert(json_is_null(json_object_get(o, "none")));
+	ck_assert_ptr_null(json_object_get(o, "none_hex"));
+	ck_assert_int_eq(al_json_set_textz(json_array(), "k", "v"), AL_EINVAL);
+	json_decref(o);
+}
+END_TEST
+
+/* Reading back: a sibling that is not lowercase hex of whole bytes, or
+ * that contradicts the string, is not believed. */
+START_TEST(json_text_bytes_checks_the_sibling)
+{
+	static const char *const bad[] = {
+		"{\"p\": \"\\ufffd\", \"p_hex\": \"f\"}",      /* half a byte */
+		"{\"p\": \"\\ufffd\", \"p_hex\": \"FF\"}",     /* uppercase */
+		"{\"p\": \"\\ufffd\", \"p_hex\": \"zz\"}",     /* not hex */
+		"{\"p\": \"ok\", \"p_hex\": \"ff\"}",          /* says otherwise */
+		"{\"p\": \"\\ufffd\", \"p_hex\": \"41\"}",     /* says otherwise */
+		"{\"p\": \"\\ufffd\", \"p_hex\": 255}",        /* not a string */
+	};
+	struct dynbuf b;
+	json_t *j;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		j = json_loads(bad[i], 0, NULL);
+		ck_assert_ptr_nonnull(j);
+		dynbuf_init(&b, 64);
+		ck_assert_int_eq(al_json_text_bytes(j, "p", &b), AL_EINVAL);
+		ck_assert_uint_eq(b.len, 0);
+		dynbuf_free(&b);
+		json_decref(j);
+	}
+	j = json_loads("{\"p\": null, \"q\": 1}", 0, NULL);
+	dynbuf_init(&b, 64);
+	ck_assert_int_eq(al_json_text_bytes(j, "p", &b), AL_ENOTFOUND);
+	ck_assert_int_eq(al_json_text_bytes(j, "q", &b), AL_ENOTFOUND);
+	ck_assert_int_eq(al_json_text_bytes(j, "r", &b), AL_ENOTFOUND);
+	dynbuf_free(&b);
+	json_decref(j);
+}
+END_TEST
+
 static Suite *
 common_suite(void)
 {
@@ -388,6 +552,13 @@ common_suite(void)
 	tcase_add_test(tc, dec_parse_bounded);
 	tcase_add_test(tc, findings_printed_escaped);
 	tcase_add_test(tc, diag_list_says_it_is_incomplete);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("json text");
+	tcase_add_test(tc, json_text_valid_is_plain);
+	tcase_add_test(tc, json_text_invalid_gets_hex);
+	tcase_add_test(tc, json_text_nul_gets_hex);
+	tcase_add_test(tc, json_text_never_overwrites);
+	tcase_add_test(tc, json_text_bytes_checks_the_sibling);
 	suite_add_tcase(s, tc);
 	return s;
 }
