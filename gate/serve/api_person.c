@@ -14,13 +14,25 @@
 #include "os.h"
 #include "serve.h"
 
-static json_t *
-person_json(const struct db_person *p)
+/* A person as JSON: the name and email, people's text, by the scheme. */
+static int
+person_json(json_t **out, const struct db_person *p)
 {
-	return json_pack("{s:s, s:o, s:o, s:o, s:I}", "name", p->name, "email",
-	    srv_json_str(p->email), "created_at", srv_json_time(p->created_at),
-	    "disabled_at", srv_json_time(p->disabled_at), "tokens",
-	    (json_int_t)p->tokens);
+	json_t *o = json_pack("{s:o, s:o, s:I}", "created_at",
+	    srv_json_time(p->created_at), "disabled_at",
+	    srv_json_time(p->disabled_at), "tokens", (json_int_t)p->tokens);
+	int rc;
+
+	*out = NULL;
+	if (o == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory for a person");
+	if ((rc = al_json_set_textz(o, "name", p->name)) < 0 ||
+	    (rc = al_json_set_textz(o, "email", p->email)) < 0) {
+		json_decref(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
 }
 
 enum MHD_Result
@@ -52,9 +64,9 @@ api_person_create(struct req *q, struct MHD_Connection *c, struct db *db)
 		return srv_fail(q, c, rc == AL_EEXIST ? MHD_HTTP_CONFLICT :
 		    MHD_HTTP_BAD_REQUEST, rc == AL_EINVAL ? REJ_BAD_REQUEST :
 		    REJ_MAX, al_err_msg());
-	out = person_json(&p);
+	rc = person_json(&out, &p);
 	db_person_clear(&p);
-	return srv_respond_json(c, MHD_HTTP_CREATED, out);
+	return srv_respond_built(q, c, MHD_HTTP_CREATED, out, rc);
 }
 
 enum MHD_Result
@@ -62,23 +74,27 @@ api_person_list(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	struct db_person *v = NULL;
 	size_t n = 0, i;
-	json_t *arr;
+	json_t *arr = NULL, *one, *j;
+	int rc;
 
 	if (db_person_list(db, &v, &n) < 0)
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
-	arr = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(arr, person_json(&v[i]));
+	j = json_object();
+	rc = j == NULL ? al_err_set(AL_ENOMEM, "out of memory") :
+	    srv_json_set(j, "persons", arr = json_array());
+	for (i = 0; rc == 0 && i < n; i++)
+		if ((rc = person_json(&one, &v[i])) == 0)
+			rc = srv_json_append(arr, one);
 	db_person_list_free(v, n);
-	return srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:o}", "persons",
-	    arr));
+	return srv_respond_built(q, c, MHD_HTTP_OK, j, rc);
 }
 
 enum MHD_Result
 api_person_disable(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	size_t revoked = 0;
+	json_t *out;
 	int rc = db_person_disable(db, q->arg, al_now_ms(), q->who.id,
 	    &revoked);
 
@@ -88,7 +104,9 @@ api_person_disable(struct req *q, struct MHD_Connection *c, struct db *db)
 		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, al_err_msg());
 	if (rc < 0)
 		return srv_fail_write(q, c, rc, "the person was not disabled");
-	return srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:s, s:b, s:I}",
-	    "name", q->arg, "disabled", 1, "tokens_revoked",
-	    (json_int_t)revoked));
+	out = json_pack("{s:b, s:I}", "disabled", 1, "tokens_revoked",
+	    (json_int_t)revoked);
+	rc = out == NULL ? al_err_set(AL_ENOMEM, "out of memory") :
+	    al_json_set_textz(out, "name", q->arg);
+	return srv_respond_built(q, c, MHD_HTTP_OK, out, rc);
 }

@@ -19,35 +19,101 @@
 #include "err.h"
 #include "os.h"
 #include "serve.h"
+#include "util.h"
 
-static json_t *
-submission_json(const struct db_submission *b)
+/*
+ * A submission as JSON: what the gate says itself by json_pack; the name,
+ * the labels and the names of the submitter and the person by the text
+ * scheme (json_text.h), so that none of them can break the document.
+ */
+static int
+submission_json(json_t **out, const struct db_submission *b)
 {
-	json_t *asserted = json_object(), *j;
+	json_t *asserted = json_object(), *witnessed, *j = NULL;
 	size_t i;
+	int rc = 0;
 
-	for (i = 0; i < b->nlabels; i++)
-		json_object_set_new(asserted, b->labels[i].key,
-		    json_string(b->labels[i].value));
-	/* "kind" is the gate's reading (null until a scan read it); what
-	 * the submitter asked for is only a label. */
-	j = json_pack("{s:I, s:s, s:o, s:o, s:s, s:I, s:o, s:s, s:s, s:o, "
-	    "s:o}", "id", (json_int_t)b->id, "state", al_state_name(b->state),
-	    "verdict", srv_json_str(al_verdict_name(b->verdict)),
-	    "worst", srv_json_str(al_severity_name(b->worst)),
-	    "sha256", b->sha256, "size", (json_int_t)b->size,
-	    "kind", srv_json_str(b->kind_read != AL_KIND_AUTO ?
-	    al_kind_name(b->kind_read) : NULL),
-	    "kind_asked", al_kind_name(b->kind), "name", b->name,
-	    "witnessed", json_pack("{s:o, s:o, s:s, s:o, s:o, s:o}",
-	    "submitter", srv_json_str(b->submitter_name),
-	    "launched_by", srv_json_str(b->launched_by), "via", b->via,
+	*out = NULL;
+	for (i = 0; rc == 0 && asserted != NULL && i < b->nlabels; i++)
+		rc = al_json_set_textz(asserted, b->labels[i].key,
+		    b->labels[i].value);
+	witnessed = json_pack("{s:s, s:o, s:o, s:o}", "via", b->via,
 	    "peer_uid", b->peer_uid >= 0 ? json_integer(b->peer_uid) :
 	    json_null(), "peer_pid", b->peer_pid >= 0 ?
 	    json_integer(b->peer_pid) : json_null(),
-	    "received_at", srv_json_time(b->received_at)),
-	    "asserted", asserted);
-	return j;
+	    "received_at", srv_json_time(b->received_at));
+	if (rc == 0 && witnessed != NULL &&
+	    (rc = al_json_set_textz(witnessed, "submitter",
+	    b->submitter_name)) == 0)
+		rc = al_json_set_textz(witnessed, "launched_by", b->launched_by);
+	/* "kind" is the gate's reading (null until a scan read it); what
+	 * the submitter asked for is only a label. */
+	if (rc == 0 && asserted != NULL && witnessed != NULL)
+		j = json_pack("{s:I, s:s, s:o, s:o, s:s, s:I, s:o, s:s, s:O, "
+		    "s:O}", "id", (json_int_t)b->id, "state",
+		    al_state_name(b->state),
+		    "verdict", srv_json_str(al_verdict_name(b->verdict)),
+		    "worst", srv_json_str(al_severity_name(b->worst)),
+		    "sha256", b->sha256, "size", (json_int_t)b->size,
+		    "kind", srv_json_str(b->kind_read != AL_KIND_AUTO ?
+		    al_kind_name(b->kind_read) : NULL),
+		    "kind_asked", al_kind_name(b->kind),
+		    "witnessed", witnessed, "asserted", asserted);
+	json_decref(asserted);
+	json_decref(witnessed);
+	if (rc == 0 && j == NULL)
+		rc = al_err_set(AL_ENOMEM, "out of memory for a submission");
+	if (rc == 0)
+		rc = al_json_set_textz(j, "name", b->name);
+	if (rc < 0) {
+		json_decref(j);
+		return rc;
+	}
+	*out = j;
+	return 0;
+}
+
+/* One finding of a scan: every text by the scheme. */
+static int
+finding_json(json_t *arr, const struct db_finding *f)
+{
+	json_t *o = json_pack("{s:s, s:I, s:I}", "severity",
+	    al_severity_name(f->severity), "line", (json_int_t)f->line,
+	    "column", (json_int_t)f->column);
+	int rc;
+
+	if (o == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory for a finding");
+	if ((rc = al_json_set_textz(o, "rule", f->rule)) < 0 ||
+	    (rc = al_json_set_textz(o, "path", f->path)) < 0 ||
+	    (rc = al_json_set_textz(o, "excerpt", f->excerpt)) < 0 ||
+	    (rc = al_json_set_textz(o, "fingerprint", f->fingerprint)) < 0) {
+		json_decref(o);
+		return rc;
+	}
+	return srv_json_append(arr, o);
+}
+
+/* One item of a scan: its path and type (libmagic's words about hostile
+ * bytes) by the scheme. */
+static int
+item_json(json_t *arr, const struct db_item *it)
+{
+	json_t *o = json_pack("{s:I, s:I, s:o, s:o}", "mode",
+	    (json_int_t)it->mode, "size", (json_int_t)it->size,
+	    "sha256", it->sha256 != NULL && it->sha256[0] ?
+	    json_string(it->sha256) : json_null(), "content",
+	    srv_json_str(al_content_name(it->content)));
+	int rc;
+
+	if (o == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory for an item");
+	if ((rc = al_json_set_textz(o, "path", it->path)) < 0 ||
+	    (rc = al_json_set_textz(o, "type", it->type)) < 0) {
+		json_decref(o);
+		return rc;
+	}
+	return srv_json_append(arr, o);
 }
 
 json_t *
@@ -77,7 +143,7 @@ api_show(struct req *q, struct MHD_Connection *c, struct db *db)
 	struct db_review rv;
 	struct db_item *it = NULL;
 	size_t nf = 0, i, nit = 0;
-	json_t *j, *arr;
+	json_t *j = NULL, *arr = NULL;
 	int rc = db_submission_get(db, q->id, &b);
 
 	if (rc == AL_ENOTFOUND || (rc == 0 && !visible(q, &b))) {
@@ -91,47 +157,35 @@ api_show(struct req *q, struct MHD_Connection *c, struct db *db)
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
 	}
-	j = submission_json(&b);
-	if (db_scan_latest(db, q->id, &si) == 0) {
-		json_object_set_new(j, "scan", json_pack("{s:s, s:s, s:o, s:o}",
+	rc = submission_json(&j, &b);
+	db_submission_clear(&b);
+	if (rc == 0 && db_scan_latest(db, q->id, &si) == 0) {
+		rc = srv_json_set(j, "scan", json_pack("{s:s, s:s, s:o, s:o}",
 		    "ruleset", si.ruleset_digest, "engine", si.engine_version,
 		    "started_at", srv_json_time(si.started_at), "finished_at",
 		    srv_json_time(si.finished_at)));
 		db_scan_info_clear(&si);
 	}
-	if (db_review_get(db, q->id, &q->s->policy, &rv) == 0) {
-		json_object_set_new(j, "review", srv_review_json(&rv));
+	if (rc == 0 && db_review_get(db, q->id, &q->s->policy, &rv) == 0) {
+		rc = srv_json_set(j, "review", srv_review_json(&rv));
 		db_review_clear(&rv);
 	}
-	arr = json_array();
-	for (i = 0; i < nf; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:I, "
-		    "s:s, s:s}", "rule", f[i].rule, "severity",
-		    al_severity_name(f[i].severity),
-		    "path", f[i].path, "line", (json_int_t)f[i].line, "column",
-		    (json_int_t)f[i].column, "excerpt", f[i].excerpt,
-		    "fingerprint", f[i].fingerprint));
-	json_object_set_new(j, "findings", arr);
+	/* Every finding, or no answer: a finding left out would read as a
+	 * verdict with nothing behind it. */
+	if (rc == 0)
+		rc = srv_json_set(j, "findings", arr = json_array());
+	for (i = 0; rc == 0 && i < nf; i++)
+		rc = finding_json(arr, &f[i]);
 	db_findings_free(f, nf);
-	if (db_items_get(db, q->id, &it, &nit) == 0) {
-		arr = json_array();
-		for (i = 0; i < nit; i++)
-			json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:o, "
-			    "s:s, s:o}", "path", it[i].path, "mode",
-			    (json_int_t)it[i].mode, "size", (json_int_t)it[i].size,
-			    "sha256", it[i].sha256[0] ? json_string(it[i].sha256) :
-			    json_null(), "type", it[i].type, "content",
-			    srv_json_str(al_content_name(it[i].content))));
-		json_object_set_new(j, "items", arr);
+	if (rc == 0 && db_items_get(db, q->id, &it, &nit) == 0) {
+		rc = srv_json_set(j, "items", arr = json_array());
+		for (i = 0; rc == 0 && i < nit; i++)
+			rc = item_json(arr, &it[i]);
 		db_items_free(it, nit);
 	}
-	db_submission_clear(&b);
-	if (srv_show_record(q, db, j) < 0) {
-		json_decref(j);
-		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
-		    "database error");
-	}
-	return srv_respond_json(c, MHD_HTTP_OK, j);
+	if (rc == 0)
+		rc = srv_show_record(q, db, j);
+	return srv_respond_built(q, c, MHD_HTTP_OK, j, rc);
 }
 
 enum MHD_Result
@@ -143,8 +197,8 @@ api_list(struct req *q, struct MHD_Connection *c, struct db *db)
 	    "limit");
 	struct db_submission *v = NULL;
 	size_t n = 0, i, limit = 100;
-	json_t *arr;
-	int want = state == NULL ? -1 : al_state_parse(state);
+	json_t *arr = NULL, *one, *j;
+	int want = state == NULL ? -1 : al_state_parse(state), rc;
 
 	if (state != NULL && want < 0)
 		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST,
@@ -157,12 +211,15 @@ api_list(struct req *q, struct MHD_Connection *c, struct db *db)
 	    q->who.role == DB_ROLE_AGENT) ? q->who.id : 0, limit, &v, &n) < 0)
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
-	arr = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(arr, submission_json(&v[i]));
+	/* Every submission, or no answer: none is left out of a list. */
+	j = json_object();
+	rc = j == NULL ? al_err_set(AL_ENOMEM, "out of memory") :
+	    srv_json_set(j, "submissions", arr = json_array());
+	for (i = 0; rc == 0 && i < n; i++)
+		if ((rc = submission_json(&one, &v[i])) == 0)
+			rc = srv_json_append(arr, one);
 	db_submission_list_free(v, n);
-	return srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:o}", "submissions",
-	    arr));
+	return srv_respond_built(q, c, MHD_HTTP_OK, j, rc);
 }
 
 /* The store has no object for bytes a row names (rc from
@@ -268,10 +325,10 @@ enum MHD_Result
 api_events(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	struct db_event *v = NULL;
-	size_t n = 0;
-	json_t *arr;
-
 	struct db_submission b;
+	size_t n = 0;
+	json_t *arr = NULL;
+	int rc;
 
 	if (db_submission_get(db, q->id, &b) < 0)
 		return srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such submission");
@@ -279,50 +336,97 @@ api_events(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (db_event_list(db, q->id, &v, &n) < 0)
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
-	arr = srv_events_json(v, n, 0);
+	rc = srv_events_json(&arr, v, n, 0);
 	db_event_list_free(v, n);
-	return srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:o}", "events", arr));
+	return srv_respond_built(q, c, MHD_HTTP_OK, rc == 0 ?
+	    json_pack("{s:o}", "events", arr) : NULL, rc);
+}
+
+/*
+ * What is wrong with text the agent chose (a name, a label's value), in
+ * words for a 400, or NULL when it is UTF-8 without NUL. Such text is
+ * refused, not carried: the agent can always name its artifact in UTF-8,
+ * while what an artifact holds (member names, paths, lines) is carried by
+ * the text scheme and never refused (docs/api.md).
+ */
+static const char *
+text_problem(const char *p, size_t n, char *buf, size_t size)
+{
+	size_t i = 0, len;
+	uint32_t cp;
+
+	if (memchr(p, '\0', n) != NULL)
+		return "holds a NUL byte";
+	while (i < n) {
+		if ((len = al_utf8_seq((const unsigned char *)p + i, n - i,
+		    &cp)) == 0) {
+			snprintf(buf, size, "is not UTF-8 text (byte %zu of %zu "
+			    "is not valid)", i + 1, n);
+			return buf;
+		}
+		i += len;
+	}
+	return NULL;
 }
 
 struct label_scan {
 	struct db_label *v;
 	size_t n;
 	int bad;
+	char why[256];            /* a precise reason, or "" for the usual */
 };
 
 static enum MHD_Result
 collect_label(void *cls, enum MHD_ValueKind kind, const char *key,
-    const char *value)
+    size_t key_size, const char *value, size_t value_size)
 {
+	static const size_t sn = sizeof(AL_JSON_HEX_SUFFIX) - 1;
 	struct label_scan *ls = cls;
-	const char *eq;
-	size_t klen;
+	const char *eq, *problem;
+	char buf[96];
+	size_t klen, vlen;
 
 	(void)kind;
-	if (strcmp(key, "label") != 0)
+	if (key_size != 5 || memcmp(key, "label", 5) != 0)
 		return MHD_YES;
-	if (value == NULL || (eq = strchr(value, '=')) == NULL ||
+	if (value == NULL || (eq = memchr(value, '=', value_size)) == NULL ||
 	    ls->n == SERVE_MAX_LABELS) {
 		ls->bad = 1;
 		return MHD_NO;
 	}
 	klen = (size_t)(eq - value);
+	vlen = value_size - klen - 1;
 	if (klen == 0 || klen > SERVE_MAX_LABEL_KEY ||
-	    strlen(eq + 1) > SERVE_MAX_LABEL_VALUE) {
+	    vlen > SERVE_MAX_LABEL_VALUE || memchr(value, '\0', klen) != NULL) {
 		ls->bad = 1;
 		return MHD_NO;
 	}
 	ls->v[ls->n].key = strndup(value, klen);
-	ls->v[ls->n].value = strdup(eq + 1);
-	if (ls->v[ls->n].key == NULL || ls->v[ls->n].value == NULL ||
+	ls->v[ls->n].value = NULL;
+	if (ls->v[ls->n].key == NULL ||
 	    !srv_name_ok(ls->v[ls->n].key, SERVE_MAX_LABEL_KEY)) {
 		free(ls->v[ls->n].key);
-		free(ls->v[ls->n].value);
 		ls->bad = 1;
 		return MHD_NO;
 	}
-	ls->n++;
-	return MHD_YES;
+	/* The text scheme's siblings are "<key>_hex": a label of that name
+	 * could pass for the bytes of another. */
+	if (klen > sn && memcmp(value + klen - sn, AL_JSON_HEX_SUFFIX,
+	    sn) == 0)
+		snprintf(ls->why, sizeof(ls->why), "label %s: keys ending in "
+		    "%s are kept for the bytes of text that is not UTF-8 "
+		    "(docs/api.md)", ls->v[ls->n].key, AL_JSON_HEX_SUFFIX);
+	else if ((problem = text_problem(eq + 1, vlen, buf,
+	    sizeof(buf))) != NULL)
+		snprintf(ls->why, sizeof(ls->why), "label %s: the value %s",
+		    ls->v[ls->n].key, problem);
+	else if ((ls->v[ls->n].value = strndup(eq + 1, vlen)) != NULL) {
+		ls->n++;
+		return MHD_YES;
+	}
+	free(ls->v[ls->n].key);
+	ls->bad = 1;
+	return MHD_NO;
 }
 
 /* The body has all arrived: store it, record it, answer. */
@@ -331,11 +435,12 @@ api_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	const char *kind = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
 	    "kind");
-	const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
-	    "name");
 	struct db_label labels[SERVE_MAX_LABELS];
-	struct label_scan ls = {labels, 0, 0};
+	struct label_scan ls = {labels, 0, 0, ""};
 	struct db_submission b;
+	const char *name = NULL, *problem = NULL;
+	char buf[96], why[160];
+	size_t name_len = 0;
 	uint64_t size = 0;
 	int64_t id = 0, now;
 	enum MHD_Result ok;
@@ -350,12 +455,22 @@ api_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 		    "stored, and nothing was recorded");
 	if (kind == NULL)
 		kind = al_kind_name(AL_KIND_AUTO);
-	if (name == NULL)
+	/* With its length: a %00 in it must not cut it short unseen. */
+	if (MHD_lookup_connection_value_n(c, MHD_GET_ARGUMENT_KIND, "name", 4,
+	    &name, &name_len) != MHD_YES || name == NULL) {
 		name = "artifact";
-	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_label, &ls);
+		name_len = strlen(name);
+	}
+	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, collect_label,
+	    &ls);
 	asked = al_kind_parse(kind);
-	if (!al_kind_submittable(asked) || strlen(name) == 0 ||
-	    strlen(name) > SERVE_MAX_NAME || ls.bad) {
+	if (al_kind_submittable(asked) && name_len > 0 &&
+	    name_len <= SERVE_MAX_NAME && (problem = text_problem(name,
+	    name_len, buf, sizeof(buf))) != NULL)
+		snprintf(why, sizeof(why), "the name %s%s", problem,
+		    problem == buf ? ": name the artifact in UTF-8" : "");
+	if (!al_kind_submittable(asked) || name_len == 0 ||
+	    name_len > SERVE_MAX_NAME || problem != NULL || ls.bad) {
 		int big = ls.bad && ls.n == SERVE_MAX_LABELS;
 
 		for (i = 0; i < ls.n; i++) {
@@ -365,10 +480,11 @@ api_submit(struct req *q, struct MHD_Connection *c, struct db *db)
 		return srv_fail(q, c, big ? MHD_HTTP_CONTENT_TOO_LARGE :
 		    MHD_HTTP_BAD_REQUEST, big ? REJ_TOO_LARGE : REJ_BAD_REQUEST,
 		    !al_kind_submittable(asked) ? "unknown kind (auto, file, "
-		    "archive, patch, mbox, bundle)" : ls.bad ? "labels are "
+		    "archive, patch, mbox, bundle)" : problem != NULL ? why :
+		    ls.bad && ls.why[0] ? ls.why : ls.bad ? "labels are "
 		    "KEY=VALUE, at most 32, keys of letters, digits and . _ - @ "
-		    "(64 bytes), values up to 1024 bytes" : "a name is 1 to 255 "
-		    "bytes");
+		    "(64 bytes), values up to 1024 bytes of UTF-8" : "a name is "
+		    "1 to 255 bytes");
 	}
 	memset(&b, 0, sizeof(b));
 	/* No sweep between the bytes and the row that refers to them. */

@@ -81,14 +81,16 @@ api_token_create(struct req *q, struct MHD_Connection *c, struct db *db)
 		    REJ_BAD_REQUEST : REJ_MAX, rc == AL_EEXIST ?
 		    "that name is taken" : al_err_msg());
 	}
-	out = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "name", name, "role",
-	    role, "token", token, "expires_at", srv_json_time(ms ? now + ms :
-	    0), "on_behalf_of", srv_json_str(made.on_behalf_of), "person",
-	    srv_json_str(made.person));
+	out = json_pack("{s:s, s:s, s:s, s:o}", "name", name, "role", role,
+	    "token", token, "expires_at", srv_json_time(ms ? now + ms : 0));
+	rc = out == NULL ? al_err_set(AL_ENOMEM, "out of memory") :
+	    al_json_set_textz(out, "on_behalf_of", made.on_behalf_of);
+	if (rc == 0)
+		rc = al_json_set_textz(out, "person", made.person);
 	db_principal_clear(&made);
 	json_decref(in);         /* name and role live in it */
 	OPENSSL_cleanse(token, sizeof(token));
-	return srv_respond_json(c, MHD_HTTP_CREATED, out);
+	return srv_respond_built(q, c, MHD_HTTP_CREATED, out, rc);
 }
 
 enum MHD_Result
@@ -96,28 +98,40 @@ api_token_list(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	struct db_principal *v = NULL;
 	size_t n = 0, i;
-	json_t *arr;
+	json_t *arr = NULL, *o, *j;
+	int rc;
 
 	if (db_principal_list(db, &v, &n) < 0)
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
-	arr = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:o, s:o, s:o, "
-		    "s:o, s:o}", "name", v[i].name, "role", db_role_name(v[i].role),
-		    "person", srv_json_str(v[i].person),
-		    "on_behalf_of", srv_json_str(v[i].on_behalf_of),
+	j = json_object();
+	rc = j == NULL ? al_err_set(AL_ENOMEM, "out of memory") :
+	    srv_json_set(j, "tokens", arr = json_array());
+	for (i = 0; rc == 0 && i < n; i++) {
+		o = json_pack("{s:s, s:o, s:o, s:o}", "role",
+		    db_role_name(v[i].role),
 		    "created_at", srv_json_time(v[i].created_at), "expires_at",
 		    srv_json_time(v[i].expires_at), "revoked_at",
-		    srv_json_time(v[i].revoked_at)));
+		    srv_json_time(v[i].revoked_at));
+		if (o == NULL)
+			rc = al_err_set(AL_ENOMEM, "out of memory for a token");
+		else if ((rc = al_json_set_textz(o, "name", v[i].name)) < 0 ||
+		    (rc = al_json_set_textz(o, "person", v[i].person)) < 0 ||
+		    (rc = al_json_set_textz(o, "on_behalf_of",
+		    v[i].on_behalf_of)) < 0)
+			json_decref(o);
+		else
+			rc = srv_json_append(arr, o);
+	}
 	db_principal_list_free(v, n);
-	return srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:o}", "tokens", arr));
+	return srv_respond_built(q, c, MHD_HTTP_OK, j, rc);
 }
 
 enum MHD_Result
 api_token_revoke(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	int rc = db_principal_revoke(db, q->arg, al_now_ms(), q->who.id);
+	json_t *out;
 
 	if (rc == AL_ENOTFOUND)
 		return srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such token");
@@ -125,6 +139,8 @@ api_token_revoke(struct req *q, struct MHD_Connection *c, struct db *db)
 		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, "already revoked");
 	if (rc < 0)
 		return srv_fail_write(q, c, rc, "the token was not revoked");
-	return srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:s, s:b}", "name",
-	    q->arg, "revoked", 1));
+	out = json_pack("{s:b}", "revoked", 1);
+	rc = out == NULL ? al_err_set(AL_ENOMEM, "out of memory") :
+	    al_json_set_textz(out, "name", q->arg);
+	return srv_respond_built(q, c, MHD_HTTP_OK, out, rc);
 }

@@ -39,15 +39,22 @@ respond(struct MHD_Connection *c, unsigned status, const char *type,
 	return ok;
 }
 
+/* The answer when a document could not be made: loud, never a
+ * connection dropped or a document with a part left out. */
+static const char unmade[] = "{\n  \"error\": \"the answer could not be "
+    "made (out of memory)\"\n}";
+
 static enum MHD_Result
 respond_json(struct MHD_Connection *c, unsigned status, json_t *j, int close)
 {
-	char *text = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
+	char *text = j != NULL ? json_dumps(j, JSON_INDENT(2) |
+	    JSON_SORT_KEYS) : NULL;
 	enum MHD_Result ok;
 
 	json_decref(j);
 	if (text == NULL)
-		return MHD_NO;
+		return respond(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		    "application/json", unmade, sizeof(unmade) - 1, close);
 	ok = respond(c, status, "application/json", text, strlen(text), close);
 	free(text);
 	return ok;
@@ -66,6 +73,20 @@ srv_respond_json(struct MHD_Connection *c, unsigned status, json_t *j)
 	return respond_json(c, status, j, 0);
 }
 
+enum MHD_Result
+srv_respond_built(struct req *q, struct MHD_Connection *c, unsigned status,
+    json_t *j, int rc)
+{
+	char msg[256];
+
+	if (rc == 0 && j != NULL)
+		return srv_respond_json(c, status, j);
+	json_decref(j);
+	snprintf(msg, sizeof(msg), "the answer could not be made: %s",
+	    rc < 0 ? al_err_msg() : "out of memory");
+	return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX, msg);
+}
+
 /*
  * An error answer; the message is the gate's own words, never an echo of
  * a header or a token. When the endpoint failed because its token stopped
@@ -73,13 +94,15 @@ srv_respond_json(struct MHD_Connection *c, unsigned status, json_t *j)
  * endpoint meant to answer, the answer is the 401 the token gets now
  * ("token revoked at ..."), and it is recorded as such a refusal. The
  * record of a refusal is the gate's own write, not the caller's: it is
- * made with the guard off.
+ * made with the guard off. The message may quote a name, which goes by
+ * the text scheme like any other.
  */
 enum MHD_Result
 srv_fail(struct req *q, struct MHD_Connection *c, unsigned status,
     enum reject why, const char *msg)
 {
 	struct db *db = srv_db(q->s);
+	json_t *j;
 	int64_t guard = 0, rev, exp;
 	char tmsg[96];
 
@@ -115,8 +138,12 @@ srv_fail(struct req *q, struct MHD_Connection *c, unsigned status,
 	srv_record_refusal(q, c, status, why, msg);
 	if (db != NULL)
 		(void)db_guard_set(db, guard, al_now_ms);
-	return respond_json(c, status, json_pack("{s:s}", "error", msg),
-	    q->must_close);
+	j = json_object();
+	if (j != NULL && al_json_set_textz(j, "error", msg) < 0) {
+		json_decref(j);
+		j = NULL;
+	}
+	return respond_json(c, status, j, q->must_close);
 }
 
 enum MHD_Result
@@ -129,6 +156,23 @@ srv_fail_write(struct req *q, struct MHD_Connection *c, int rc,
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX, msg);
 	snprintf(full, sizeof(full), "the gate's storage is full: %s", msg);
 	return srv_fail(q, c, MHD_HTTP_INSUFFICIENT_STORAGE, REJ_MAX, full);
+}
+
+int
+srv_json_set(json_t *obj, const char *key, json_t *v)
+{
+	if (v == NULL || json_object_set_new(obj, key, v) < 0)
+		return al_err_set(AL_ENOMEM, "out of memory for the member %s",
+		    key);
+	return 0;
+}
+
+int
+srv_json_append(json_t *arr, json_t *v)
+{
+	if (v == NULL || json_array_append_new(arr, v) < 0)
+		return al_err_set(AL_ENOMEM, "out of memory for a JSON list");
+	return 0;
 }
 
 json_t *

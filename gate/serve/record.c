@@ -272,23 +272,73 @@ srv_record_refusal(struct req *q, struct MHD_Connection *c, unsigned status,
 
 /* ---- the record shown ----------------------------------------------------- */
 
-json_t *
-srv_events_json(const struct db_event *v, size_t n, int with_submission)
+int
+srv_events_json(json_t **out, const struct db_event *v, size_t n,
+    int with_submission)
 {
 	json_t *arr = json_array(), *e;
 	size_t i;
+	int rc = arr == NULL ? al_err_set(AL_ENOMEM, "out of memory") : 0;
 
-	for (i = 0; i < n; i++) {
-		e = json_pack("{s:I, s:o, s:o, s:s, s:o}", "id",
-		    (json_int_t)v[i].id, "at", srv_json_time(v[i].at), "actor",
-		    srv_json_str(v[i].actor_name), "action", v[i].action,
-		    "detail", srv_json_str(v[i].detail));
-		if (e != NULL && with_submission)
-			json_object_set_new(e, "submission", v[i].submission ?
-			    json_integer(v[i].submission) : json_null());
-		json_array_append_new(arr, e);
+	*out = NULL;
+	for (i = 0; rc == 0 && i < n; i++) {
+		/* The detail may quote an item's path: by the text scheme. */
+		e = json_pack("{s:I, s:o}", "id", (json_int_t)v[i].id, "at",
+		    srv_json_time(v[i].at));
+		if (e == NULL)
+			rc = al_err_set(AL_ENOMEM, "out of memory for an event");
+		else if ((rc = al_json_set_textz(e, "actor",
+		    v[i].actor_name)) < 0 ||
+		    (rc = al_json_set_textz(e, "action", v[i].action)) < 0 ||
+		    (rc = al_json_set_textz(e, "detail", v[i].detail)) < 0 ||
+		    (with_submission && (rc = srv_json_set(e, "submission",
+		    v[i].submission ? json_integer(v[i].submission) :
+		    json_null())) < 0))
+			json_decref(e);
+		else
+			rc = srv_json_append(arr, e);
 	}
-	return arr;
+	if (rc < 0) {
+		json_decref(arr);
+		return rc;
+	}
+	*out = arr;
+	return 0;
+}
+
+/* The rejection: when and why for all, by whom for those who may know. */
+static int
+rejection_json(json_t *j, int own_only, const char *by, const char *why,
+    int64_t at)
+{
+	json_t *r = json_pack("{s:o}", "at", srv_json_time(at));
+	int rc;
+
+	if (r == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory for the rejection");
+	if ((rc = al_json_set_textz(r, "reason", why)) < 0 ||
+	    (!own_only && (rc = al_json_set_textz(r, "reviewer", by)) < 0)) {
+		json_decref(r);
+		return rc;
+	}
+	return srv_json_set(j, "rejection", r);
+}
+
+static int
+approval_json(json_t *arr, const struct db_approval *a)
+{
+	json_t *o = json_pack("{s:o, s:s, s:s}", "at", srv_json_time(a->at),
+	    "sha256", a->sha256, "ruleset", a->ruleset_digest);
+	int rc;
+
+	if (o == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory for an approval");
+	if ((rc = al_json_set_textz(o, "reviewer", a->reviewer)) < 0 ||
+	    (rc = al_json_set_textz(o, "comment", a->comment)) < 0) {
+		json_decref(o);
+		return rc;
+	}
+	return srv_json_append(arr, o);
 }
 
 int
@@ -300,43 +350,34 @@ srv_show_record(struct req *q, struct db *db, json_t *j)
 	char *by = NULL, *why = NULL;
 	size_t na = 0, nev = 0, i;
 	int64_t at = 0;
-	json_t *arr, *r;
+	json_t *arr = NULL;
 	int rc;
 
 	rc = db_rejection_get(db, q->id, &by, &why, &at);
 	if (rc < 0 && rc != AL_ENOTFOUND)
 		return rc;
-	if (rc == 0) {
-		/* The agent learns why, and when; not by whom. */
-		r = json_pack("{s:o, s:s}", "at", srv_json_time(at), "reason",
-		    why);
-		if (r != NULL && !own_only)
-			json_object_set_new(r, "reviewer", srv_json_str(by));
-		json_object_set_new(j, "rejection", r);
-	}
+	/* The agent learns why, and when; not by whom. */
+	rc = rc == 0 ? rejection_json(j, own_only, by, why, at) : 0;
 	free(by);
 	free(why);
-	if (own_only)
-		return 0;
+	if (rc < 0 || own_only)
+		return rc;
 	if ((rc = db_approvals_get(db, q->id, &a, &na)) < 0)
 		return rc;
-	arr = json_array();
-	for (i = 0; i < na; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:o, s:s, s:s, s:o}",
-		    "reviewer", a[i].reviewer, "at", srv_json_time(a[i].at),
-		    "sha256", a[i].sha256, "ruleset", a[i].ruleset_digest,
-		    "comment", srv_json_str(a[i].comment)));
+	rc = srv_json_set(j, "approvals", arr = json_array());
+	for (i = 0; rc == 0 && i < na; i++)
+		rc = approval_json(arr, &a[i]);
 	db_approvals_free(a, na);
-	json_object_set_new(j, "approvals", arr);
 	/* The timeline for those who may read events (docs/api.md). */
-	if (q->who.role != DB_ROLE_REVIEWER && q->who.role != DB_ROLE_AUDITOR &&
-	    q->who.role != DB_ROLE_ADMIN)
-		return 0;
+	if (rc < 0 || (q->who.role != DB_ROLE_REVIEWER &&
+	    q->who.role != DB_ROLE_AUDITOR && q->who.role != DB_ROLE_ADMIN))
+		return rc;
 	if ((rc = db_event_list(db, q->id, &ev, &nev)) < 0)
 		return rc;
-	json_object_set_new(j, "timeline", srv_events_json(ev, nev, 0));
+	if ((rc = srv_events_json(&arr, ev, nev, 0)) == 0)
+		rc = srv_json_set(j, "timeline", arr);
 	db_event_list_free(ev, nev);
-	return 0;
+	return rc;
 }
 
 /* GET /v1/events[?after=ID][&action=A][&limit=N]: all events, a page. */
@@ -352,7 +393,8 @@ api_events_all(struct req *q, struct MHD_Connection *c, struct db *db)
 	struct db_event *v = NULL;
 	size_t n = 0, limit = 100;
 	int64_t from = 0;
-	json_t *arr;
+	json_t *arr = NULL;
+	int rc;
 
 	if (after != NULL && strcmp(after, "0") != 0 &&
 	    (from = srv_parse_id(after, strlen(after))) == 0)
@@ -368,8 +410,8 @@ api_events_all(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (db_event_page(db, from, action, limit, &v, &n) < 0)
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
-	arr = srv_events_json(v, n, 1);
+	rc = srv_events_json(&arr, v, n, 1);
 	db_event_list_free(v, n);
-	return srv_respond_json(c, MHD_HTTP_OK, json_pack("{s:o}", "events",
-	    arr));
+	return srv_respond_built(q, c, MHD_HTTP_OK, rc == 0 ?
+	    json_pack("{s:o}", "events", arr) : NULL, rc);
 }

@@ -47,53 +47,77 @@ rehash(struct srv *s, struct db *db, int64_t id, const char *sha)
 	return rc < 0 ? -1 : 0;
 }
 
-/* The in-toto statement of a release. */
-static json_t *
-statement(struct db *db, const struct req *q,
+/* One approval in the statement: the names by the text scheme. */
+static int
+approval_json(json_t *arr, const struct db_approval *a)
+{
+	json_t *o = json_pack("{s:o, s:s, s:s}", "at", srv_json_time(a->at),
+	    "sha256", a->sha256, "ruleset", a->ruleset_digest);
+	int rc;
+
+	if (o == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory for an approval");
+	if ((rc = al_json_set_textz(o, "reviewer", a->reviewer)) < 0 ||
+	    (rc = al_json_set_textz(o, "person", a->person)) < 0) {
+		json_decref(o);
+		return rc;
+	}
+	return srv_json_append(arr, o);
+}
+
+/*
+ * The in-toto statement of a release. The subject's name is the agent's,
+ * which intake takes only as UTF-8 (api_submission.c); the caller refuses
+ * a release of any other (an older gate's row) before this is made, since
+ * a statement names its subject exactly or not at all. What the predicate
+ * quotes of the agent and of people (labels, names, the override's
+ * reason) goes by the text scheme, as in the API.
+ */
+static int
+statement(json_t **out, struct db *db, const struct req *q,
     const struct db_submission *b, const char *keyid, int64_t now)
 {
 	struct db_scan_info si;
 	struct db_finding *f = NULL;
 	struct db_approval *a = NULL;
 	size_t nf = 0, na = 0, i, k;
-	json_t *asserted = json_object(), *counts = json_object(), *appr;
-	json_t *st;
+	json_t *asserted = json_object(), *counts = json_object();
+	json_t *appr = json_array(), *st = NULL, *pred, *ov;
+	char *admin = NULL, *reason = NULL;
+	int64_t oat = 0;
+	int rc;
 
+	*out = NULL;
 	memset(&si, 0, sizeof(si));
-	if (db_scan_latest(db, b->id, &si) < 0 ||
-	    db_findings_get(db, b->id, &f, &nf) < 0 ||
-	    db_approvals_get(db, b->id, &a, &na) < 0) {
-		json_decref(asserted);
-		json_decref(counts);
-		db_scan_info_clear(&si);
-		db_findings_free(f, nf);
-		return NULL;
+	if ((rc = db_scan_latest(db, b->id, &si)) < 0 ||
+	    (rc = db_findings_get(db, b->id, &f, &nf)) < 0 ||
+	    (rc = db_approvals_get(db, b->id, &a, &na)) < 0)
+		goto out;
+	if (asserted == NULL || counts == NULL || appr == NULL) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
 	}
-	for (i = 0; i < b->nlabels; i++)
-		json_object_set_new(asserted, b->labels[i].key,
-		    json_string(b->labels[i].value));
-	for (k = 0; k < AL_SEV_MAX; k++) {
+	for (i = 0; rc == 0 && i < b->nlabels; i++)
+		rc = al_json_set_textz(asserted, b->labels[i].key,
+		    b->labels[i].value);
+	for (k = 0; rc == 0 && k < AL_SEV_MAX; k++) {
 		json_int_t n = 0;
 
 		for (i = 0; i < nf; i++)
 			n += f[i].severity == (enum al_severity)k;
-		json_object_set_new(counts, al_severity_name((enum al_severity)k),
+		rc = srv_json_set(counts, al_severity_name((enum al_severity)k),
 		    json_integer(n));
 	}
-	appr = json_array();
-	for (i = 0; i < na; i++)
-		json_array_append_new(appr, json_pack("{s:s, s:o, s:o, s:s, s:s}",
-		    "reviewer", a[i].reviewer, "person", srv_json_str(a[i].person),
-		    "at", srv_json_time(a[i].at), "sha256", a[i].sha256, "ruleset",
-		    a[i].ruleset_digest));
-	st = json_pack("{s:s, s:[{s:s, s:{s:s}}], s:s, s:{s:o, s:o, s:{s:o}, "
-	    "s:o, s:o, s:{s:s, s:s, s:s, s:o}, s:o, s:o, s:o, s:s}}",
+	for (i = 0; rc == 0 && i < na; i++)
+		rc = approval_json(appr, &a[i]);
+	if (rc < 0)
+		goto out;
+	st = json_pack("{s:s, s:[{s:s, s:{s:s}}], s:s, s:{s:{s:O}, "
+	    "s:o, s:o, s:{s:s, s:s, s:s, s:O}, s:O, s:o, s:s}}",
 	    "_type", ATTEST_STATEMENT_TYPE,
 	    "subject", "name", b->name, "digest", "sha256", b->sha256,
 	    "predicateType", ATTEST_PREDICATE_TYPE,
 	    "predicate",
-	    "submitter", srv_json_str(b->submitter_name),
-	    "launched_by", srv_json_str(b->launched_by),
 	    "agent_asserted", "labels", asserted,
 	    "received_at", srv_json_time(b->received_at),
 	    "kind", srv_json_str(b->kind_read != AL_KIND_AUTO ?
@@ -104,25 +128,41 @@ statement(struct db *db, const struct req *q,
 	    al_verdict_name(b->verdict) : "", "findings", counts,
 	    "approvals", appr,
 	    "released_at", srv_json_time(now),
-	    "released_by", json_string(q->who.name),
 	    "gate_key", keyid);
-	{
-		/* An unscannable verdict released on an admin's word says so. */
-		char *admin = NULL, *reason = NULL;
-		int64_t oat = 0;
-
-		if (st != NULL && db_override_get(db, b->id, &admin, &reason,
-		    &oat) == 0)
-			json_object_set_new(json_object_get(st, "predicate"),
-			    "override", json_pack("{s:s, s:s, s:o}", "admin", admin,
-			    "reason", reason, "at", srv_json_time(oat)));
-		free(admin);
-		free(reason);
+	if (st == NULL) {
+		rc = al_err_set(AL_ENOMEM, "out of memory for the statement");
+		goto out;
 	}
+	pred = json_object_get(st, "predicate");
+	if ((rc = al_json_set_textz(pred, "submitter", b->submitter_name)) < 0 ||
+	    (rc = al_json_set_textz(pred, "launched_by", b->launched_by)) < 0 ||
+	    (rc = al_json_set_textz(pred, "released_by", q->who.name)) < 0)
+		goto out;
+	/* An unscannable verdict released on an admin's word says so. */
+	if ((rc = db_override_get(db, b->id, &admin, &reason, &oat)) == 0) {
+		if ((ov = json_pack("{s:o}", "at", srv_json_time(oat))) == NULL)
+			rc = al_err_set(AL_ENOMEM, "out of memory");
+		else if ((rc = srv_json_set(pred, "override", ov)) == 0 &&
+		    (rc = al_json_set_textz(ov, "admin", admin)) == 0)
+			rc = al_json_set_textz(ov, "reason", reason);
+	} else if (rc == AL_ENOTFOUND) {
+		rc = 0;
+	}
+out:
+	free(admin);
+	free(reason);
+	json_decref(asserted);
+	json_decref(counts);
+	json_decref(appr);
 	db_scan_info_clear(&si);
 	db_findings_free(f, nf);
 	db_approvals_free(a, na);
-	return st;
+	if (rc < 0) {
+		json_decref(st);
+		return rc;
+	}
+	*out = st;
+	return 0;
 }
 
 enum MHD_Result
@@ -157,6 +197,16 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 		db_submission_clear(&b);
 		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, msg);
 	}
+	/* The statement names its subject exactly: a name that is not
+	 * UTF-8 (a row from before intake refused them) cannot be written,
+	 * and is not replaced by one that would name other bytes. */
+	if (!al_text_plain(b.name, strlen(b.name))) {
+		db_submission_clear(&b);
+		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, "the "
+		    "submission's name is not UTF-8 text, and an attestation "
+		    "names its subject exactly: submit the bytes again under a "
+		    "UTF-8 name");
+	}
 	/* Exactly the approved bytes, read again now. */
 	if (rehash(s, db, b.id, b.sha256) < 0) {
 		db_submission_clear(&b);
@@ -172,8 +222,8 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "cannot load the signing key");
 	}
-	st = statement(db, q, &b, keyid, now);
-	rc = st == NULL ? AL_ENOMEM : attest_sign(key, st, &env);
+	if ((rc = statement(&st, db, q, &b, keyid, now)) == 0)
+		rc = attest_sign(key, st, &env);
 	json_decref(st);
 	EVP_PKEY_free(key);
 	if (rc == 0)

@@ -29,6 +29,7 @@
 
 #include "db.h"
 #include "dynbuf.h"
+#include "json_text.h"
 #include "store.h"
 #include "vocab.h"
 
@@ -255,8 +256,23 @@ enum MHD_Result srv_fail(struct req *q, struct MHD_Connection *c,
  * MSG. MSG says what did not happen. */
 enum MHD_Result srv_fail_write(struct req *q, struct MHD_Connection *c,
     int rc, const char *msg);
+/*
+ * The answer of a document that was built with rc the result (takes j):
+ * j when rc is 0 and j is there, else 500 saying why. A document is
+ * either whole or not sent: no finding, name or event is ever left out of
+ * an answer because its JSON could not be made.
+ */
+enum MHD_Result srv_respond_built(struct req *q, struct MHD_Connection *c,
+    unsigned status, json_t *j, int rc);
+/* obj[key] = v, arr += v (v taken, NULL for a value that could not be
+ * made): AL_ENOMEM, with a message, when either fails. */
+int srv_json_set(json_t *obj, const char *key, json_t *v);
+int srv_json_append(json_t *arr, json_t *v);
 json_t *srv_json_time(int64_t ms);       /* ISO 8601, or null for 0 */
-json_t *srv_json_str(const char *s);     /* a string, or null */
+/* A string the gate made itself (a name from its vocabulary, a digest),
+ * or null; text from an artifact, an agent or a person goes in with
+ * al_json_set_text (common/json_text.h) instead. */
+json_t *srv_json_str(const char *s);
 /* Letters, digits and . _ - @, 1 to max bytes. */
 int srv_name_ok(const char *s, size_t max);
 /* A decimal id; 0 when it is not one. */
@@ -357,7 +373,7 @@ void srv_record_refusal(struct req *q, struct MHD_Connection *c,
 /* The endpoint's name in events and the log ("approve", "submit"...). */
 const char *srv_route_name(enum route r);
 int srv_show_record(struct req *q, struct db *db, json_t *j);
-json_t *srv_events_json(const struct db_event *v, size_t n,
+int srv_events_json(json_t **out, const struct db_event *v, size_t n,
     int with_submission);
 enum MHD_Result api_events_all(struct req *q, struct MHD_Connection *c,
     struct db *db);
