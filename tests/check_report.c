@@ -2,13 +2,15 @@
  * check_report.c - output formats: the JSON document has exactly the keys of
  * the contract, SARIF 2.1.0 carries what code-scanning tools require, text
  * output never passes hostile control bytes to the terminal, and paths or
- * excerpts that are not UTF-8 still give valid JSON.
+ * excerpts that are not UTF-8 still give valid JSON, with their bytes in
+ * "<key>_hex" (JSON) or the result's property bag (SARIF).
  */
 #include <jansson.h>
 
 #include "test_util.h"
 
 #include "report.h"
+#include "util.h"
 
 #define TOKEN "ghp_R2d5Zk9hV1pLbE1xT3BuUWRzYUJjRGVmR2hJ"
 
@@ -82,6 +84,10 @@ START_TEST(json_contract)
 	static const char *const ruleset[] = {"digest", "rules", NULL};
 	static const char *const finding[] = {"rule", "title", "category",
 	    "severity", "path", "line", "column", "excerpt", "fingerprint", NULL};
+	static const char *const finding_hex[] = {"rule", "title", "category",
+	    "severity", "path", "path_hex", "line", "column", "excerpt",
+	    "excerpt_hex", "fingerprint", NULL};
+	char token_hex[2 * sizeof(TOKEN) - 1];
 	static const char *const stats[] = {"files", "bytes", "seconds", NULL};
 	char *doc = report_json(&rep);
 	json_error_t err;
@@ -105,9 +111,10 @@ START_TEST(json_contract)
 	    "seconds")));
 	arr = json_object_get(root, "findings");
 	ck_assert_uint_eq(json_array_size(arr), 3);
+	/* Sorted by path: big.bin, dir/odd..., r/.github/...; the one whose
+	 * path and excerpt are not UTF-8 has their bytes beside them. */
 	json_array_foreach(arr, i, f)
-		exact_keys(f, finding);
-	/* Sorted by path: big.bin, dir/odd..., r/.github/... */
+		exact_keys(f, i == 1 ? finding_hex : finding);
 	f = json_array_get(arr, 1);
 	ck_assert_str_eq(json_string_value(json_object_get(f, "rule")), "gh-pat");
 	ck_assert_str_eq(json_string_value(json_object_get(f, "severity")),
@@ -117,6 +124,16 @@ START_TEST(json_contract)
 	/* Invalid UTF-8 became U+FFFD; ESC survives only as a JSON escape. */
 	ck_assert_str_eq(json_string_value(json_object_get(f, "path")),
 	    "dir/odd\xef\xbf\xbd\033name.txt");
+	ck_assert_str_eq(json_string_value(json_object_get(f, "path_hex")),
+	    "6469722f6f6464fe1b6e616d652e747874");
+	/* The excerpt's bytes are those of the redacted excerpt: the secret
+	 * is no more in its hex than in its text. */
+	ck_assert_str_eq(json_string_value(json_object_get(f, "excerpt")),
+	    "x\033[2J\xef\xbf\xbd = ghp_*****");
+	ck_assert_str_eq(json_string_value(json_object_get(f, "excerpt_hex")),
+	    "781b5b324aff203d206768705f2a2a2a2a2a");
+	al_hex(token_hex, (const unsigned char *)TOKEN, sizeof(TOKEN) - 1);
+	ck_assert_ptr_null(strstr(doc, token_hex));
 	ck_assert_ptr_null(strstr(doc, TOKEN));
 	ck_assert_ptr_null(strchr(doc, '\033'));
 	json_decref(root);
@@ -170,15 +187,30 @@ START_TEST(sarif_required_fields)
 		ck_assert_ptr_nonnull(json_object_get(json_object_get(loc,
 		    "artifactLocation"), "uri"));
 		if (strcmp(id, "gh-pat") == 0) {
+			json_t *props = json_object_get(res, "properties");
+
 			ck_assert_int_eq(json_integer_value(json_object_get(
 			    json_object_get(loc, "region"), "startLine")), 1);
+			/* SARIF has no siblings: the bytes are in the bag. */
+			ck_assert_str_eq(json_string_value(json_object_get(props,
+			    "path_hex")), "6469722f6f6464fe1b6e616d652e747874");
+			ck_assert_str_eq(json_string_value(json_object_get(props,
+			    "excerpt_hex")), "781b5b324aff203d206768705f2a2a2a2a2a");
+			ck_assert_str_eq(json_string_value(json_object_get(
+			    json_object_get(json_object_get(loc, "region"),
+			    "snippet"), "text")), "x\033[2J\xef\xbf\xbd = ghp_*****");
 			/* The URI is percent-encoded. */
 			ck_assert_str_eq(json_string_value(json_object_get(
 			    json_object_get(loc, "artifactLocation"), "uri")),
 			    "dir/odd%FE%1Bname.txt");
 		} else {
-			/* Whole-file findings carry no region. */
+			/* Whole-file findings carry no region; plain text, no
+			 * bytes in the bag. */
 			ck_assert_ptr_null(json_object_get(loc, "region"));
+			ck_assert_ptr_null(json_object_get(json_object_get(res,
+			    "properties"), "path_hex"));
+			ck_assert_ptr_null(json_object_get(json_object_get(res,
+			    "properties"), "excerpt_hex"));
 		}
 	}
 	ck_assert_ptr_null(strstr(doc, TOKEN));

@@ -1193,6 +1193,16 @@ t_verify_policy_checks() {
 		--require-verdict clean att.json lib.py
 	expect_all 'd["verified"]' True '[c["result"] for c in d["checks"]]' \
 		"['pass', 'pass', 'pass', 'pass', 'pass', 'pass']"
+	# An artifact path that is not UTF-8: valid JSON, its bytes in
+	# artifact_hex (docs/api.md, "Text that is not UTF-8"); a detail
+	# quotes it escaped, as the text output does.
+	cp lib.py "lib"$'\xff'".py"
+	verify_rc 0 "--json, a path not UTF-8" --json --key gate.pub "att.json" "lib"$'\xff'".py"
+	expect_all 'd["artifact"] == "lib\ufffd.py" and bytes.fromhex(d["artifact_hex"]) == b"lib\xff.py"' True \
+		'[c["detail"] for c in d["checks"] if c["check"] == "artifact"] == ["lib\\xff.py matches"]' True \
+		'any("detail_hex" in c for c in d["checks"])' False
+	verify_rc 0 "a path not UTF-8" --key gate.pub "att.json" "lib"$'\xff'".py"
+	expect_out_has 'ok      artifact: lib\xff.py matches'
 	verify_rc 1 "--require-verdict flagged on a clean release" --key gate.pub --require-verdict flagged att.json lib.py
 	# A bad signature: the policy checks are not run, and not passed.
 	tamper att.json bad.json sig-byte

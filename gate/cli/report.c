@@ -9,26 +9,57 @@
 
 #include <jansson.h>
 
+#include "err.h"
 #include "gate.h"
+#include "json_text.h"
 #include "report.h"
 #include "term.h"
 #include "util.h"
 
-/* A JSON string from bytes that may not be UTF-8. */
+/* A JSON string of text that may not be UTF-8, replaced by the text
+ * scheme, for the rules' own words in SARIF's text fields (the loader
+ * read them as YAML, which is UTF-8; this is the belt to its braces). */
 static json_t *
 jstr(const char *s)
 {
-	struct dynbuf b;
-	json_t *j;
+	json_t *tmp = json_object(), *j = NULL;
 
-	dynbuf_init(&b, (size_t)1 << 24);
-	if (al_utf8_sanitize(&b, s, strlen(s)) < 0) {
-		dynbuf_free(&b);
-		return NULL;
-	}
-	j = json_stringn(dynbuf_str(&b), b.len);
-	dynbuf_free(&b);
+	if (tmp != NULL && al_json_set_textz(tmp, "t", s) == 0)
+		j = json_incref(json_object_get(tmp, "t"));
+	json_decref(tmp);
 	return j;
+}
+
+/*
+ * SARIF has no "<key>_hex" siblings: text goes into its own fields
+ * replaced by the text scheme (sarif_text), and the bytes of a path or an
+ * excerpt that is not plain text into the result's property bag as
+ * "path_hex" or "excerpt_hex" (sarif_hex; docs/api.md).
+ */
+static int
+sarif_text(json_t *obj, const char *key, const char *s)
+{
+	json_t *j = jstr(s);
+
+	if (j == NULL || json_object_set_new(obj, key, j) < 0)
+		return AL_ENOMEM;
+	return 0;
+}
+
+static int
+sarif_hex(json_t *props, const char *prop_hex, const char *s)
+{
+	json_t *tmp = json_object(), *h;
+	int rc;
+
+	if (tmp == NULL)
+		return AL_ENOMEM;
+	if ((rc = al_json_set_textz(tmp, "t", s)) == 0 &&
+	    (h = json_object_get(tmp, "t" AL_JSON_HEX_SUFFIX)) != NULL &&
+	    json_object_set(props, prop_hex, h) < 0)
+		rc = AL_ENOMEM;
+	json_decref(tmp);
+	return rc;
 }
 
 static char *
@@ -42,43 +73,58 @@ dump(json_t *root)
 	return s;
 }
 
+/* One finding: the rule's words and the artifact's text by the scheme. */
+static int
+finding_json(json_t *arr, const struct finding *f)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:s}", "rule",
+	    f->rule->id, "category", f->rule->category, "severity",
+	    al_severity_name(f->severity), "line", (json_int_t)f->line,
+	    "column", (json_int_t)f->column, "fingerprint", f->fingerprint);
+	int rc;
+
+	if (o == NULL)
+		return AL_ENOMEM;
+	if ((rc = al_json_set_textz(o, "title", f->rule->title)) < 0 ||
+	    (rc = al_json_set_textz(o, "path", f->path)) < 0 ||
+	    (rc = al_json_set_textz(o, "excerpt", f->excerpt)) < 0 ||
+	    json_array_append_new(arr, o) < 0) {
+		if (rc == 0)
+			return AL_ENOMEM;
+		json_decref(o);
+		return rc;
+	}
+	return 0;
+}
+
+/* Every finding or no document: none is left out of it. */
 char *
 report_json(const struct scan_report *r)
 {
 	json_t *root = json_object(), *arr = json_array();
 	size_t i;
+	int rc = root != NULL && arr != NULL ? 0 : AL_ENOMEM;
 
-	if (root == NULL || arr == NULL) {
+	if (rc == 0 && json_object_set_new(root, "tool", json_pack("{s:s, s:s}",
+	    "name", "airlock", "version", AIRLOCK_VERSION)) < 0)
+		rc = AL_ENOMEM;
+	if (rc == 0 && json_object_set_new(root, "ruleset", json_pack(
+	    "{s:s, s:I}", "digest", r->rs->digest, "rules",
+	    (json_int_t)r->rs->nrules)) < 0)
+		rc = AL_ENOMEM;
+	for (i = 0; rc == 0 && i < r->findings->n; i++)
+		rc = finding_json(arr, &r->findings->v[i]);
+	if (rc == 0 && json_object_set(root, "findings", arr) < 0)
+		rc = AL_ENOMEM;
+	if (rc == 0 && json_object_set_new(root, "stats", json_pack(
+	    "{s:I, s:I, s:f}", "files", (json_int_t)r->files, "bytes",
+	    (json_int_t)r->bytes, "seconds", r->seconds)) < 0)
+		rc = AL_ENOMEM;
+	json_decref(arr);
+	if (rc < 0) {
 		json_decref(root);
-		json_decref(arr);
 		return NULL;
 	}
-	json_object_set_new(root, "tool", json_pack("{s:s, s:s}", "name",
-	    "airlock", "version", AIRLOCK_VERSION));
-	json_object_set_new(root, "ruleset", json_pack("{s:s, s:I}", "digest",
-	    r->rs->digest, "rules", (json_int_t)r->rs->nrules));
-	for (i = 0; i < r->findings->n; i++) {
-		const struct finding *f = &r->findings->v[i];
-		json_t *o = json_object();
-
-		json_object_set_new(o, "rule", json_string(f->rule->id));
-		json_object_set_new(o, "title", jstr(f->rule->title));
-		json_object_set_new(o, "category", json_string(f->rule->category));
-		json_object_set_new(o, "severity",
-		    json_string(al_severity_name(f->severity)));
-		json_object_set_new(o, "path", jstr(f->path));
-		json_object_set_new(o, "line", json_integer((json_int_t)f->line));
-		json_object_set_new(o, "column",
-		    json_integer((json_int_t)f->column));
-		json_object_set_new(o, "excerpt", jstr(f->excerpt));
-		json_object_set_new(o, "fingerprint",
-		    json_string(f->fingerprint));
-		json_array_append_new(arr, o);
-	}
-	json_object_set_new(root, "findings", arr);
-	json_object_set_new(root, "stats", json_pack("{s:I, s:I, s:f}",
-	    "files", (json_int_t)r->files, "bytes", (json_int_t)r->bytes,
-	    "seconds", r->seconds));
 	return dump(root);
 }
 
@@ -171,59 +217,89 @@ sarif_rule_index(const struct rule_set *rs, const struct rule *ru)
 	return 0;
 }
 
+/* One result: the text fields replaced, the bytes in its property bag. */
+static json_t *
+sarif_result(const struct scan_report *r, const struct finding *f)
+{
+	json_t *loc = NULL, *res = NULL, *msg, *props, *snip;
+	struct dynbuf m;
+	int rc;
+
+	/* The title, and ": excerpt" when there is one; sized to fit, so
+	 * only memory can fail it. */
+	dynbuf_init(&m, strlen(f->rule->title) + strlen(f->excerpt) + 3);
+	if (dynbuf_adds(&m, f->rule->title) < 0 ||
+	    (f->excerpt[0] != '\0' && (dynbuf_adds(&m, ": ") < 0 ||
+	    dynbuf_adds(&m, f->excerpt) < 0))) {
+		dynbuf_free(&m);
+		return NULL;
+	}
+	loc = json_pack("{s:{s:o}}", "artifactLocation", "uri",
+	    sarif_uri(f->path));
+	res = json_pack("{s:s, s:I, s:s, s:{}, s:[], s:{s:s}, s:{s:s, s:s}}",
+	    "ruleId", f->rule->id,
+	    "ruleIndex", (json_int_t)sarif_rule_index(r->rs, f->rule),
+	    "level", report_sarif_level(f->severity),
+	    "message", "locations",
+	    "partialFingerprints", "airlockFingerprint/v1", f->fingerprint,
+	    "properties", "severity", al_severity_name(f->severity),
+	    "category", f->rule->category);
+	rc = loc != NULL && res != NULL ? 0 : AL_ENOMEM;
+	msg = json_object_get(res, "message");
+	props = json_object_get(res, "properties");
+	if (rc == 0)
+		rc = sarif_text(msg, "text", dynbuf_str(&m));
+	dynbuf_free(&m);
+	/* The URI percent-encodes the path's bytes; the bag has them too. */
+	if (rc == 0 && (rc = sarif_hex(props, "path_hex", f->path)) == 0)
+		rc = sarif_hex(props, "excerpt_hex", f->excerpt);
+	if (rc == 0 && f->line > 0) {
+		snip = json_object();
+		if (snip == NULL || json_object_set_new(loc, "region", json_pack(
+		    "{s:I, s:I, s:o}", "startLine", (json_int_t)f->line,
+		    "startColumn", (json_int_t)f->column, "snippet", snip)) < 0)
+			rc = AL_ENOMEM;
+		else
+			rc = sarif_text(snip, "text", f->excerpt);
+	}
+	if (rc == 0 && json_array_append(json_object_get(res, "locations"),
+	    json_pack("{s:O}", "physicalLocation", loc)) < 0)
+		rc = AL_ENOMEM;
+	json_decref(loc);
+	if (rc < 0) {
+		json_decref(res);
+		return NULL;
+	}
+	return res;
+}
+
+/* Every result or no document: none is left out of it. */
 char *
 report_sarif(const struct scan_report *r)
 {
 	const struct rule *const *bi;
 	json_t *root, *rules, *results, *run;
 	size_t nb, i;
+	int rc;
 
 	rules = json_array();
 	results = json_array();
-	for (i = 0; i < r->rs->nrules; i++)
-		json_array_append_new(rules, sarif_rule(r->rs->rules[i]));
+	rc = rules != NULL && results != NULL ? 0 : AL_ENOMEM;
+	for (i = 0; rc == 0 && i < r->rs->nrules; i++)
+		if (json_array_append_new(rules, sarif_rule(r->rs->rules[i])) < 0)
+			rc = AL_ENOMEM;
 	bi = scan_builtin_rules(&nb);
-	for (i = 0; i < nb; i++)
-		json_array_append_new(rules, sarif_rule(bi[i]));
-	for (i = 0; i < r->findings->n; i++) {
-		const struct finding *f = &r->findings->v[i];
-		json_t *loc, *res, *msg;
-		struct dynbuf m;
-
-		loc = json_pack("{s:{s:o}}", "artifactLocation", "uri",
-		    sarif_uri(f->path));
-		if (f->line > 0)
-			json_object_set_new(loc, "region", json_pack(
-			    "{s:I, s:I, s:{s:o}}", "startLine", (json_int_t)f->line,
-			    "startColumn", (json_int_t)f->column, "snippet", "text",
-			    jstr(f->excerpt)));
-		/* The title, and ": excerpt" when there is one; sized to fit,
-		 * so only memory can fail it, and then no document is made. */
-		dynbuf_init(&m, strlen(f->rule->title) + strlen(f->excerpt) + 3);
-		if (dynbuf_adds(&m, f->rule->title) < 0 ||
-		    (f->excerpt[0] != '\0' && (dynbuf_adds(&m, ": ") < 0 ||
-		    dynbuf_adds(&m, f->excerpt) < 0))) {
-			dynbuf_free(&m);
-			json_decref(loc);
-			json_decref(rules);
-			json_decref(results);
-			return NULL;
-		}
-		msg = jstr(dynbuf_str(&m));
-		dynbuf_free(&m);
-		res = json_pack("{s:s, s:I, s:s, s:{s:o}, s:[{s:o}], s:{s:s}, "
-		    "s:{s:s, s:s}}",
-		    "ruleId", f->rule->id,
-		    "ruleIndex", (json_int_t)sarif_rule_index(r->rs, f->rule),
-		    "level", report_sarif_level(f->severity),
-		    "message", "text", msg,
-		    "locations", "physicalLocation", loc,
-		    "partialFingerprints", "airlockFingerprint/v1",
-		    f->fingerprint,
-		    "properties", "severity",
-		    al_severity_name(f->severity),
-		    "category", f->rule->category);
-		json_array_append_new(results, res);
+	for (i = 0; rc == 0 && i < nb; i++)
+		if (json_array_append_new(rules, sarif_rule(bi[i])) < 0)
+			rc = AL_ENOMEM;
+	for (i = 0; rc == 0 && i < r->findings->n; i++)
+		if (json_array_append_new(results, sarif_result(r,
+		    &r->findings->v[i])) < 0)
+			rc = AL_ENOMEM;
+	if (rc < 0) {
+		json_decref(rules);
+		json_decref(results);
+		return NULL;
 	}
 	run = json_pack("{s:{s:{s:s, s:s, s:s, s:o}}, s:s, s:o, s:{s:s}}",
 	    "tool", "driver", "name", "airlock", "version", AIRLOCK_VERSION,
@@ -231,10 +307,10 @@ report_sarif(const struct scan_report *r)
 	    "columnKind", "unicodeCodePoints",
 	    "results", results,
 	    "properties", "rulesetDigest", r->rs->digest);
-	root = json_pack("{s:s, s:s, s:[o]}",
+	root = run == NULL ? NULL : json_pack("{s:s, s:s, s:[o]}",
 	    "$schema", "https://json.schemastore.org/sarif-2.1.0.json",
 	    "version", "2.1.0", "runs", run);
-	return dump(root);
+	return root != NULL ? dump(root) : NULL;
 }
 
 /* ---- text ---------------------------------------------------------------- */
