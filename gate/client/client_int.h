@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "client.h"
+#include "dynbuf.h"
 #include "gate.h"
 
 #define EXIT_REFUSED EXIT_FINDINGS
@@ -51,6 +52,17 @@ int cli_reply_check(const char *cmd, const struct client *c,
     const struct client_reply *r, long want);
 /* Prints a value (hostile) escaped; an absent one as "-". */
 void cli_put_value(FILE *out, const json_t *v);
+/*
+ * Text the gate sends by the text scheme (docs/api.md, "Text that is not
+ * UTF-8"): the bytes of the string member key of o, from "<key>_hex" when
+ * it is there (and agrees with the string), appended to out (cli_text);
+ * the same escaped for a terminal, invalid bytes as \xNN (cli_text_shown);
+ * printed so (cli_put_text; a member that is not a string as
+ * cli_put_value). AL_ENOTFOUND when the member is not a string.
+ */
+int cli_text(const json_t *o, const char *key, struct dynbuf *out);
+int cli_text_shown(const json_t *o, const char *key, struct dynbuf *out);
+void cli_put_text(FILE *out, const json_t *o, const char *key);
 /* 1 when stdout is a terminal and NO_COLOR is not set. */
 int cli_use_color(void);
 /* 0 for an ID as docs/api.md has them (a positive decimal), else -1. */
@@ -80,8 +92,11 @@ struct cli_table {
 	size_t width[CLI_TABLE_MAX_COLS]; /* in code points */
 };
 
-/* Adds the next cell: v (hostile) escaped, cut to at most max characters. */
+/* Adds the next cell: v (hostile) escaped, cut to at most max characters;
+ * or the member key of o, text from its bytes (cli_text). */
 int cli_table_add(struct cli_table *t, const json_t *v, size_t max);
+int cli_table_add_text(struct cli_table *t, const json_t *o,
+    const char *key, size_t max);
 void cli_table_print(FILE *out, struct cli_table *t);
 void cli_table_free(struct cli_table *t);
 

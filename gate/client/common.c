@@ -9,8 +9,11 @@
  * ids even, the gate's own error messages): it is escaped before it
  * reaches a terminal (al_term_put, al_term_escape), table cells are cut on
  * a character boundary after escaping, and --json output is ASCII-only, so
- * a hostile name cannot drive or reorder what the terminal shows. Nothing
- * here sees the token.
+ * a hostile name cannot drive or reorder what the terminal shows. Text
+ * the gate sends by the text scheme (docs/api.md, "Text that is not
+ * UTF-8") is printed from its bytes, "<key>_hex", when it has them, so a
+ * reviewer reads \xff where the artifact has that byte, not a U+FFFD that
+ * could stand for any. Nothing here sees the token.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +28,7 @@
 #include "dynbuf.h"
 #include "err.h"
 #include "gate.h"
+#include "json_text.h"
 #include "term.h"
 #include "util.h"
 
@@ -137,6 +141,51 @@ value_text(struct dynbuf *b, const json_t *v)
 	}
 }
 
+int
+cli_text(const json_t *o, const char *key, struct dynbuf *out)
+{
+	const json_t *v = json_object_get(o, key);
+	int rc;
+
+	if (!json_is_string(v))
+		return al_err_set(AL_ENOTFOUND, "no text %s", key);
+	/* A sibling that contradicts its string is not believed: the string
+	 * is what the gate said. */
+	if ((rc = al_json_text_bytes(o, key, out)) == AL_EINVAL)
+		rc = dynbuf_add(out, json_string_value(v), json_string_length(v));
+	return rc;
+}
+
+int
+cli_text_shown(const json_t *o, const char *key, struct dynbuf *out)
+{
+	struct dynbuf raw;
+	int rc;
+
+	dynbuf_init(&raw, (size_t)1 << 20);
+	if ((rc = cli_text(o, key, &raw)) == 0)
+		rc = al_term_escape(out, raw.data ? raw.data : "", raw.len);
+	dynbuf_free(&raw);
+	return rc;
+}
+
+void
+cli_put_text(FILE *out, const json_t *o, const char *key)
+{
+	struct dynbuf b;
+
+	if (!json_is_string(json_object_get(o, key))) {
+		cli_put_value(out, json_object_get(o, key));
+		return;
+	}
+	dynbuf_init(&b, (size_t)4 << 20);
+	if (cli_text_shown(o, key, &b) == 0)
+		fputs(dynbuf_str(&b), out);
+	else
+		fputs("(too long to show)", out);
+	dynbuf_free(&b);
+}
+
 /* Prints a value (hostile) escaped; an absent one as "-". */
 void
 cli_put_value(FILE *out, const json_t *v)
@@ -182,9 +231,11 @@ cli_parse_id(const char *s)
 
 /* ---- tables ------------------------------------------------------------------ */
 
-/* Adds the next cell: v (hostile) escaped, cut to at most max characters. */
-int
-cli_table_add(struct cli_table *t, const json_t *v, size_t max)
+/* The next cell: the text member key of o (its bytes), or the value v
+ * when o is NULL; escaped, cut to at most max characters. */
+static int
+table_add(struct cli_table *t, const json_t *o, const char *key,
+    const json_t *v, size_t max)
 {
 	struct dynbuf raw, esc;
 	char **nv;
@@ -199,7 +250,13 @@ cli_table_add(struct cli_table *t, const json_t *v, size_t max)
 	}
 	dynbuf_init(&raw, (size_t)1 << 20);
 	dynbuf_init(&esc, (size_t)4 << 20);
-	rc = v != NULL ? value_text(&raw, v) : dynbuf_adds(&raw, "-");
+	if (o != NULL && json_is_string(json_object_get(o, key)))
+		rc = cli_text(o, key, &raw);
+	else if (o != NULL)
+		rc = (v = json_object_get(o, key)) != NULL ? value_text(&raw, v) :
+		    dynbuf_adds(&raw, "-");
+	else
+		rc = v != NULL ? value_text(&raw, v) : dynbuf_adds(&raw, "-");
 	if (rc == 0)
 		rc = al_term_escape(&esc, raw.data ? raw.data : "", raw.len);
 	dynbuf_free(&raw);
@@ -228,6 +285,19 @@ cli_table_add(struct cli_table *t, const json_t *v, size_t max)
 		t->width[t->n % t->ncols] = w;
 	t->cells[t->n++] = dynbuf_take(&esc, NULL);
 	return 0;
+}
+
+int
+cli_table_add(struct cli_table *t, const json_t *v, size_t max)
+{
+	return table_add(t, NULL, NULL, v, max);
+}
+
+int
+cli_table_add_text(struct cli_table *t, const json_t *o, const char *key,
+    size_t max)
+{
+	return table_add(t, o, key, NULL, max);
 }
 
 void
@@ -270,37 +340,45 @@ cli_print_findings(FILE *out, const json_t *findings, int color)
 {
 	size_t n = json_array_size(findings), i;
 	struct al_finding_row *rows = NULL;
-	struct dynbuf *rules = NULL;
+	struct dynbuf *text = NULL;  /* per finding: rule, path, excerpt */
 	const json_t *f;
 
 	if (n > 0 && ((rows = calloc(n, sizeof(*rows))) == NULL ||
-	    (rules = calloc(n, sizeof(*rules))) == NULL)) {
+	    (text = calloc(3 * n, sizeof(*text))) == NULL)) {
 		free(rows);
 		fputs("airlock: out of memory\n", stderr);
 		return;
 	}
 	json_array_foreach(findings, i, f) {
-		const char *path = cli_jstr(f, "path");
 		const char *sev = cli_jstr(f, "severity");
 		const json_t *rule = json_object_get(f, "rule");
+		struct dynbuf *t = &text[3 * i];
 
-		rows[i].path = path ? path : "";
+		/* Path and excerpt from their bytes, shown escaped (the
+		 * printer escapes again, which changes nothing). */
+		dynbuf_init(&t[0], (size_t)1 << 20);
+		dynbuf_init(&t[1], (size_t)4 << 20);
+		dynbuf_init(&t[2], (size_t)4 << 20);
+		if (cli_text_shown(f, "path", &t[1]) < 0)
+			dynbuf_reset(&t[1]);
+		if (cli_text_shown(f, "excerpt", &t[2]) < 0)
+			dynbuf_reset(&t[2]);
+		rows[i].path = dynbuf_str(&t[1]);
 		rows[i].severity = sev ? sev : "?";
 		rows[i].line = json_integer_value(json_object_get(f, "line"));
 		rows[i].column = json_integer_value(json_object_get(f, "column"));
-		rows[i].excerpt = cli_jstr(f, "excerpt");
+		rows[i].excerpt = dynbuf_str(&t[2]);
 		/* The rule as put_value shows a value: "-" when absent. */
-		dynbuf_init(&rules[i], (size_t)1 << 20);
-		if ((rule == NULL ? dynbuf_addc(&rules[i], '-') :
-		    value_text(&rules[i], rule)) < 0)
-			dynbuf_reset(&rules[i]);
-		rows[i].rule = dynbuf_str(&rules[i]);
+		if ((rule == NULL ? dynbuf_addc(&t[0], '-') :
+		    value_text(&t[0], rule)) < 0)
+			dynbuf_reset(&t[0]);
+		rows[i].rule = dynbuf_str(&t[0]);
 	}
 	al_findings_print(out, rows, n, color);
 	fputc('\n', out);
-	for (i = 0; i < n; i++)
-		dynbuf_free(&rules[i]);
-	free(rules);
+	for (i = 0; i < 3 * n; i++)
+		dynbuf_free(&text[i]);
+	free(text);
 	free(rows);
 }
 

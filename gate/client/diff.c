@@ -54,7 +54,7 @@ static const char diff_usage[] =
 #define DIFF_MAX_CONTENT ((size_t)64 << 20)
 
 struct diff_mark {
-	const char *path;
+	char *path;               /* the finding's path, its bytes (owned) */
 	json_int_t line;
 	const json_t *f;
 	int shown;
@@ -72,16 +72,54 @@ diff_marks(FILE *out, struct diff_mark *m, size_t n, const char *path,
 			continue;
 		m[i].shown = 1;
 		fputs("        ^^^ ", out);
-		al_term_put(out, json_string_value(json_object_get(m[i].f,
-		    "severity")));
+		cli_put_text(out, m[i].f, "severity");
 		fputc(' ', out);
-		al_term_put(out, json_string_value(json_object_get(m[i].f,
-		    "rule")));
+		cli_put_text(out, m[i].f, "rule");
 		fputs(": ", out);
-		al_term_put(out, json_string_value(json_object_get(m[i].f,
-		    "excerpt")));
+		cli_put_text(out, m[i].f, "excerpt");
 		fputc('\n', out);
 	}
+}
+
+/*
+ * The path of a "+++ " line as git writes it: quoted ("b/x\377.sh", C
+ * escapes and octal bytes, for a name that is not plain ASCII or holds a
+ * quote, a backslash or a control byte) or not (up to a tab), without its
+ * "b/" (or first component), into out. The scan reads it so (libgit2),
+ * and names the file's findings by the unquoted bytes.
+ */
+static void
+diff_plus_path(const char *f, char *out, size_t size)
+{
+	static const char esc[] = "a\ab\bf\fn\nr\rt\tv\v\"\"\\\\";
+	size_t o = 0;
+	const char *e;
+
+	if (*f != '"') {
+		snprintf(out, size, "%.*s", (int)strcspn(f, "\t"), f);
+	} else {
+		for (f++; *f != '\0' && *f != '"' && o + 1 < size; f++) {
+			if (*f != '\\' || f[1] == '\0') {
+				out[o++] = *f;
+			} else if (f[1] >= '0' && f[1] <= '3' && f[2] >= '0' &&
+			    f[2] <= '7' && f[3] >= '0' && f[3] <= '7') {
+				out[o++] = (char)((f[1] - '0') << 6 |
+				    (f[2] - '0') << 3 | (f[3] - '0'));
+				f += 3;
+			} else if ((e = strchr(esc, f[1])) != NULL &&
+			    (e - esc) % 2 == 0) {
+				out[o++] = e[1];
+				f++;
+			} else {
+				out[o++] = *f;
+			}
+		}
+		out[o] = '\0';
+	}
+	if (strncmp(out, "b/", 2) == 0)
+		memmove(out, out + 2, strlen(out + 2) + 1);
+	else if ((e = strchr(out, '/')) != NULL)
+		memmove(out, e + 1, strlen(e + 1) + 1);
 }
 
 /*
@@ -141,14 +179,11 @@ diff_patch(FILE *out, const char *name, const char *p, size_t len,
 		    "+++ ")))
 			in_diff = 1;
 		if (in_diff && al_starts(p, ln, "+++ ")) {
-			const char *f = line + 4;
+			char f[sizeof(file)];
 
-			if (strncmp(f, "b/", 2) == 0)
-				f += 2;
-			else if (strchr(f, '/') != NULL)
-				f = strchr(f, '/') + 1;
+			diff_plus_path(line + 4, f, sizeof(f));
 			snprintf(file, sizeof(file), "%s" AL_MEMBER_SEP "%.*s", item,
-			    (int)strcspn(f, "\t"), f);
+			    (int)strlen(f), f);
 			diff_marks(out, m, n, file, 0);
 		} else if (in_diff && al_starts(p, ln, "@@ -")) {
 			long a = 0, b = 1, c2 = 0, d = 1;
@@ -202,11 +237,11 @@ diff_list_one(FILE *out, const struct diff_mark *m)
 	if (m->line > 0)
 		fprintf(out, ":%lld", (long long)m->line);
 	fputs("  ", out);
-	al_term_put(out, json_string_value(json_object_get(m->f, "severity")));
+	cli_put_text(out, m->f, "severity");
 	fputc(' ', out);
-	al_term_put(out, json_string_value(json_object_get(m->f, "rule")));
+	cli_put_text(out, m->f, "rule");
 	fputs(": ", out);
-	al_term_put(out, json_string_value(json_object_get(m->f, "excerpt")));
+	cli_put_text(out, m->f, "excerpt");
 	fputc('\n', out);
 }
 
@@ -229,25 +264,36 @@ diff_rest_of(FILE *out, struct diff_mark *m, size_t n, const char *path)
 	}
 }
 
-/* An item of the submission's latest scan, as the gate lists it. */
+/* An item of the submission's latest scan, as the gate lists it: its
+ * path and type are their bytes (the text scheme), the rest borrowed. */
 struct diff_item {
 	const char *path, *type, *sha256, *content;
 	json_int_t mode, size;
+	struct dynbuf pathb, typeb;
 };
 
 static void
 diff_item_get(const json_t *j, struct diff_item *it)
 {
-	const char *v;
-
-	v = json_string_value(json_object_get(j, "path"));
-	it->path = v ? v : "";
-	v = json_string_value(json_object_get(j, "type"));
-	it->type = v ? v : "";
+	dynbuf_init(&it->pathb, (size_t)1 << 20);
+	dynbuf_init(&it->typeb, (size_t)1 << 20);
+	if (cli_text(j, "path", &it->pathb) < 0)
+		dynbuf_reset(&it->pathb);
+	if (cli_text(j, "type", &it->typeb) < 0)
+		dynbuf_reset(&it->typeb);
+	it->path = dynbuf_str(&it->pathb);
+	it->type = dynbuf_str(&it->typeb);
 	it->sha256 = json_string_value(json_object_get(j, "sha256"));
 	it->content = json_string_value(json_object_get(j, "content"));
 	it->mode = json_integer_value(json_object_get(j, "mode"));
 	it->size = json_integer_value(json_object_get(j, "size"));
+}
+
+static void
+diff_item_clear(struct diff_item *it)
+{
+	dynbuf_free(&it->pathb);
+	dynbuf_free(&it->typeb);
 }
 
 /* The tree: one line per item, as recorded. */
@@ -279,6 +325,7 @@ diff_tree(FILE *out, const json_t *items)
 		fputs("  ", out);
 		al_term_put(out, it.path);
 		fputc('\n', out);
+		diff_item_clear(&it);
 	}
 }
 
@@ -371,7 +418,9 @@ diff_tree_and_members(FILE *out, struct client *c, const char *id,
 	diff_tree(out, items);
 	for (i = 0; i < json_array_size(items); i++) {
 		diff_item_get(json_array_get(items, i), &it);
-		if ((ret = diff_member(out, c, id, i, &it, m, n)) != EXIT_OK)
+		ret = diff_member(out, c, id, i, &it, m, n);
+		diff_item_clear(&it);
+		if (ret != EXIT_OK)
 			return ret;
 	}
 	return EXIT_OK;
@@ -386,7 +435,8 @@ cmd_diff(int argc, char **argv)
 	struct diff_mark *m = NULL;
 	struct dynbuf body;
 	const json_t *fs;
-	const char *name, *kind, *id;
+	const char *name = NULL, *kind, *id;
+	struct dynbuf nameb;
 	int k;
 	char path[96];
 	long status = 0;
@@ -397,6 +447,7 @@ cmd_diff(int argc, char **argv)
 	    &ret)) == NULL)
 		return ret;
 	dynbuf_init(&body, DIFF_MAX_CONTENT);
+	dynbuf_init(&nameb, (size_t)1 << 20);
 	snprintf(path, sizeof(path), "/v1/submissions/%s", id);
 	if (client_new(&c, &conf) < 0 || client_get(c, path, &r) < 0) {
 		ret = cli_fail("diff");
@@ -422,7 +473,10 @@ cmd_diff(int argc, char **argv)
 		    EXIT_OK;
 		goto out;
 	}
-	name = json_string_value(json_object_get(r.json, "name"));
+	/* Names and paths by their bytes (the text scheme): as the content
+	 * has them, so that each finding goes under its line. */
+	if (cli_text(r.json, "name", &nameb) == 0)
+		name = dynbuf_str(&nameb);
 	kind = json_string_value(json_object_get(r.json, "kind"));
 	fs = json_object_get(r.json, "findings");
 	n = json_array_size(fs);
@@ -432,9 +486,15 @@ cmd_diff(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++) {
 		const json_t *f = json_array_get(fs, i);
-		const char *fp = json_string_value(json_object_get(f, "path"));
+		struct dynbuf fp;
 
-		m[i].path = fp ? fp : "";
+		dynbuf_init(&fp, (size_t)1 << 20);
+		if (cli_text(f, "path", &fp) < 0)
+			dynbuf_reset(&fp);
+		if ((m[i].path = dynbuf_take(&fp, NULL)) == NULL) {
+			fprintf(stderr, "airlock diff: out of memory\n");
+			goto out;
+		}
 		m[i].line = json_integer_value(json_object_get(f, "line"));
 		m[i].f = f;
 		if (strncmp(m[i].path, name, strlen(name)) == 0 &&
@@ -465,7 +525,10 @@ cmd_diff(int argc, char **argv)
 	}
 	ret = EXIT_OK;
 out:
+	for (i = 0; m != NULL && i < n; i++)
+		free(m[i].path);
 	free(m);
+	dynbuf_free(&nameb);
 	dynbuf_free(&body);
 	client_reply_free(&r);
 	client_free(c);

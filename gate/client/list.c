@@ -7,7 +7,8 @@
  *
  * Trust: every value in the gate's reply may have come from an agent or an
  * artifact (names, labels, paths, excerpts, even the keys of what was
- * asserted); each is escaped before it is printed. What the agent asserted
+ * asserted); each is escaped before it is printed, text from its bytes
+ * where the gate gives them ("<key>_hex"). What the agent asserted
  * is shown under its own heading, as claims, not verified. --json prints
  * the server's document, pretty and ASCII-only. The token is never
  * printed.
@@ -23,6 +24,7 @@
 #include "client_int.h"
 #include "dynbuf.h"
 #include "gate.h"
+#include "json_text.h"
 #include "term.h"
 #include "util.h"
 #include "vocab.h"
@@ -57,15 +59,14 @@ static const char show_usage[] =
 
 /* ---- list -------------------------------------------------------------------- */
 
-/* A field of a submission, at the top or among what was witnessed. */
+/* The object that holds a field of a submission: the submission, or
+ * what was witnessed. */
 static const json_t *
-sub_field(const json_t *sub, const char *key)
+sub_holder(const json_t *sub, const char *key)
 {
-	const json_t *v = json_object_get(sub, key);
-
-	if (v == NULL)
-		v = json_object_get(json_object_get(sub, "witnessed"), key);
-	return v;
+	if (json_object_get(sub, key) == NULL)
+		return json_object_get(sub, "witnessed");
+	return sub;
 }
 
 static int
@@ -87,8 +88,8 @@ list_print(const json_t *subs)
 	}
 	json_array_foreach(subs, i, s)
 		for (k = 0; k < 8 && rc == 0; k++)
-			rc = cli_table_add(&t, sub_field(s, keys[k]),
-			    widths[k]);
+			rc = cli_table_add_text(&t, sub_holder(s, keys[k]),
+			    keys[k], widths[k]);
 	if (rc == 0)
 		cli_table_print(stdout, &t);
 	cli_table_free(&t);
@@ -175,7 +176,7 @@ out:
 /* ---- show -------------------------------------------------------------------- */
 
 static void
-print_member(FILE *out, const char *key, const json_t *v)
+print_member(FILE *out, const json_t *obj, const char *key)
 {
 	size_t w;
 
@@ -184,13 +185,14 @@ print_member(FILE *out, const char *key, const json_t *v)
 	for (w = al_utf8_count(key, strlen(key)); w < 14; w++)
 		fputc(' ', out);
 	fputc(' ', out);
-	cli_put_value(out, v);
+	cli_put_text(out, obj, key);
 	fputc('\n', out);
 }
 
 /*
  * "  key            value" for every member of an object (all hostile):
- * the keys in first (NULL-terminated) in that order, then the others.
+ * the keys in first (NULL-terminated) in that order, then the others;
+ * text from its bytes, its "<key>_hex" sibling not as a member of its own.
  */
 static void
 print_members(FILE *out, const json_t *obj, const char *const *first)
@@ -200,13 +202,13 @@ print_members(FILE *out, const json_t *obj, const char *const *first)
 	const json_t *v;
 
 	for (f = first; *f != NULL; f++)
-		if ((v = json_object_get(obj, *f)) != NULL)
-			print_member(out, *f, v);
+		if (json_object_get(obj, *f) != NULL)
+			print_member(out, obj, *f);
 	json_object_foreach((json_t *)obj, key, v) {
 		for (f = first; *f != NULL && strcmp(*f, key) != 0; f++)
 			;
-		if (*f == NULL)
-			print_member(out, key, v);
+		if (*f == NULL && !al_json_is_hex_sibling(obj, key))
+			print_member(out, obj, key);
 	}
 }
 
@@ -223,7 +225,7 @@ record_line(FILE *out, const json_t *o, const char *who)
 	if (json_is_null(w))
 		fputs("(gate)  ", out);
 	else if (w != NULL) {
-		cli_put_value(out, w);
+		cli_put_text(out, o, who);
 		fputs("  ", out);
 	}
 }
@@ -245,7 +247,7 @@ show_print_record(FILE *out, const json_t *sub)
 			record_line(out, v, "reviewer");
 			d = json_object_get(v, "comment");
 			if (json_is_string(d))
-				cli_put_value(out, d);
+				cli_put_text(out, v, "comment");
 			else
 				fputs("(no comment)", out);
 			fputc('\n', out);
@@ -255,18 +257,18 @@ show_print_record(FILE *out, const json_t *sub)
 		fputs("\nrejected\n", out);
 		record_line(out, rej, json_object_get(rej, "reviewer") ?
 		    "reviewer" : NULL);
-		cli_put_value(out, json_object_get(rej, "reason"));
+		cli_put_text(out, rej, "reason");
 		fputc('\n', out);
 	}
 	if (json_is_array(tl)) {
 		fputs("\ntimeline\n", out);
 		json_array_foreach(tl, i, v) {
 			record_line(out, v, "actor");
-			cli_put_value(out, json_object_get(v, "action"));
+			cli_put_text(out, v, "action");
 			d = json_object_get(v, "detail");
 			if (json_is_string(d)) {
 				fputs("  ", out);
-				cli_put_value(out, d);
+				cli_put_text(out, v, "detail");
 			}
 			fputc('\n', out);
 		}
@@ -295,7 +297,7 @@ show_print(FILE *out, const json_t *sub)
 	fputc('\n', out);
 	for (i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
 		fprintf(out, "  %-14s ", facts[i]);
-		cli_put_value(out, json_object_get(sub, facts[i]));
+		cli_put_text(out, sub, facts[i]);
 		fputc('\n', out);
 	}
 	al_human_size(size, sizeof(size), json_integer_value(

@@ -137,7 +137,7 @@ cmd_person(int argc, char **argv)
 	}
 	if (add || dis) {
 		fputs(add ? "added person " : "disabled person ", stdout);
-		cli_put_value(stdout, json_object_get(r.json, "name"));
+		cli_put_text(stdout, r.json, "name");
 		if (dis) {
 			fputs("; tokens revoked: ", stdout);
 			cli_put_value(stdout, json_object_get(r.json,
@@ -149,7 +149,7 @@ cmd_person(int argc, char **argv)
 	v = json_object_get(r.json, "persons");
 	json_array_foreach(v, i, one)
 		for (k = 0; k < 5 && rc == 0; k++)
-			rc = cli_table_add(&t, json_object_get(one, keys[k]), 40);
+			rc = cli_table_add_text(&t, one, keys[k], 40);
 	if (rc < 0)
 		ret = cli_fail("person");
 	else if (t.n == 0)

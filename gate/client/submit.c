@@ -5,8 +5,8 @@
  * is done and prints the verdict and the findings.
  *
  * Trust: the path and its bytes are the caller's own; the name and the
- * labels are checked against the limits of docs/api.md before anything is
- * sent. What the gate returns (the state, the verdict, the findings'
+ * labels are checked against the limits of docs/api.md (UTF-8 text among
+ * them) before anything is sent. What the gate returns (the state, the verdict, the findings'
  * paths, rules and excerpts) came from an agent or an artifact and is
  * escaped before it is printed; --json prints the server's document,
  * pretty and ASCII-only. The token is never printed.
@@ -32,6 +32,7 @@
 #include "dynbuf.h"
 #include "err.h"
 #include "gate.h"
+#include "json_text.h"
 #include "os.h"
 #include "tarpack.h"
 #include "term.h"
@@ -79,14 +80,21 @@ label_check(const char *kv)
 {
 	const char *eq = strchr(kv, '='), *p;
 
+	static const size_t sn = sizeof(AL_JSON_HEX_SUFFIX) - 1;
+
 	if (eq == NULL || eq == kv || (size_t)(eq - kv) > CLIENT_MAX_LABEL_KEY ||
-	    strlen(eq + 1) > CLIENT_MAX_LABEL_VALUE)
+	    strlen(eq + 1) > CLIENT_MAX_LABEL_VALUE ||
+	    !al_text_plain(eq + 1, strlen(eq + 1)))
 		return -1;
 	for (p = kv; p < eq; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
 		    *p == '-'))
 			return -1;
+	/* "<key>_hex" is the text scheme's (docs/api.md): the gate refuses it. */
+	if ((size_t)(eq - kv) > sn && memcmp(eq - sn, AL_JSON_HEX_SUFFIX,
+	    sn) == 0)
+		return -1;
 	return 0;
 }
 
@@ -308,17 +316,20 @@ submit_parse(int argc, char **argv, struct submit_opts *o,
 			o->kind = optarg;
 			break;
 		case 'n':
-			if (optarg[0] == '\0' || strlen(optarg) > CLIENT_MAX_NAME)
+			if (optarg[0] == '\0' || strlen(optarg) > CLIENT_MAX_NAME ||
+			    !al_text_plain(optarg, strlen(optarg)))
 				return cli_usage_error(submit_usage, "submit",
-				    "--name takes 1 to 255 bytes", NULL, 0);
+				    "--name takes 1 to 255 bytes of UTF-8 text, "
+				    "not", optarg, 0);
 			o->name = optarg;
 			break;
 		case 'l':
 			if (label_check(optarg) < 0)
 				return cli_usage_error(submit_usage, "submit",
 				    "a label is KEY=VALUE, KEY of at most 64 "
-				    "characters [A-Za-z0-9._-], VALUE of at "
-				    "most 1024 bytes; not", optarg, 0);
+				    "characters [A-Za-z0-9._-] not ending in "
+				    "_hex, VALUE of at most 1024 bytes of UTF-8 "
+				    "text; not", optarg, 0);
 			if (o->nlabels == CLIENT_MAX_LABELS)
 				return cli_usage_error(submit_usage, "submit",
 				    "at most 32 labels", NULL, 0);
@@ -374,6 +385,11 @@ cmd_submit(int argc, char **argv)
 	    (name.len > CLIENT_MAX_NAME && al_err_set(AL_EINVAL, "the name "
 	    "is longer than %u bytes: give a shorter one with --name",
 	    CLIENT_MAX_NAME) < 0) ||
+	    /* The gate takes names in UTF-8 only (docs/api.md): said here,
+	     * before the bytes are sent. */
+	    (!al_text_plain(name.data ? name.data : "", name.len) &&
+	    al_err_set(AL_EINVAL, "the name %s is not UTF-8 text: give one "
+	    "with --name", dynbuf_str(&name)) < 0) ||
 	    submit_path(&path, &o, kind, dynbuf_str(&name)) < 0 ||
 	    client_post_fd(c, dynbuf_str(&path), fd, len,
 	    isatty(STDERR_FILENO), &r) < 0) {

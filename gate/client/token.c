@@ -258,8 +258,7 @@ token_simple(struct client_conf *conf, int argc, char **argv, int revoke)
 	toks = json_object_get(r.json, "tokens");
 	json_array_foreach(toks, i, tok)
 		for (k = 0; k < 6 && rc == 0; k++)
-			rc = cli_table_add(&t, json_object_get(tok, keys[k]),
-			    40);
+			rc = cli_table_add_text(&t, tok, keys[k], 40);
 	if (rc < 0)
 		ret = cli_fail("token");
 	else if (t.n == 0)
