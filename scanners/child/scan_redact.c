@@ -13,7 +13,8 @@
  * Trust: excerpts are hostile bytes; this runs in the sandboxed scan child,
  * as part of the worker (scan_worker.c). Spans and excerpts are offsets the
  * worker recorded itself; a span is cut to the excerpt it overlaps, and
- * the rewritten excerpt is bounded (4 * AL_EXCERPT_BYTES + 64).
+ * the rewritten excerpt is bounded (4 * AL_EXCERPT_BYTES + 64: a NUL
+ * shown as U+FFFD takes three bytes).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +32,35 @@ cmp_span(const void *a, const void *b)
 	return x->s < y->s ? -1 : x->s > y->s;
 }
 
-/* Rewrites an excerpt with every secret span on it masked. */
+/*
+ * Appends n bytes of an excerpt, each NUL as U+FFFD: no string on the wire
+ * or in the database holds a NUL (proto.c refuses them), and one cut
+ * short there would hide the rest of the line (docs/api.md, "Text that is
+ * not UTF-8"). The excerpt is a view of the line; its bytes are in the
+ * content.
+ */
+static int
+add_shown(struct dynbuf *out, const char *p, size_t n)
+{
+	const char *nul;
+	int rc = 0;
+
+	while (rc == 0 && n > 0 && (nul = memchr(p, '\0', n)) != NULL) {
+		rc = dynbuf_add(out, p, (size_t)(nul - p));
+		if (rc == 0)
+			rc = dynbuf_add(out, "\xef\xbf\xbd", 3);
+		n -= (size_t)(nul - p) + 1;
+		p = nul + 1;
+	}
+	return rc == 0 ? dynbuf_add(out, p, n) : rc;
+}
+
+/* Rewrites an excerpt with every secret span on it masked (and its NULs
+ * shown, add_shown). */
 static int
 redact(struct scan_worker *w, struct finding *f, const struct fmeta *m)
 {
-	size_t len = strlen(f->excerpt), i;
+	size_t len = m->ex_len, i;
 	uint64_t a = m->ex_abs, b = m->ex_abs + len, p = a;
 	struct dynbuf out;
 	int rc = 0;
@@ -50,20 +75,20 @@ redact(struct scan_worker *w, struct finding *f, const struct fmeta *m)
 		if (sp->e <= p || sp->s >= b)
 			continue;
 		if (sp->s > p)
-			rc |= dynbuf_add(&out, f->excerpt + (p - a), sp->s - p);
+			rc |= add_shown(&out, f->excerpt + (p - a), sp->s - p);
 		if (sp->s >= p) {
 			keep = (sp->e - sp->s) / 4;
 			if (keep > 4)
 				keep = 4;
 			if (sp->s + keep > b)
 				keep = b - sp->s;
-			rc |= dynbuf_add(&out, f->excerpt + (sp->s - a), keep);
+			rc |= add_shown(&out, f->excerpt + (sp->s - a), keep);
 		}
 		rc |= dynbuf_adds(&out, "*****");
 		p = sp->e < b ? sp->e : b;
 	}
 	if (rc == 0 && p < b)
-		rc = dynbuf_add(&out, f->excerpt + (p - a), b - p);
+		rc = add_shown(&out, f->excerpt + (p - a), b - p);
 	if (rc == 0 && m->ex_tail)
 		rc = dynbuf_adds(&out, "...");
 	if (rc != 0) {

@@ -404,6 +404,7 @@ emit(struct scan_worker *w, size_t ri, uint64_t s, uint64_t t, uint64_t sec_s,
 	if (ex_e > ex_s && base[ex_e - 1] == '\r')
 		ex_e--;
 	m->ex_abs = ex_s;
+	m->ex_len = (size_t)(ex_e - ex_s);
 	f->excerpt = malloc(ex_e - ex_s + 1);
 	f->path = strdup(w->path);
 	if (f->excerpt == NULL || f->path == NULL) {
