@@ -676,6 +676,13 @@ t_rejected_cannot_be_released() {
 	S=$SID
 	as "${REV[1]}" reject "$S"
 	expect_rc 2 "airlock reject without -m"
+	# A reason that is not UTF-8 is refused by the client, not sent
+	# without it (the gate reads JSON, which is UTF-8).
+	as "${REV[1]}" reject "$S" -m "bad"$'\xff'
+	expect_rc 2 "airlock reject -m with a byte that is not UTF-8"
+	expect_err_has "-m takes UTF-8 text, not 'bad\xff'"
+	as "${REV[2]}" approve "$S" -m "ok"$'\xff'
+	expect_rc 2 "airlock approve -m with a byte that is not UTF-8"
 	api POST "/v1/submissions/$S/reject" "${REV[1]}" --data-binary '{}'
 	expect_code 400 "reject without a comment"
 	api POST "/v1/submissions/$S/reject" "$AG" --data-binary '{"comment": "mine"}'

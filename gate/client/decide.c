@@ -22,7 +22,9 @@
 
 #include "client.h"
 #include "client_int.h"
+#include "err.h"
 #include "gate.h"
+#include "json_text.h"
 #include "term.h"
 
 static const char approve_usage[] =
@@ -101,6 +103,11 @@ decide(int argc, char **argv, const char *cmd, const char *usage,
 	if (need_text && (text == NULL || text[0] == '\0'))
 		return cli_usage_error(usage, cmd, "-m TEXT is required: say "
 		    "why", NULL, 1);
+	/* The gate reads JSON, which is UTF-8: said here, rather than a
+	 * comment left out of the approval. */
+	if (text != NULL && !al_text_plain(text, strlen(text)))
+		return cli_usage_error(usage, cmd, "-m takes UTF-8 text, not",
+		    text, 0);
 	if (client_new(&c, &conf) < 0) {
 		ret = cli_fail(cmd);
 		goto out;
@@ -119,8 +126,11 @@ decide(int argc, char **argv, const char *cmd, const char *usage,
 		body = json_pack("{s:s?, s:s?}", "sha256", cli_jstr(show.json,
 		    "sha256"), "ruleset", cli_jstr(json_object_get(show.json,
 		    "scan"), "ruleset"));
-		if (body != NULL && text != NULL)
-			json_object_set_new(body, "comment", json_string(text));
+		if (body != NULL && text != NULL && json_object_set_new(body,
+		    "comment", json_string(text)) < 0) {
+			json_decref(body);
+			body = NULL;
+		}
 		if (body != NULL && !json_is_string(json_object_get(body,
 		    "ruleset"))) {
 			fprintf(stderr, "airlock %s: submission %s has no finished "
@@ -132,7 +142,8 @@ decide(int argc, char **argv, const char *cmd, const char *usage,
 		body = json_pack("{s:s}", text_key, text);
 	}
 	snprintf(path, sizeof(path), "/v1/submissions/%s/%s", id, action);
-	if (body == NULL || client_post_json(c, path, body, &r) < 0) {
+	if ((body == NULL && al_err_set(AL_ENOMEM, "out of memory") < 0) ||
+	    client_post_json(c, path, body, &r) < 0) {
 		ret = cli_fail(cmd);
 		goto out;
 	}
