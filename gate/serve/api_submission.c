@@ -5,8 +5,11 @@
  *
  * Trust: on the intake socket and for agents, a caller sees only its own
  * submissions; names and labels (asserted by the agent) are bounded and
- * checked before they are stored. The content is served as bytes, never
- * interpreted.
+ * checked before they are stored, UTF-8 text without NUL among the
+ * checks. What the scan found in the artifact (paths, excerpts, types) is
+ * hostile text of any bytes: it goes into the JSON by the text scheme
+ * (common/json_text.h), and an answer is whole or a 500, never one with a
+ * finding left out. The content is served as bytes, never interpreted.
  */
 #include <fcntl.h>
 #include <inttypes.h>
