@@ -484,7 +484,9 @@ START_TEST(json_text_never_overwrites)
 	ck_assert_int_eq(al_json_set_textz(o, "none", NULL), 0);
 	ck_assert(json_is_null(json_object_get(o, "none")));
 	ck_assert_ptr_null(json_object_get(o, "none_hex"));
-	ck_assert_int_eq(al_json_set_textz(json_array(), "k", "v"), AL_EINVAL);
+	json_decref(o);
+	o = json_array();
+	ck_assert_int_eq(al_json_set_textz(o, "k", "v"), AL_EINVAL);
 	json_decref(o);
 }
 END_TEST
