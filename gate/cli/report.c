@@ -262,7 +262,7 @@ sarif_result(const struct scan_report *r, const struct finding *f)
 		else
 			rc = sarif_text(snip, "text", f->excerpt);
 	}
-	if (rc == 0 && json_array_append(json_object_get(res, "locations"),
+	if (rc == 0 && json_array_append_new(json_object_get(res, "locations"),
 	    json_pack("{s:O}", "physicalLocation", loc)) < 0)
 		rc = AL_ENOMEM;
 	json_decref(loc);
