@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "json_text.h"
 #include "os.h"
 #include "serve.h"
 
@@ -50,9 +51,13 @@ srv_healthz(struct req *q, struct MHD_Connection *c)
 
 		if (sl->fault_since == 0)
 			continue;
-		bad = json_array_append_new(faults, json_pack("{s:I, s:o, s:s}",
-		    "scanner", (json_int_t)i, "since",
-		    srv_json_time(sl->fault_since), "reason", sl->fault)) < 0;
+		json_t *f = json_pack("{s:I, s:o}", "scanner", (json_int_t)i,
+		    "since", srv_json_time(sl->fault_since));
+
+		/* The reason quotes error messages: by the text scheme. */
+		bad = f == NULL || al_json_set_textz(f, "reason", sl->fault) < 0 ||
+		    json_array_append(faults, f) < 0;
+		json_decref(f);
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (bad) {
