@@ -768,9 +768,9 @@ t_intake_refuses_names_not_utf8() {
 	done <<'EOF'
 name=%FF%FEinstall.sh|the name is not UTF-8 text (byte 1 of 12 is not valid): name the artifact in UTF-8
 name=ok%C3|the name is not UTF-8 text (byte 3 of 3 is not valid): name the artifact in UTF-8
-name=a%00b|the name holds a NUL byte
+name=a%00b|the URL holds an encoded NUL byte (%00)
 name=a.txt&label=task=%FF|label task: the value is not UTF-8 text (byte 1 of 1 is not valid)
-name=a.txt&label=task=a%00b|label task: the value holds a NUL byte
+name=a.txt&label=task=a%00b|the URL holds an encoded NUL byte (%00)
 name=a.txt&label=task_hex=41|label task_hex: keys ending in _hex are kept for the bytes of text that is not UTF-8 (docs/api.md)
 EOF
 	expect_eq "$(nrows submissions)" 0 "submissions stored"
