@@ -72,28 +72,6 @@ static struct {
 	uint64_t other;           /* counted from slots reused or a full table */
 } rec = {PTHREAD_MUTEX_INITIALIZER, {{{0}, NULL, 0, 0, 0, 0}}, 0};
 
-static const char *const route_names[] = {
-	[R_NONE] = "none", [R_HEALTHZ] = "healthz", [R_METRICS] = "metrics",
-	[R_SUBMIT] = "submit", [R_LIST] = "list", [R_SHOW] = "show",
-	[R_CONTENT] = "content", [R_EVENTS] = "events",
-	[R_TOKEN_CREATE] = "token.create", [R_TOKEN_LIST] = "token.list",
-	[R_TOKEN_REVOKE] = "token.revoke", [R_APPROVE] = "approve",
-	[R_REJECT] = "reject", [R_OVERRIDE] = "override",
-	[R_RELEASE] = "release", [R_ATTESTATION] = "attestation",
-	[R_RELOAD] = "rules.reload", [R_ITEM_CONTENT] = "item.content",
-	[R_EVENTS_ALL] = "events.all", [R_PERSON_CREATE] = "person.create",
-	[R_PERSON_LIST] = "person.list", [R_PERSON_DISABLE] = "person.disable",
-};
-
-const char *
-srv_route_name(enum route r)
-{
-	if ((size_t)r < sizeof(route_names) / sizeof(route_names[0]) &&
-	    route_names[r] != NULL)
-		return route_names[r];
-	return "other";
-}
-
 /* The peer, as the kernel says: an address, or the intake's peer uid. */
 static void
 peer_source(const struct req *q, struct MHD_Connection *c, char *out,

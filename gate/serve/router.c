@@ -22,41 +22,107 @@
 #include "os.h"
 #include "serve.h"
 
-/* Who may call what: the table docs/api.md shows. */
-static const struct {
+/*
+ * Who may call what, and where: the table docs/api.md shows. Each route
+ * has its name (the record's and the metrics'), its method and path as a
+ * pattern ({id} a submission, {n} an item index, {name} a token or a
+ * person: what route_of parses), the roles that may call it and whether
+ * the intake socket serves it. `airlock serve --routes` prints it, after
+ * checking that route_of reads every pattern back as its route, and the
+ * role x endpoint x listener suite (tests/route_matrix.py) is generated from
+ * that print.
+ */
+static const struct route_def {
 	enum route route;
-	unsigned roles;
+	const char *name;
+	const char *method;
+	const char *path;
+	unsigned roles;           /* ROLE() mask; 0: no token (healthz) */
 	int intake;               /* served on the intake socket too */
-} route_roles[] = {
-	{R_METRICS, ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
-	{R_SUBMIT, ROLE(DB_ROLE_AGENT), 1},
-	{R_LIST, ANY_ROLE, 1},
-	{R_SHOW, ANY_ROLE, 1},
+} route_defs[] = {
+	{R_HEALTHZ, "healthz", "GET", "/healthz", 0, 0},
+	{R_METRICS, "metrics", "GET", "/metrics",
+	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_SUBMIT, "submit", "POST", "/v1/submissions", ROLE(DB_ROLE_AGENT), 1},
+	{R_LIST, "list", "GET", "/v1/submissions", ANY_ROLE, 1},
+	{R_SHOW, "show", "GET", "/v1/submissions/{id}", ANY_ROLE, 1},
 	/* ci: released content only (checked in api_content). */
-	{R_CONTENT, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) |
-	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_CONTENT, "content", "GET", "/v1/submissions/{id}/content",
+	    ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_AUDITOR) |
+	    ROLE(DB_ROLE_ADMIN), 0},
 	/* One member's kept bytes: for those who review and audit. */
-	{R_ITEM_CONTENT, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_AUDITOR) |
-	    ROLE(DB_ROLE_ADMIN), 0},
-	{R_APPROVE, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
-	{R_REJECT, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
-	{R_OVERRIDE, ROLE(DB_ROLE_ADMIN), 0},
-	{R_RELOAD, ROLE(DB_ROLE_ADMIN), 0},
-	/* Further narrowed by the policy's release roles. */
-	{R_RELEASE, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) |
-	    ROLE(DB_ROLE_ADMIN), 0},
-	{R_ATTESTATION, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) |
+	{R_ITEM_CONTENT, "item.content", "GET",
+	    "/v1/submissions/{id}/items/{n}/content", ROLE(DB_ROLE_REVIEWER) |
 	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
-	{R_EVENTS, ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_AUDITOR) |
+	{R_EVENTS, "events", "GET", "/v1/submissions/{id}/events",
+	    ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN),
+	    0},
+	{R_EVENTS_ALL, "events.all", "GET", "/v1/events",
+	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_APPROVE, "approve", "POST", "/v1/submissions/{id}/approve",
+	    ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_REJECT, "reject", "POST", "/v1/submissions/{id}/reject",
+	    ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_OVERRIDE, "override", "POST", "/v1/submissions/{id}/override",
 	    ROLE(DB_ROLE_ADMIN), 0},
-	{R_EVENTS_ALL, ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
-	{R_TOKEN_CREATE, ROLE(DB_ROLE_ADMIN), 0},
-	{R_TOKEN_LIST, ROLE(DB_ROLE_ADMIN), 0},
-	{R_TOKEN_REVOKE, ROLE(DB_ROLE_ADMIN), 0},
-	{R_PERSON_CREATE, ROLE(DB_ROLE_ADMIN), 0},
-	{R_PERSON_LIST, ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
-	{R_PERSON_DISABLE, ROLE(DB_ROLE_ADMIN), 0},
+	/* Further narrowed by the policy's release roles (release.c). */
+	{R_RELEASE, "release", "POST", "/v1/submissions/{id}/release",
+	    ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_ATTESTATION, "attestation", "GET",
+	    "/v1/submissions/{id}/attestation", ROLE(DB_ROLE_REVIEWER) |
+	    ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_RELOAD, "rules.reload", "POST", "/v1/rules/reload",
+	    ROLE(DB_ROLE_ADMIN), 0},
+	{R_TOKEN_CREATE, "token.create", "POST", "/v1/tokens",
+	    ROLE(DB_ROLE_ADMIN), 0},
+	{R_TOKEN_LIST, "token.list", "GET", "/v1/tokens", ROLE(DB_ROLE_ADMIN), 0},
+	{R_TOKEN_REVOKE, "token.revoke", "DELETE", "/v1/tokens/{name}",
+	    ROLE(DB_ROLE_ADMIN), 0},
+	{R_PERSON_CREATE, "person.create", "POST", "/v1/persons",
+	    ROLE(DB_ROLE_ADMIN), 0},
+	{R_PERSON_LIST, "person.list", "GET", "/v1/persons",
+	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_PERSON_DISABLE, "person.disable", "POST", "/v1/persons/{name}/disable",
+	    ROLE(DB_ROLE_ADMIN), 0},
 };
+
+#define NROUTES (sizeof(route_defs) / sizeof(route_defs[0]))
+
+static const struct route_def *
+route_def(enum route r)
+{
+	size_t i;
+
+	for (i = 0; i < NROUTES; i++)
+		if (route_defs[i].route == r)
+			return &route_defs[i];
+	return NULL;
+}
+
+const char *
+srv_route_name(enum route r)
+{
+	const struct route_def *d = route_def(r);
+
+	return d != NULL ? d->name : r == R_NONE ? "none" : "other";
+}
+
+/* /healthz, the one route answered without a token (its roles are 0). */
+static int
+route_open(const struct route_def *d)
+{
+	return d->route == R_HEALTHZ;
+}
+
+/* Whether a token of this role may call d on this listener (d served
+ * there). On the intake socket, submitting is for agents; what else it
+ * serves (the list, one submission) anyone may ask, and is shown only
+ * their own submissions. */
+static int
+route_admits(const struct route_def *d, int intake, enum db_role role)
+{
+	return (d->roles & ROLE(role)) || (intake && d->route != R_SUBMIT);
+}
 
 static int
 host_allowed(const struct req *q, const char *host)
@@ -229,9 +295,9 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 	const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 	    "Content-Length");
 	const char *framing = srv_framing_error(c, version);
+	const struct route_def *d;
 	unsigned st;
 	char why[96] = "";
-	size_t i;
 	int rc;
 
 	/* Before anything else reads a header: a request whose length the
@@ -260,16 +326,12 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 		return 1;
 	}
 	q->route = route_of(method, url, &q->id, &q->item, &q->arg);
-	if (q->route == R_HEALTHZ && !q->intake) {
-		*res = srv_healthz(q, c);
+	if ((d = route_def(q->route)) == NULL || (q->intake && !d->intake)) {
+		*res = srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such endpoint");
 		return 1;
 	}
-	for (i = 0; i < sizeof(route_roles) / sizeof(route_roles[0]); i++)
-		if (route_roles[i].route == q->route)
-			break;
-	if (i == sizeof(route_roles) / sizeof(route_roles[0]) ||
-	    (q->intake && !route_roles[i].intake)) {
-		*res = srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, "no such endpoint");
+	if (route_open(d)) {
+		*res = srv_healthz(q, c);
 		return 1;
 	}
 	if ((st = authenticate(q, c, why, sizeof(why))) != 0) {
@@ -279,10 +341,7 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 		    "(Authorization: Bearer)");
 		return 1;
 	}
-	/* On the intake socket, submitting is what anyone may do, and only
-	 * their own submissions are shown. */
-	if (!(route_roles[i].roles & ROLE(q->who.role)) &&
-	    !(q->intake && q->route != R_SUBMIT)) {
+	if (!route_admits(d, q->intake, q->who.role)) {
 		q->role_refused = 1;
 		*res = srv_fail(q, c, MHD_HTTP_FORBIDDEN, REJ_FORBIDDEN, "this token's "
 		    "role may not do that");
@@ -544,4 +603,103 @@ srv_on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	q->nul_in_url = strstr(uri, "%00") != NULL;
 	srv_conn_request(l, c, q, uri);
 	return q;
+}
+
+/* The pattern of d with a sample for each hole ({id} 1, {n} 0, {name}
+ * "x"): the path route_of must read back as d's route. */
+static int
+route_sample(const struct route_def *d, struct dynbuf *out)
+{
+	const char *p = d->path, *h;
+
+	while ((h = strchr(p, '{')) != NULL) {
+		const char *e = strchr(h, '}');
+		const char *v = strncmp(h, "{id}", 4) == 0 ? "1" :
+		    strncmp(h, "{n}", 3) == 0 ? "0" : strncmp(h, "{name}", 6) == 0 ?
+		    "x" : NULL;
+
+		if (e == NULL || v == NULL)
+			return al_err_set(AL_EINVAL, "route %s: unknown hole in %s",
+			    d->name, d->path);
+		if (dynbuf_add(out, p, (size_t)(h - p)) < 0 || dynbuf_adds(out, v) < 0)
+			return al_err_set(AL_ENOMEM, "out of memory");
+		p = e + 1;
+	}
+	return dynbuf_adds(out, p) < 0 ? al_err_set(AL_ENOMEM, "out of memory") :
+	    0;
+}
+
+/* Every route once in the table, and route_of reading each pattern back
+ * as its route: else the table printed would not be the gate's. */
+static int
+routes_check(void)
+{
+	struct dynbuf url;
+	size_t i, j, n;
+	int rc = 0;
+
+	dynbuf_init(&url, 1024);
+	for (i = 1; rc == 0 && i < R_MAX; i++) {
+		for (j = n = 0; j < NROUTES; j++)
+			n += route_defs[j].route == (enum route)i;
+		if (n != 1)
+			rc = al_err_set(AL_EINVAL, "route %zu is %zu times in the "
+			    "table", i, n);
+	}
+	for (i = 0; rc == 0 && i < NROUTES; i++) {
+		const struct route_def *d = &route_defs[i];
+		int64_t id = 0, item = 0;
+		char *arg = NULL;
+		enum route r;
+
+		dynbuf_reset(&url);
+		if ((rc = route_sample(d, &url)) < 0)
+			break;
+		r = route_of(d->method, dynbuf_str(&url), &id, &item, &arg);
+		free(arg);
+		if (r != d->route)
+			rc = al_err_set(AL_EINVAL, "route %s: %s %s is read as %s",
+			    d->name, d->method, dynbuf_str(&url), srv_route_name(r));
+	}
+	dynbuf_free(&url);
+	return rc;
+}
+
+int
+srv_routes_json(const struct srv *s, json_t **out)
+{
+	json_t *rows, *roles;
+	size_t i;
+	int l, r, rc;
+
+	*out = NULL;
+	if ((rc = routes_check()) < 0)
+		return rc;
+	if ((rows = json_array()) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < NROUTES; i++) {
+		const struct route_def *d = &route_defs[i];
+
+		for (l = 0; l < 2; l++) {
+			int served = l == 0 || d->intake;
+
+			roles = json_array();
+			for (r = 0; served && !route_open(d) && r < DB_ROLE_MAX; r++)
+				if (route_admits(d, l, (enum db_role)r) &&
+				    (d->route != R_RELEASE ||
+				    (s->release_roles & ROLE(r))))
+					json_array_append_new(roles,
+					    json_string(db_role_name((enum db_role)r)));
+			if (json_array_append_new(rows, json_pack("{s:s, s:s, s:s, "
+			    "s:s, s:b, s:b, s:o}", "name", d->name, "method",
+			    d->method, "path", d->path, "listener", l ? "intake" :
+			    "review", "served", served, "token", !route_open(d),
+			    "roles", roles)) < 0) {
+				json_decref(rows);
+				return al_err_set(AL_ENOMEM, "out of memory");
+			}
+		}
+	}
+	*out = json_pack("{s:o}", "routes", rows);
+	return *out ? 0 : al_err_set(AL_ENOMEM, "out of memory");
 }

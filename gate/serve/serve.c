@@ -315,6 +315,32 @@ storage_fatal(const char *why)
 	kill(getpid(), SIGTERM);
 }
 
+/*
+ * --routes (not in --help: it is for tests/route_matrix.py and for reading):
+ * the route table as JSON, who may call what on which listener, release
+ * narrowed by DATA/policy (the defaults when there is none). The suite
+ * that walks every route x role x listener is generated from it.
+ */
+static int
+print_routes(struct srv *s)
+{
+	json_t *j = NULL;
+	int ok;
+
+	if (srv_policy_load(s) < 0 || srv_routes_json(s, &j) < 0) {
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+		return EXIT_ERROR;
+	}
+	ok = json_dumpf(j, stdout, JSON_INDENT(2)) == 0 && fputc('\n',
+	    stdout) != EOF && fflush(stdout) == 0;
+	json_decref(j);
+	if (!ok) {
+		fprintf(stderr, "airlock serve: cannot write the routes\n");
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
 int
 cmd_serve(int argc, char **argv)
 {
@@ -330,6 +356,7 @@ cmd_serve(int argc, char **argv)
 		{"rules", required_argument, NULL, 'r'},
 		{"timeout", required_argument, NULL, 'T'},
 		{"check-config", no_argument, NULL, 'C'},
+		{"routes", no_argument, NULL, 'R'},  /* for tests; see below */
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -344,7 +371,7 @@ cmd_serve(int argc, char **argv)
 	char *rules_dir = NULL, *cache = NULL;
 	size_t nerr = 0, i, timeout = 0, nstarted = 0, requeued = 0;
 	size_t rescans = 0, max_conns = SERVE_MAX_CONNS;
-	int c, ret = EXIT_ERROR, sfd = -1, lockfd = -1, check = 0;
+	int c, ret = EXIT_ERROR, sfd = -1, lockfd = -1, check = 0, routes = 0;
 	struct db *db;
 	char tname[16];
 
@@ -363,6 +390,7 @@ cmd_serve(int argc, char **argv)
 		case 'i': sock_opt = optarg; break;
 		case 'r': rules_opt = optarg; break;
 		case 'C': check = 1; break;
+		case 'R': routes = 1; break;
 		case 'n':
 			if (al_parse_size(optarg, &s.nscan) != 0 || s.nscan == 0 ||
 			    s.nscan > 64) {
@@ -453,6 +481,10 @@ cmd_serve(int argc, char **argv)
 	}
 	if (check) {
 		ret = check_config(&s);
+		goto out;
+	}
+	if (routes) {
+		ret = print_routes(&s);
 		goto out;
 	}
 	if (access(s.dbpath, F_OK) != 0) {

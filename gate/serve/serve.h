@@ -180,6 +180,7 @@ enum route {
 	R_REJECT, R_OVERRIDE, R_RELEASE, R_ATTESTATION, R_RELOAD,
 	R_ITEM_CONTENT, R_PERSON_CREATE, R_PERSON_LIST, R_PERSON_DISABLE,
 	R_EVENTS_ALL,
+	R_MAX,                    /* not a route: the count */
 };
 
 #define ROLE(r) (1u << (r))
@@ -282,6 +283,16 @@ int64_t srv_parse_id(const char *s, size_t n);
  * Transfer-Encoding, a header name that is not a token, a folded line). */
 const char *srv_framing_error(struct MHD_Connection *c, const char *version);
 
+/* router.c: the endpoint's name in events and the log ("approve",
+ * "submit"...; "none" for R_NONE), from the route table. */
+const char *srv_route_name(enum route r);
+/* router.c: the route table as `airlock serve --routes` prints it: one
+ * row per route and listener, {name, method, path, listener ("review" or
+ * "intake"), served, token (false: answered without one), roles (those
+ * let through on that listener, release narrowed by s's policy)}. Fails
+ * (AL_EINVAL, saying which) if the table and the parser disagree. */
+int srv_routes_json(const struct srv *s, json_t **out);
+
 /* router.c: libmicrohttpd's callbacks. */
 enum MHD_Result srv_on_request(void *cls, struct MHD_Connection *c,
     const char *url, const char *method, const char *version,
@@ -370,8 +381,6 @@ json_t *srv_review_json(const struct db_review *r);
  * see them); events as JSON; GET /v1/events. */
 void srv_record_refusal(struct req *q, struct MHD_Connection *c,
     unsigned status, enum reject why, const char *msg);
-/* The endpoint's name in events and the log ("approve", "submit"...). */
-const char *srv_route_name(enum route r);
 int srv_show_record(struct req *q, struct db *db, json_t *j);
 int srv_events_json(json_t **out, const struct db_event *v, size_t n,
     int with_submission);
