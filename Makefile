@@ -82,7 +82,7 @@ REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
-.PHONY: all deps test unit e2e rules-test detect asan lint fuzz bench clean run fresh-check \
+.PHONY: all deps test unit e2e matrix rules-test detect asan lint fuzz bench clean run fresh-check \
 	hostile
 
 all: $(BUILD)/airlock
@@ -176,6 +176,11 @@ e2e: $(BUILD)/airlock $(IOFAIL)
 hostile: $(BUILD)/airlock
 	python3 tests/hostile.py --long --bin $(BUILD)/airlock
 
+# Every route x every caller x both listeners, generated from the gate's own
+# route table (airlock serve --routes); see tests/route_matrix.py.
+matrix: $(BUILD)/airlock
+	python3 tests/route_matrix.py --bin $(BUILD)/airlock
+
 rules-test: $(BUILD)/airlock
 	$(BUILD)/airlock rules test rules
 
@@ -189,12 +194,13 @@ test: deps
 	$(MAKE) unit
 	$(MAKE) rules-test
 	$(MAKE) e2e
+	$(MAKE) matrix
 	$(MAKE) detect
 
 asan: deps
 	AIRLOCK_SANITIZED=1 $(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
-		all unit rules-test e2e detect
+		all unit rules-test e2e matrix detect
 
 # The service's and db/'s objects are checked too: build them first.
 lint: $(LIB_OBJ)
