@@ -82,8 +82,8 @@ REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
-.PHONY: all deps test unit e2e matrix rules-test detect asan lint fuzz bench clean run fresh-check \
-	hostile
+.PHONY: all deps test unit e2e matrix torture rules-test detect asan lint fuzz bench clean \
+	run fresh-check hostile
 
 all: $(BUILD)/airlock
 
@@ -181,6 +181,16 @@ hostile: $(BUILD)/airlock
 matrix: $(BUILD)/airlock
 	python3 tests/route_matrix.py --bin $(BUILD)/airlock
 
+# kill -9 of the gate, a scan launcher or a scan child at chosen moments,
+# checked after every restart (tests/torture.py). make test runs 10 rounds;
+# the long run is make torture (its figures: docs/reliability.md).
+# TORTURE_SEED=N replays a run's choices.
+TORTURE_ROUNDS ?= 100
+TORTURE_SECONDS ?= 1500
+torture: $(BUILD)/airlock
+	python3 tests/torture.py --bin $(BUILD)/airlock --rounds $(TORTURE_ROUNDS) \
+		--max-seconds $(TORTURE_SECONDS) $(if $(TORTURE_SEED),--seed $(TORTURE_SEED))
+
 rules-test: $(BUILD)/airlock
 	$(BUILD)/airlock rules test rules
 
@@ -195,6 +205,7 @@ test: deps
 	$(MAKE) rules-test
 	$(MAKE) e2e
 	$(MAKE) matrix
+	$(MAKE) torture TORTURE_ROUNDS=10 TORTURE_SECONDS=180
 	$(MAKE) detect
 
 asan: deps
