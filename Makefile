@@ -82,8 +82,8 @@ REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
-.PHONY: all deps test unit e2e matrix torture rules-test detect asan lint fuzz bench clean \
-	run fresh-check hostile
+.PHONY: all deps test unit e2e matrix torture load rules-test detect asan lint fuzz bench \
+	clean run fresh-check hostile
 
 all: $(BUILD)/airlock
 
@@ -191,6 +191,16 @@ torture: $(BUILD)/airlock
 	python3 tests/torture.py --bin $(BUILD)/airlock --rounds $(TORTURE_ROUNDS) \
 		--max-seconds $(TORTURE_SECONDS) $(if $(TORTURE_SEED),--seed $(TORTURE_SEED))
 
+# 64 clients x 60 s of mixed submit/list/show/approve on loopback
+# (tests/load.py): throughput and latency reported, errors and the gate's
+# memory growth checked. make test runs 8 clients x 5 s.
+LOAD_CLIENTS ?= 64
+LOAD_SECONDS ?= 60
+LOAD_WARMUP ?= 10
+load: $(BUILD)/airlock $(BUILD)/tests/load
+	python3 tests/load.py --bin $(BUILD)/airlock --load $(BUILD)/tests/load \
+		--clients $(LOAD_CLIENTS) --seconds $(LOAD_SECONDS) --warmup $(LOAD_WARMUP)
+
 rules-test: $(BUILD)/airlock
 	$(BUILD)/airlock rules test rules
 
@@ -206,6 +216,7 @@ test: deps
 	$(MAKE) e2e
 	$(MAKE) matrix
 	$(MAKE) torture TORTURE_ROUNDS=10 TORTURE_SECONDS=180
+	$(MAKE) load LOAD_CLIENTS=8 LOAD_SECONDS=5 LOAD_WARMUP=2
 	$(MAKE) detect
 
 asan: deps
@@ -236,6 +247,13 @@ fuzz:
 
 # The load generator of bench/intake_bench.sh: libcurl clients in threads.
 $(BUILD)/bench/intake_load: bench/intake_load.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
+		$(shell pkg-config --libs libcurl 2>/dev/null)
+
+# The mixed load client of make load (tests/load.py): libcurl clients in
+# threads.
+$(BUILD)/tests/load: tests/load.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
 		$(shell pkg-config --libs libcurl 2>/dev/null)
