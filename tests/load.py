@@ -34,6 +34,7 @@ import sys
 import tempfile
 import threading
 
+sys.dont_write_bytecode = True      # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gate_client as G  # noqa: E402
 

@@ -47,7 +47,6 @@ import datetime
 import io
 import json
 import os
-import re
 import secrets
 import shutil
 import sqlite3
@@ -57,6 +56,7 @@ import tarfile
 import tempfile
 import time
 
+sys.dont_write_bytecode = True      # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gate_client as G  # noqa: E402
 

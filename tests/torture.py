@@ -69,6 +69,7 @@ import tempfile
 import threading
 import time
 
+sys.dont_write_bytecode = True      # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gate_client as G  # noqa: E402
 
