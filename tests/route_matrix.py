@@ -36,6 +36,14 @@ The cells are the rows of `--routes` times the callers; a route the table
 gains without a request here fails the suite ("no probe for route ...").
 The admin's rules reload restarts the gate, so it is sent last.
 
+With AIRLOCK_MATRIX_RECHECK=1, one more cell per decision route (approve,
+reject, override, release), for its first role: the token is revoked after
+the gate took the request's headers (it answered "100 Continue") and before
+its body; the answer must be 401 "token revoked at ..." and nothing may be
+recorded (issue 13, defect 6: validity re-checked when a decision is
+committed). Off by default until that fix is in the tree: on the code
+without it the decisions are recorded and these cells fail.
+
 usage: route_matrix.py [--bin build/airlock] [--rules tests/data/rules]
        [--keep DIR]
 Exit status 0 when every cell is as the table says; 1 otherwise, with every
@@ -222,6 +230,8 @@ class Matrix:
             g.person("mx-victim-person-%d" % i)
             self.pool["person.disable"].append("mx-victim-person-%d" % i)
         self.uniq = uniq
+        if os.environ.get("AIRLOCK_MATRIX_RECHECK") == "1":
+            self.late_setup()
         while exp_at is not None and time.time() < exp_at + 0.05:
             time.sleep(0.05)
 
@@ -374,7 +384,81 @@ class Matrix:
             self.fail("%s: HTTP %d %s, expected %s" % (what, a.status,
                       repr(err) if err is not None else repr(a.body[:120]), expect))
 
+    # ---- a token revoked while its request is in flight ---------------------
+
+    def late_rows(self):
+        return [r for r in self.routes if r["listener"] == "review" and r["served"]
+                and r["token"] and r["name"] in ("approve", "reject", "override", "release")
+                and r["roles"]]
+
+    def late_setup(self):
+        """A token per decision route (of its first role) and a target it
+        could decide on."""
+        g = self.g
+        self.late = []
+        for row in self.late_rows():
+            role, nm = row["roles"][0], "mx-late-" + row["name"]
+            tok = g.token(role, nm, person="admin" if role == "admin" else None)
+            name = row["name"]
+            if name in ("approve", "reject"):
+                sid = self.held(self.uniq("late " + name))
+                if name == "approve":
+                    self.view(sid, tok)
+                body = self.approve_body(sid) if name == "approve" else {"comment": "late"}
+            elif name == "override":
+                sid = self.unscannable(self.uniq("late override"))
+                body = {"reason": "late"}
+            else:
+                sid = self.approved(self.uniq("late release"))
+                body = {}
+            self.late.append((row, nm, tok, sid, json.dumps(body).encode()))
+
+    def late_cells(self):
+        g = self.g
+        for row, nm, tok, sid, body in self.late:
+            path = row["path"].replace("{id}", str(sid))
+            what = "%s %s, its token revoked before the body" % (row["method"], path)
+            s = g.connect("review", 30)
+            try:
+                s.sendall(("%s %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"
+                           "Content-Type: application/json\r\nContent-Length: %d\r\n"
+                           "Expect: 100-continue\r\nConnection: close\r\n\r\n" % (
+                               row["method"], path, g.host("review"), tok, len(body))).encode())
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        break
+                    head += chunk
+                if not head.startswith(b"HTTP/1.1 100"):
+                    self.fail("%s: the headers were answered %r, expected 100 Continue" % (
+                        what, head[:80]))
+                    continue
+                g.must(200, "DELETE", "/v1/tokens/" + nm, g.admin)
+                s.sendall(body)
+                a = G.read_answer(s, row["method"])
+            finally:
+                s.close()
+            self.cells += 1
+            err = a.error()
+            self.outcomes["401 revoked in flight"] = self.outcomes.get("401 revoked in flight", 0) + 1
+            if a.status != 401 or not (err or "").startswith("token revoked at "):
+                self.fail("%s: HTTP %d %r, expected 401 token revoked at ..." % (
+                    what, a.status, err if err is not None else a.body[:120]))
+            db = sqlite3.connect("file:%s/airlock.db?mode=ro" % g.data, uri=True, timeout=10)
+            table, col = {"approve": ("approvals", "reviewer"), "reject": ("rejections", "reviewer"),
+                          "override": ("overrides", "admin"),
+                          "release": ("releases", "actor")}[row["name"]]
+            n = db.execute("SELECT count(*) FROM %s t JOIN principals p ON p.id = t.%s "
+                           "WHERE t.submission_id = ? AND p.name = ?" % (table, col),
+                           (sid, nm)).fetchone()[0]
+            db.close()
+            if n:
+                self.fail("%s: the %s was recorded" % (what, row["name"]))
+
     def run(self):
+        if os.environ.get("AIRLOCK_MATRIX_RECHECK") == "1":
+            self.late_cells()
         last = []
         for row in self.routes:
             for caller in CALLERS:
@@ -512,8 +596,10 @@ def main():
         if st != 0:
             bad.append("the gate exited %s after SIGTERM, expected 0" % st)
         nroutes = len({r["name"] for r in routes})
-        print("matrix: %d routes x %d callers x 2 listeners = %d cells in %.1f s (%s)" % (
-            nroutes, len(CALLERS), m.cells, time.monotonic() - t0,
+        late = m.outcomes.get("401 revoked in flight", 0)
+        print("matrix: %d routes x %d callers x 2 listeners = %d cells%s in %.1f s (%s)" % (
+            nroutes, len(CALLERS), m.cells - late, " + %d revoked in flight" % late if late else "",
+            time.monotonic() - t0,
             ", ".join("%s %d" % kv for kv in sorted(m.outcomes.items()))))
         for b in bad:
             print("  mismatch: " + b)
