@@ -36,13 +36,12 @@ The cells are the rows of `--routes` times the callers; a route the table
 gains without a request here fails the suite ("no probe for route ...").
 The admin's rules reload restarts the gate, so it is sent last.
 
-With AIRLOCK_MATRIX_RECHECK=1, one more cell per decision route (approve,
-reject, override, release), for its first role: the token is revoked after
-the gate took the request's headers (it answered "100 Continue") and before
-its body; the answer must be 401 "token revoked at ..." and nothing may be
-recorded (issue 13, defect 6: validity re-checked when a decision is
-committed). Off by default until that fix is in the tree: on the code
-without it the decisions are recorded and these cells fail.
+One more cell per decision route (approve, reject, override, release), for
+its first role: the token is revoked after the gate took the request's
+headers (it answered "100 Continue") and before its body; the answer must be
+401 "token revoked at ..." and nothing may be recorded (issue 13, defect 6:
+validity re-checked when a decision is committed; on the code before that
+fix, 8fbe633, the four decisions were recorded and these cells failed).
 
 usage: route_matrix.py [--bin build/airlock] [--rules tests/data/rules]
        [--keep DIR]
@@ -230,8 +229,7 @@ class Matrix:
             g.person("mx-victim-person-%d" % i)
             self.pool["person.disable"].append("mx-victim-person-%d" % i)
         self.uniq = uniq
-        if os.environ.get("AIRLOCK_MATRIX_RECHECK") == "1":
-            self.late_setup()
+        self.late_setup()
         while exp_at is not None and time.time() < exp_at + 0.05:
             time.sleep(0.05)
 
@@ -457,8 +455,7 @@ class Matrix:
                 self.fail("%s: the %s was recorded" % (what, row["name"]))
 
     def run(self):
-        if os.environ.get("AIRLOCK_MATRIX_RECHECK") == "1":
-            self.late_cells()
+        self.late_cells()
         last = []
         for row in self.routes:
             for caller in CALLERS:
