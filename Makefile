@@ -82,7 +82,7 @@ REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
-.PHONY: all deps test unit e2e matrix torture load rules-test detect asan lint fuzz bench \
+.PHONY: all deps test unit e2e matrix torture load iofault diskfull rules-test detect asan lint fuzz bench \
 	clean run fresh-check hostile
 
 all: $(BUILD)/airlock
@@ -191,6 +191,25 @@ torture: $(BUILD)/airlock
 	python3 tests/torture.py --bin $(BUILD)/airlock --rounds $(TORTURE_ROUNDS) \
 		--max-seconds $(TORTURE_SECONDS) $(if $(TORTURE_SEED),--seed $(TORTURE_SEED))
 
+# I/O errors and a full disk injected into the gate (tests/fault/iofail.c)
+# while clients submit, approve and release, round after round, the record
+# checked after each restart (tests/iofault.py). make test runs 3 rounds of
+# 2 s; the long run is make iofault (its figures: docs/reliability.md).
+# IOFAULT_SEED=N replays a run's choices.
+IOFAULT_ROUNDS ?= 30
+IOFAULT_SECONDS ?= 4
+iofault: $(BUILD)/airlock $(IOFAIL)
+	python3 tests/iofault.py --bin $(BUILD)/airlock --shim $(IOFAIL) \
+		--rounds $(IOFAULT_ROUNDS) --seconds $(IOFAULT_SECONDS) \
+		$(if $(IOFAULT_SEED),--seed $(IOFAULT_SEED))
+
+# A full disk: the data directory on a small tmpfs (root), filled until 507,
+# read, freed, written again; and the I/O-error rounds with more of them.
+diskfull: $(BUILD)/airlock $(IOFAIL)
+	AIRLOCK_BIN=$(BUILD)/airlock IOFAIL=$(IOFAIL) E2E_ONLY='disk_full.*' \
+		bash tests/e2e_serve.sh
+	$(MAKE) --no-print-directory iofault IOFAULT_ROUNDS=10
+
 # 64 clients x 60 s of mixed submit/list/show/approve on loopback
 # (tests/load.py): throughput and latency reported, errors and the gate's
 # memory growth checked. make test runs 8 clients x 5 s.
@@ -216,6 +235,7 @@ test: deps
 	$(MAKE) e2e
 	$(MAKE) matrix
 	$(MAKE) torture TORTURE_ROUNDS=10 TORTURE_SECONDS=180
+	$(MAKE) iofault IOFAULT_ROUNDS=3 IOFAULT_SECONDS=2
 	$(MAKE) load LOAD_CLIENTS=8 LOAD_SECONDS=5 LOAD_WARMUP=2
 	$(MAKE) detect
 
