@@ -32,6 +32,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -322,16 +323,56 @@ def wait_tmp_empty(wait=10):
     return tmp_files()
 
 
-def wait_idle(via_name="api", wait=15):
-    """Until the listener holds no connection but the one asking."""
-    t0 = time.time()
-    while time.time() - t0 < wait:
-        m = G.metrics()
-        if m.get('airlock_http_connections{listener="%s"}' % via_name, 0) <= \
-                (1 if via_name == "api" else 0):
-            return
-        time.sleep(0.2)
-    raise Fail("the %s listener still holds connections after %d s" % (via_name, wait))
+def gate_conns(name):
+    """The client connections the gate's process holds on a listener ("api":
+    its TCP port, "intake": its socket), read from /proc: unlike /metrics,
+    looking takes no connection, and it counts those conn.c closed that
+    libmicrohttpd has not yet let go."""
+    fds = "/proc/%d/fd" % G.proc.pid
+    inodes = set()
+    for f in os.listdir(fds):
+        try:
+            m = re.match(r"socket:\[(\d+)\]$", os.readlink(os.path.join(fds, f)))
+        except OSError:
+            continue
+        if m:
+            inodes.add(int(m.group(1)))
+    n = 0
+    if name == "api":
+        for line in open("/proc/net/tcp").readlines()[1:]:
+            f = line.split()
+            # local address, state (0A: listening), inode
+            if int(f[9]) in inodes and int(f[1].split(":")[1], 16) == G.port and f[3] != "0A":
+                n += 1
+    else:
+        # flags 0x10000: listening; an accepted socket has the listener's path
+        mine = [f for f in (line.split() for line in open("/proc/net/unix").readlines()[1:])
+                if len(f) >= 8 and int(f[6]) in inodes]
+        paths = set(f[7] for f in mine if int(f[3], 16) & 0x10000)
+        expect_eq(len(paths), 1, "the gate's listening unix sockets")
+        n = sum(1 for f in mine if f[7] in paths and not int(f[3], 16) & 0x10000)
+    return n
+
+
+def wait_gone(name="api", wait=30):
+    """Until the gate holds no client connection on the listener (what was
+    left is gone: closed by its client and let go by the gate), bounded."""
+    t0 = time.monotonic()
+    while gate_conns(name) > 0:
+        if time.monotonic() - t0 > wait:
+            raise Fail("the %s listener still holds %d connections after %d s" % (
+                name, gate_conns(name), wait))
+        time.sleep(0.1)
+
+
+def wait_quiet(name="api"):
+    """wait_gone, and then the listener's open-connection gauge must be
+    back to its baseline (on the API the one asking, on the intake none);
+    that one asking is gone too when this returns."""
+    wait_gone(name)
+    gauge = G.metrics()['airlock_http_connections{listener="%s"}' % name]
+    expect_eq(gauge, 1 if name == "api" else 0, "open %s connections when none is left" % name)
+    wait_gone("api")
 
 
 def db_counts():
@@ -378,19 +419,26 @@ def feed(conns, k):
             pass
 
 
-def count_closed(conns):
-    n = 0
-    for s in conns:
-        s.setblocking(False)
-        try:
-            b = s.recv(4096)
-            if b == b"" or b.startswith(b"HTTP/1.1 503") or b.startswith(b"HTTP/1.1 408"):
-                n += 1
-        except BlockingIOError:
-            pass
-        except OSError:
-            n += 1
-    return n
+def count_closed(conns, want, wait=15):
+    """How many of conns the gate has closed (a close, a reset, or its 503
+    or 408 first), looking again until want of them are, bounded."""
+    closed, t0 = set(), time.monotonic()
+    while True:
+        for i, s in enumerate(conns):
+            if i in closed:
+                continue
+            s.setblocking(False)
+            try:
+                b = s.recv(4096)
+                if b == b"" or b.startswith(b"HTTP/1.1 503") or b.startswith(b"HTTP/1.1 408"):
+                    closed.add(i)
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed.add(i)
+        if len(closed) >= want or time.monotonic() - t0 > wait:
+            return len(closed)
+        time.sleep(0.1)
 
 
 def start_limits():
@@ -434,6 +482,8 @@ def fresh_clients(n, via_ok=True):
 
 
 def slowloris(via):
+    name = "api" if via == "tcp" else "intake"
+    wait_quiet(name)
     before = G.metrics()
     conns = flood(via, FLOOD)
     expect(len(conns) >= G.maxc, "opened %d slow connections" % len(conns))
@@ -448,14 +498,13 @@ def slowloris(via):
         expect_eq(st, 201, "a submission on the intake during the flood")
         time.sleep(0.5)
     m = G.metrics()
-    name = "api" if via == "tcp" else "intake"
     evicted = m['airlock_http_connections_closed_total{listener="%s",reason="evicted"}' % name] - \
         before['airlock_http_connections_closed_total{listener="%s",reason="evicted"}' % name]
     expect(m['airlock_http_connections{listener="%s"}' % name] <= G.maxc,
            "%s open connections %d <= %d" % (name, m['airlock_http_connections{listener="%s"}' % name], G.maxc))
     expect(evicted >= len(conns) - G.maxc,
            "%d evicted, at least %d expected" % (evicted, len(conns) - G.maxc))
-    closed = count_closed(conns)
+    closed = count_closed(conns, len(conns) - G.maxc)
     expect(closed >= len(conns) - G.maxc, "%d slow connections closed by the gate" % closed)
     for s in conns:
         s.close()
@@ -465,7 +514,7 @@ def slowloris(via):
         "fresh p50 ms": round(lat[len(lat) // 2] * 1000, 1),
         "fresh max ms": round(lat[-1] * 1000, 1),
         "evicted": int(evicted), "closed seen by the flood": closed}
-    wait_idle(name)
+    wait_quiet(name)
 
 
 @check
@@ -480,7 +529,10 @@ def slowloris_intake():
 
 @check
 def header_deadline():
+    # Counted exactly: no connection a check before left may time out here.
+    wait_quiet("api")
     before = G.metrics()
+    wait_gone("api")
     s = connect("tcp", 5)
     s.sendall(b"GET /v1/submissions HTTP/1.1\r\nHost: %s\r\n" % host())
     t0, w = time.time(), Watch(s)
@@ -592,20 +644,38 @@ def chunked_never_ends():
 
 @check
 def all_busy_refused():
-    wait_idle("api")
+    # What the check stands on, made sure of rather than assumed: the API
+    # holds no connection a check before left (an idle one would be evicted
+    # in place of the refusal, a busy one would take an upload's slot); and
+    # the uploads stay busy however slowly this runs under load, each fed
+    # above the body floor (16 KiB in every --body-timeout) until the end.
+    wait_quiet("api")
     before = G.metrics()
-    ups = []
-    for i in range(G.maxc):
-        s = connect("tcp", 10)
-        s.sendall(b"POST /v1/submissions?name=busy-%d HTTP/1.1\r\nHost: %s\r\n"
-                  b"Authorization: Bearer %s\r\nContent-Length: %d\r\n"
-                  b"Expect: 100-continue\r\n\r\n" % (i, host(), G.ag.encode(), MAX_BODY))
-        got = s.recv(100)
-        expect(got.startswith(b"HTTP/1.1 100"), "upload %d admitted: %r" % (i, got))
-        ups.append(s)
+    wait_gone("api")
+    ups, lock, stop = [], threading.Lock(), threading.Event()
+
+    def pace():
+        while not stop.wait(0.5):
+            with lock:
+                cur = list(ups)
+            for s in cur:
+                try:
+                    s.sendall(b"b" * 8192)
+                except OSError:
+                    pass
+    feeder = threading.Thread(target=pace, daemon=True)
+    feeder.start()
     try:
-        for s in ups:
+        for i in range(G.maxc):
+            s = connect("tcp", 10)
+            s.sendall(b"POST /v1/submissions?name=busy-%d HTTP/1.1\r\nHost: %s\r\n"
+                      b"Authorization: Bearer %s\r\nContent-Length: %d\r\n"
+                      b"Expect: 100-continue\r\n\r\n" % (i, host(), G.ag.encode(), MAX_BODY))
+            got = s.recv(100)
+            expect(got.startswith(b"HTTP/1.1 100"), "upload %d admitted: %r" % (i, got))
             s.sendall(b"b" * 20000)
+            with lock:
+                ups.append(s)
         got = raw(b"GET /v1/submissions HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer "
                   b"%s\r\n\r\n" % (host(), G.rv.encode()))
         expect_eq(statuses(got), [503], "a request while every connection is busy")
@@ -615,14 +685,20 @@ def all_busy_refused():
         st, _, _ = G.req("GET", "/v1/submissions?limit=1", G.ag, via="sock")
         expect_eq(st, 200, "the intake while the API is busy")
     finally:
+        stop.set()
+        feeder.join()
         for s in ups:
             s.close()
+    # Until the gate has let the uploads go, a request would be refused too.
+    wait_quiet("api")
     m = G.metrics()
     expect(m['airlock_http_connections_closed_total{listener="api",reason="refused"}'] >
            before['airlock_http_connections_closed_total{listener="api",reason="refused"}'],
            "refused counted")
+    expect_eq(m['airlock_http_connections_closed_total{listener="api",reason="slow_body"}'] -
+              before['airlock_http_connections_closed_total{listener="api",reason="slow_body"}'],
+              0, "no upload was cut as slow (they were all busy)")
     expect_eq(wait_tmp_empty(), [], "tmp/ after the uploads were dropped")
-    wait_idle("api")
     st, _, _ = G.req("GET", "/v1/submissions?limit=1", G.rv)
     expect_eq(st, 200, "served again once the uploads went")
 
@@ -653,7 +729,9 @@ def query_arguments():
               b"Content-Length: %d\r\n\r\n%s" % (b"&".join(b"x%d=v" % i for i in range(65)),
                                                  host(), G.admin.encode(), len(body), body))
     expect_eq(statuses(got), [414], "POST /v1/persons with 65 query arguments")
-    time.sleep(0.5)
+    # Had the gate served it, it would have before letting its connection
+    # go (one thread runs a connection): that is the moment to look.
+    wait_quiet("api")
     expect_eq(db_counts()["persons"], before, "persons after the refused request")
     # The intake too, and as labels.
     q = b"&".join(b"label=k%d=v" % i for i in range(400))
@@ -766,9 +844,12 @@ def smuggling():
               b"%s\r\nContent-Length:   6\r\nConnection: close\r\n\r\nhello3" % (
                   host(), G.ag.encode()))
     expect_eq(statuses(got), [201], "Content-Length after white space")
-    got = raw(b"GET /v1/submissions?limit=1 HTTP/1.1\r\nHost: %s\r\nAuthorization: "
-              b"Bearer %s\r\n\r\n" % (host(), G.rv.encode()) * 3, timeout=3)
+    one = b"GET /v1/submissions?limit=1 HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n" % (
+        host(), G.rv.encode())
+    # The last one asks for the close: all is read when the gate closes.
+    got = raw(one + b"\r\n" + one + b"\r\n" + one + b"Connection: close\r\n\r\n", timeout=30)
     expect_eq(statuses(got), [200, 200, 200], "three pipelined requests")
+    expect(not got.endswith(b"<open>"), "closed after the third")
     expect_eq(db_counts()["submissions"], subs + 2, "the two well-formed submissions")
 
 
