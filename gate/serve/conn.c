@@ -140,8 +140,9 @@ cut(struct srv_listener *l, struct srv_conn *k, enum srv_cut why,
 	if (status != 0) {
 		/* The answer, then our FIN; what the client sent meanwhile is
 		 * read and dropped, so that the close that follows has no
-		 * unread input and sends no RST, which would make the client's
-		 * kernel drop the answer before it was read. */
+		 * unread input and sends no RST: an RST would discard what our
+		 * kernel has not sent yet, and some clients' kernels drop what
+		 * they received but was not read. */
 		answer(k->fd, status, msg);
 		(void)shutdown(k->fd, SHUT_WR);
 		drain(k->fd);
