@@ -95,33 +95,44 @@ al_name_problem(const char *name, int git_exact)
 	return NULL;
 }
 
+/*
+ * Walks the '/'-separated components of [p, p + n) from *depth levels
+ * down: "" and "." stay, ".." climbs one, a name goes one down. -1 as soon
+ * as it climbs above the top.
+ */
+static int
+climb(const char *p, size_t n, long *depth)
+{
+	const char *end = p + n;
+
+	while (p < end) {
+		const char *slash = memchr(p, '/', (size_t)(end - p));
+		size_t len = slash ? (size_t)(slash - p) : (size_t)(end - p);
+
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			if (--*depth < 0)
+				return -1;
+		} else if (!(len == 0 || (len == 1 && p[0] == '.'))) {
+			++*depth;
+		}
+		p += len + (slash != NULL);
+	}
+	return 0;
+}
+
 int
 al_link_escapes(const char *relpath, const char *target)
 {
-	const char *p;
+	const char *base = strrchr(relpath, '/');
 	long depth = 0;
 
 	if (target[0] == '/' || target[0] == '\0')
 		return 1;
-	/* The link's directory: every '/' in relpath is one level. */
-	for (p = relpath; *p; p++)
-		if (*p == '/')
-			depth++;
-	for (p = target; *p;) {
-		const char *end = strchr(p, '/');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-
-		if (len == 2 && p[0] == '.' && p[1] == '.') {
-			if (--depth < 0)
-				return 1;
-		} else if (!(len == 0 || (len == 1 && p[0] == '.'))) {
-			depth++;
-		}
-		p += len;
-		if (*p == '/')
-			p++;
-	}
-	return 0;
+	/* The link's directory, read as a path is: "./a//b/link" is in a/b
+	 * (two levels), not four; "a/../link" is at the top. */
+	if (base != NULL && climb(relpath, (size_t)(base - relpath), &depth) < 0)
+		return 1;
+	return climb(target, strlen(target), &depth) < 0;
 }
 
 int

@@ -221,6 +221,17 @@ START_TEST(link_escape)
 	ck_assert(al_link_escapes("a/link", "b/../../../c"));
 	ck_assert(!al_link_escapes("link", "."));
 	ck_assert(al_link_escapes("link", ""));
+	/* The link's directory as a path reads: "./" and empty components
+	 * are no level ("tar -cf x.tar ." names every member "./..."). */
+	ck_assert(al_link_escapes("./link", "../x"));
+	ck_assert(al_link_escapes("./sub/link", "../../x"));
+	ck_assert(!al_link_escapes("./sub/link", "../x"));
+	ck_assert(al_link_escapes("a//link", "../../x"));
+	ck_assert(al_link_escapes("a/./link", "../../x"));
+	ck_assert(!al_link_escapes("a/./b/link", "../../x"));
+	/* A link whose own name climbs out is out already. */
+	ck_assert(al_link_escapes("a/../../link", "x"));
+	ck_assert(!al_link_escapes("a/../link", "x"));
 }
 END_TEST
 

@@ -960,6 +960,30 @@ PY
 	expect_q '[f["path"] for f in R("airlock.archive-hardlink")]' "['h.tar!/p/hard']"
 }
 
+# A link's directory is read as a path is: `tar -cf x.tar .` names every
+# member "./...", and "./link -> ../x" leaves the tree as "link -> ../x"
+# does (it was counted one level deeper and reported low, as inside).
+t_archive_link_escape_through_dot_and_empty_components() {
+	mkdir -p t/sub
+	ln -s ../outside t/link
+	ln -s ../../x t/sub/up2
+	ln -s ../inside t/sub/up1
+	(cd t && tar -cf ../dot.tar .)
+	python3 - <<'PY'
+import tarfile
+with tarfile.open("empty.tar", "w") as t:
+    ti = tarfile.TarInfo("a//link")
+    ti.type = tarfile.SYMTYPE
+    ti.linkname = "../../x"
+    t.addfile(ti)
+PY
+	scan --format json dot.tar empty.tar
+	expect_rc 1
+	expect_q 'sorted(f["path"] for f in R("airlock.symlink-escape"))' \
+		"['dot.tar!/./link', 'dot.tar!/./sub/up2', 'empty.tar!/a//link']"
+	expect_q '[f["path"] for f in R("airlock.symlink")]' "['dot.tar!/./sub/up1']"
+}
+
 t_archive_encrypted_truncated_bomb() {
 	mkdir -p src && printf 'token = "%s"\n' "$PAT1" >src/a.py
 	(cd src && zip -q -P s3cret ../enc.zip a.py)
