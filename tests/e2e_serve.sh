@@ -1831,6 +1831,36 @@ t_check_config() {
 	srv_stop
 }
 
+# A policy is read whole, line by line, or refused: a line longer than the
+# reader's buffer was cut in two, the rest of a long comment read as a
+# setting (here: one approval where the policy asks for three); a NUL hid
+# the rest of its line; a policy that is there but cannot be read (here a
+# directory) gave the defaults, which ask for fewer approvals.
+t_policy_read_whole_or_refused() {
+	local cc=(serve --data "$PWD/data" --rules "$RULES" --check-config) pad
+	srv_init
+	pad=$(printf '%*s' 509 '' | tr ' ' x)
+	printf 'approvals.clean = 3\n# %sapprovals.clean = 1\n' "$pad" >data/policy
+	al "${cc[@]}"
+	expect_rc 1 "check-config with a line longer than 511 bytes"
+	expect_err_has "policy:2: a line longer than 511 bytes"
+	printf 'approvals.clean = 3\n# %s\n' "${pad:0:500}" >data/policy
+	al "${cc[@]}"
+	expect_rc 0 "check-config with a long comment that fits"
+	printf 'approvals.clean = 1\0 and more\n' >data/policy
+	al "${cc[@]}"
+	expect_rc 1 "check-config with a NUL byte"
+	expect_err_has "policy:1: a NUL byte"
+	rm data/policy
+	mkdir data/policy
+	al "${cc[@]}"
+	expect_rc 1 "check-config with a policy that cannot be read"
+	expect_err_has "data/policy: Is a directory"
+	rmdir data/policy
+	al "${cc[@]}"
+	expect_rc 0 "check-config without a policy (the defaults)"
+}
+
 # ---- 10c. short-lived agents ----------------------------------------------------------
 
 # ttl_of_out: seconds from now to the expires_at of the answer in $OUT (null: -1).

@@ -8,14 +8,21 @@
  * the gate goes on with the policy it has, as for a bad rule file.
  *
  * Trust: the file is the operator's; it is still parsed strictly, with
- * the line of every problem.
+ * the line of every problem: at most SERVE_POLICY_MAX_BYTES, lines of at
+ * most SERVE_POLICY_LINE_MAX bytes (a longer one is refused, never cut in
+ * two), no NUL byte. A file that is there but cannot be read is an
+ * error; only a missing file means the defaults.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "auth.h"
 #include "err.h"
 #include "serve.h"
+#include "text.h"
 #include "util.h"
 
 /*
@@ -41,8 +48,11 @@ int
 srv_policy_load(struct srv *s)
 {
 	struct dynbuf p;
-	char line[512];
-	FILE *f;
+	struct al_text t;
+	struct stat st;
+	char line[SERVE_POLICY_LINE_MAX + 1], *text = NULL;
+	const char *lp;
+	size_t len, ll;
 	int lineno = 0, rc = 0;
 
 	s->policy.clean = 1;
@@ -56,16 +66,39 @@ srv_policy_load(struct srv *s)
 	dynbuf_init(&p, 8192);
 	if (dynbuf_addf(&p, "%s/policy", s->datadir) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");
-	if ((f = fopen(dynbuf_str(&p), "re")) == NULL) {
+	/* No file: the defaults. A file that cannot be read (a directory,
+	 * no permission) is an error, never the defaults: those may ask for
+	 * fewer approvals than the operator's policy. */
+	if (stat(dynbuf_str(&p), &st) < 0 && errno == ENOENT) {
 		dynbuf_free(&p);
-		return 0;             /* the defaults */
+		return 0;
 	}
-	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+	if ((rc = al_read_file(dynbuf_str(&p), SERVE_POLICY_MAX_BYTES, &text,
+	    &len)) < 0) {
+		dynbuf_free(&p);
+		return rc;
+	}
+	al_text_init(&t, text, len);
+	while (rc == 0 && al_text_next(&t, &lp, &ll)) {
 		char *k = line, *v, *e;
 		int *slot = NULL;
 
 		lineno++;
-		line[strcspn(line, "#\n")] = '\0';
+		/* A line is read whole or refused: never cut in two (the
+		 * rest of a long comment read as a setting). */
+		if (ll > SERVE_POLICY_LINE_MAX) {
+			rc = al_err_set(AL_EINVAL, "%s:%d: a line longer than %u "
+			    "bytes", dynbuf_str(&p), lineno, SERVE_POLICY_LINE_MAX);
+			break;
+		}
+		if (memchr(lp, '\0', ll) != NULL) {
+			rc = al_err_set(AL_EINVAL, "%s:%d: a NUL byte (the policy "
+			    "is text)", dynbuf_str(&p), lineno);
+			break;
+		}
+		memcpy(line, lp, ll);
+		line[ll] = '\0';
+		line[strcspn(line, "#")] = '\0';
 		while (*k == ' ' || *k == '\t')
 			k++;
 		if (*k == '\0')
@@ -136,7 +169,7 @@ srv_policy_load(struct srv *s)
 			    dynbuf_str(&p), lineno, k);
 		}
 	}
-	fclose(f);
+	free(text);
 	dynbuf_free(&p);
 	return rc;
 }

@@ -39,6 +39,9 @@
 #define SERVE_MAX_LABEL_KEY 64u
 #define SERVE_MAX_LABEL_VALUE 1024u
 #define SERVE_DEFAULT_BODY (256ULL << 20)
+/* DATA/policy: a few lines "key = value"; a line longer is refused. */
+#define SERVE_POLICY_MAX_BYTES (64u << 10)
+#define SERVE_POLICY_LINE_MAX 511u
 /* An agent token's lifetime when neither --ttl nor the policy's
  * agent_token_ttl says otherwise: a working day, not forever. */
 #define SERVE_AGENT_TTL (8LL * 3600000)
