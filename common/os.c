@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,9 +102,16 @@ al_time_iso(int64_t ms, char out[32])
 	unsigned milli = (unsigned)(ms % 1000) % 1000u;
 	struct tm tm;
 
-	gmtime_r(&t, &tm);
-	if (tm.tm_year < -1900 || tm.tm_year > 9999 - 1900)
-		tm.tm_year = 70;  /* out of ISO 8601's range: never, in practice */
+	/* Out of ISO 8601's four-digit years, or of gmtime's range (tm is
+	 * then not written): the epoch. Never, in practice, but a time read
+	 * from a file (the keyring) can be any integer. */
+	if (gmtime_r(&t, &tm) == NULL || tm.tm_year < -1900 ||
+	    tm.tm_year > 9999 - 1900) {
+		memset(&tm, 0, sizeof(tm));
+		tm.tm_year = 70;
+		tm.tm_mday = 1;
+		milli = 0;
+	}
 	snprintf(out, 32, "%04u-%02u-%02uT%02u:%02u:%02u.%03uZ",
 	    (unsigned)(tm.tm_year + 1900) % 10000u, (unsigned)(tm.tm_mon + 1) % 100u,
 	    (unsigned)tm.tm_mday % 100u, (unsigned)tm.tm_hour % 100u,

@@ -55,7 +55,7 @@ al_dec_parse(const char **p, const char *end, uint64_t max, uint64_t *out)
 	for (; q < end && *q >= '0' && *q <= '9'; q++) {
 		unsigned d = (unsigned)(*q - '0');
 
-		if (v > (max - d) / 10)
+		if (d > max || v > (max - d) / 10)
 			return -1;
 		v = v * 10 + d;
 	}

@@ -231,6 +231,11 @@ START_TEST(clock_and_iso_time)
 	ck_assert_str_eq(iso, "2025-12-01T19:20:00.123Z");
 	al_time_iso(0, iso);
 	ck_assert_str_eq(iso, "1970-01-01T00:00:00.000Z");
+	/* Past the year 9999, or past what gmtime can say: the epoch. */
+	al_time_iso(253402390923004LL, iso);
+	ck_assert_str_eq(iso, "1970-01-01T00:00:00.000Z");
+	al_time_iso(INT64_MAX, iso);
+	ck_assert_str_eq(iso, "1970-01-01T00:00:00.000Z");
 }
 END_TEST
 
@@ -292,6 +297,14 @@ START_TEST(dec_parse_bounded)
 	ck_assert(v == UINT64_MAX);
 	p = digits;
 	ck_assert_int_eq(al_dec_parse(&p, digits, 100, &v), -1);
+	/* A bound below 9: a digit above it is past it too. */
+	q = "7";
+	ck_assert_int_eq(al_dec_parse(&q, q + 1, 5, &v), -1);
+	q = "1";
+	ck_assert_int_eq(al_dec_parse(&q, q + 1, 0, &v), -1);
+	q = "5";
+	ck_assert_int_eq(al_dec_parse(&q, q + 1, 5, &v), 0);
+	ck_assert_uint_eq(v, 5);
 	munmap(map, maplen);
 }
 END_TEST
