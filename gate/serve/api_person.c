@@ -35,25 +35,43 @@ person_json(json_t **out, const struct db_person *p)
 	return 0;
 }
 
+int
+srv_person_body(struct srv_person_body *b, const char *data, size_t len,
+    const char **why)
+{
+	json_error_t jerr;
+
+	memset(b, 0, sizeof(*b));
+	b->json = json_loadb(data ? data : "", len, JSON_REJECT_DUPLICATES,
+	    &jerr);
+	if (b->json == NULL || json_unpack_ex(b->json, &jerr, JSON_STRICT,
+	    "{s:s, s?s}", "name", &b->name, "email", &b->email) < 0 ||
+	    strlen(b->name) > 256 || (b->email != NULL &&
+	    (strlen(b->email) > 256 || strchr(b->email, '@') == NULL ||
+	    strpbrk(b->email, " \t\r\n<>") != NULL))) {
+		*why = "expected {\"name\", \"email\"?}: a name of at most 256 "
+		    "bytes, an email address with an @";
+		json_decref(b->json);
+		memset(b, 0, sizeof(*b));
+		return AL_EINVAL;
+	}
+	return 0;
+}
+
 enum MHD_Result
 api_person_create(struct req *q, struct MHD_Connection *c, struct db *db)
 {
-	json_error_t jerr;
-	json_t *in = json_loadb(q->body.data ? q->body.data : "", q->body.len,
-	    JSON_REJECT_DUPLICATES, &jerr), *out;
-	const char *name = NULL, *email = NULL;
+	struct srv_person_body b;
+	json_t *in, *out;
+	const char *name, *email, *why = NULL;
 	struct db_person p;
 	int rc;
 
-	if (in == NULL || json_unpack_ex(in, &jerr, JSON_STRICT, "{s:s, s?s}",
-	    "name", &name, "email", &email) < 0 || strlen(name) > 256 ||
-	    (email != NULL && (strlen(email) > 256 || strchr(email, '@') ==
-	    NULL || strpbrk(email, " \t\r\n<>") != NULL))) {
-		json_decref(in);
-		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST,
-		    "expected {\"name\", \"email\"?}: a name of at most 256 bytes, "
-		    "an email address with an @");
-	}
+	if (srv_person_body(&b, q->body.data, q->body.len, &why) < 0)
+		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST, why);
+	in = b.json;
+	name = b.name;
+	email = b.email;
 	rc = db_person_create(db, name, email, al_now_ms(), q->who.id, NULL);
 	if (rc == 0)
 		rc = db_person_get(db, name, &p);

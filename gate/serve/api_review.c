@@ -12,36 +12,54 @@
 #include "os.h"
 #include "serve.h"
 
+int
+srv_decide_body(struct srv_decide_body *b, enum route route,
+    const char *data, size_t len, const char **why)
+{
+	json_error_t jerr;
+	int bad;
+
+	memset(b, 0, sizeof(*b));
+	b->json = json_loadb(data ? data : "", len, JSON_REJECT_DUPLICATES,
+	    &jerr);
+	if (route == R_APPROVE)
+		bad = b->json == NULL || json_unpack_ex(b->json, &jerr,
+		    JSON_STRICT, "{s:s, s:s, s?s}", "sha256", &b->sha256,
+		    "ruleset", &b->ruleset, "comment", &b->text) < 0;
+	else
+		bad = b->json == NULL || json_unpack_ex(b->json, &jerr,
+		    JSON_STRICT, "{s:s}", route == R_REJECT ? "comment" :
+		    "reason", &b->text) < 0 || b->text[0] == '\0';
+	if (!bad && b->text != NULL && strlen(b->text) > 4096)
+		bad = 1;
+	if (!bad)
+		return 0;
+	*why = route == R_APPROVE ? "expected {\"sha256\", \"ruleset\", "
+	    "\"comment\"?}: the bytes and the rule set you looked at" :
+	    route == R_REJECT ? "expected {\"comment\"}: a rejection says why" :
+	    "expected {\"reason\"}: an override says why";
+	json_decref(b->json);
+	memset(b, 0, sizeof(*b));
+	return AL_EINVAL;
+}
+
 /* approve, reject, override: a JSON body, a decision, the standing. */
 enum MHD_Result
 api_decide(struct req *q, struct MHD_Connection *c, struct db *db)
 {
-	json_error_t jerr;
-	json_t *in = json_loadb(q->body.data ? q->body.data : "", q->body.len,
-	    JSON_REJECT_DUPLICATES, &jerr);
-	const char *sha = NULL, *rules = NULL, *text = NULL;
+	struct srv_decide_body b;
+	json_t *in;
+	const char *sha, *rules, *text, *why = NULL;
 	struct db_review r;
-	int rc, bad;
+	int rc;
 
 	memset(&r, 0, sizeof(r));
-	if (q->route == R_APPROVE)
-		bad = in == NULL || json_unpack_ex(in, &jerr, JSON_STRICT,
-		    "{s:s, s:s, s?s}", "sha256", &sha, "ruleset", &rules,
-		    "comment", &text) < 0;
-	else
-		bad = in == NULL || json_unpack_ex(in, &jerr, JSON_STRICT, "{s:s}",
-		    q->route == R_REJECT ? "comment" : "reason", &text) < 0 ||
-		    text[0] == '\0';
-	if (!bad && text != NULL && strlen(text) > 4096)
-		bad = 1;
-	if (bad) {
-		json_decref(in);
-		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST,
-		    q->route == R_APPROVE ? "expected {\"sha256\", \"ruleset\", "
-		    "\"comment\"?}: the bytes and the rule set you looked at" :
-		    q->route == R_REJECT ? "expected {\"comment\"}: a rejection "
-		    "says why" : "expected {\"reason\"}: an override says why");
-	}
+	if (srv_decide_body(&b, q->route, q->body.data, q->body.len, &why) < 0)
+		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST, why);
+	in = b.json;
+	sha = b.sha256;
+	rules = b.ruleset;
+	text = b.text;
 	if (q->route == R_APPROVE)
 		rc = db_approve(db, q->id, q->who.id, sha, rules, text,
 		    &q->s->policy, al_now_ms(), &r);

@@ -16,43 +16,65 @@
 #include "os.h"
 #include "serve.h"
 
+int
+srv_token_body(struct srv_token_body *b, const char *data, size_t len,
+    const char **why)
+{
+	json_error_t jerr;
+
+	memset(b, 0, sizeof(*b));
+	b->json = json_loadb(data ? data : "", len, JSON_REJECT_DUPLICATES,
+	    &jerr);
+	if (b->json == NULL || json_unpack_ex(b->json, &jerr, JSON_STRICT,
+	    "{s:s, s:s, s?s, s?s, s?s}", "role", &b->role, "name", &b->name,
+	    "ttl", &b->ttl, "on_behalf_of", &b->on_behalf_of, "person",
+	    &b->person) < 0) {
+		*why = "expected {\"role\", \"name\", \"person\"?, \"ttl\"?, "
+		    "\"on_behalf_of\"?}";
+		goto bad;
+	}
+	b->role_id = db_role_parse(b->role);
+	if (b->role_id < 0 || !srv_name_ok(b->name, 64) ||
+	    (b->ttl && gate_parse_duration(b->ttl, &b->ttl_ms) < 0) ||
+	    ((b->role_id == DB_ROLE_AGENT) != (b->on_behalf_of != NULL)) ||
+	    (b->role_id == DB_ROLE_AGENT && b->person != NULL)) {
+		*why = "a role (agent, reviewer, ci, auditor, admin), a name of "
+		    "letters, digits and . _ - @, a ttl like 8h; on_behalf_of "
+		    "names the registered person who launched an agent, and is "
+		    "for agents only (and required for them); person names the "
+		    "registered person who holds any other token (default: the "
+		    "person named like the token)";
+		goto bad;
+	}
+	return 0;
+bad:
+	json_decref(b->json);
+	memset(b, 0, sizeof(*b));
+	return AL_EINVAL;
+}
+
 enum MHD_Result
 api_token_create(struct req *q, struct MHD_Connection *c, struct db *db)
 {
-	json_error_t jerr;
-	json_t *in = json_loadb(q->body.data ? q->body.data : "", q->body.len,
-	    JSON_REJECT_DUPLICATES, &jerr), *out;
-	const char *role = NULL, *name = NULL, *ttl = NULL, *obo = NULL,
-	    *person = NULL;
+	struct srv_token_body b;
+	json_t *in, *out;
+	const char *role, *name, *obo, *person, *why = NULL;
 	char token[GATE_TOKEN_MAX], hash[65];
 	struct db_principal made;
 	int64_t now = al_now_ms(), ms = 0, id = 0;
 	int r, rc;
 
-	if (in == NULL || json_unpack_ex(in, &jerr, JSON_STRICT,
-	    "{s:s, s:s, s?s, s?s, s?s}", "role", &role, "name", &name, "ttl",
-	    &ttl, "on_behalf_of", &obo, "person", &person) < 0) {
-		json_decref(in);
-		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST, "expected "
-		    "{\"role\", \"name\", \"person\"?, \"ttl\"?, "
-		    "\"on_behalf_of\"?}");
-	}
-	r = db_role_parse(role);
-	if (r < 0 || !srv_name_ok(name, 64) ||
-	    (ttl && gate_parse_duration(ttl, &ms) < 0) ||
-	    ((r == DB_ROLE_AGENT) != (obo != NULL)) ||
-	    (r == DB_ROLE_AGENT && person != NULL)) {
-		json_decref(in);
-		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST, "a role "
-		    "(agent, reviewer, ci, auditor, admin), a name of letters, "
-		    "digits and . _ - @, a ttl like 8h; on_behalf_of names the "
-		    "registered person who launched an agent, and is for agents "
-		    "only (and required for them); person names the registered "
-		    "person who holds any other token (default: the person named "
-		    "like the token)");
-	}
+	if (srv_token_body(&b, q->body.data, q->body.len, &why) < 0)
+		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST, why);
+	in = b.json;
+	role = b.role;
+	name = b.name;
+	obo = b.on_behalf_of;
+	person = b.person;
+	r = b.role_id;
+	ms = b.ttl_ms;
 	/* Agents are short-lived: without a ttl, the policy's agent_token_ttl. */
-	if (r == DB_ROLE_AGENT && ttl == NULL)
+	if (r == DB_ROLE_AGENT && b.ttl == NULL)
 		ms = q->s->agent_ttl;
 	if (gate_token_new(token) < 0) {
 		json_decref(in);

@@ -80,6 +80,27 @@ key_path(struct dynbuf *b, const char *dir, const char *name)
 	    al_err_set(AL_ENOMEM, "out of memory") : 0;
 }
 
+json_t *
+key_ring_parse(const char *text, size_t len)
+{
+	json_error_t jerr;
+	json_t *kr = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr), *e;
+	size_t i;
+
+	if (kr == NULL || !json_is_array(json_object_get(kr, "keys")))
+		goto bad;
+	json_array_foreach(json_object_get(kr, "keys"), i, e)
+		if (!al_is_hex(json_string_value(json_object_get(e, "key_id")), 64)
+		    || !json_is_integer(json_object_get(e, "created")) ||
+		    !(json_is_integer(json_object_get(e, "retired")) ||
+		    json_is_null(json_object_get(e, "retired"))))
+			goto bad;
+	return kr;
+bad:
+	json_decref(kr);
+	return NULL;
+}
+
 /*
  * The keyring: keyring.json, or for a data directory older than rotation
  * its one key, created when signing.key was written.
@@ -91,9 +112,7 @@ keyring_read(const char *dir, json_t **out)
 	struct stat st;
 	EVP_PKEY *k = NULL;
 	char *text = NULL, id[65];
-	size_t len = 0, i;
-	json_error_t jerr;
-	json_t *e;
+	size_t len = 0;
 	int rc;
 
 	*out = NULL;
@@ -104,15 +123,8 @@ keyring_read(const char *dir, json_t **out)
 		if ((rc = al_read_file(dynbuf_str(&p), KEYRING_MAX_BYTES, &text,
 		    &len)) < 0)
 			goto out;
-		*out = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-		if (*out == NULL || !json_is_array(json_object_get(*out, "keys")))
+		if ((*out = key_ring_parse(text, len)) == NULL)
 			goto bad;
-		json_array_foreach(json_object_get(*out, "keys"), i, e)
-			if (!al_is_hex(json_string_value(json_object_get(e, "key_id")), 64)
-			    || !json_is_integer(json_object_get(e, "created")) ||
-			    !(json_is_integer(json_object_get(e, "retired")) ||
-			    json_is_null(json_object_get(e, "retired"))))
-				goto bad;
 		rc = 0;
 		goto out;
 	}

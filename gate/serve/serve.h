@@ -339,6 +339,40 @@ int srv_conn_metrics(struct srv *s, struct dynbuf *t);
 enum MHD_Result srv_serve_view(struct req *q, struct MHD_Connection *c,
     struct db *db, int fd, uint64_t size, const char *sha256, int64_t item,
     const char *path);
+/* view.c: one range of a Range header "bytes=...": 0 with [*off, *off +
+ * *len), -1 when it is not one satisfiable range of size bytes. */
+int srv_range_parse(const char *h, uint64_t size, uint64_t *off,
+    uint64_t *len);
+
+/*
+ * The JSON bodies of POST /v1/tokens, /v1/persons and the decisions
+ * (api_token.c, api_person.c, api_review.c), read without a server (the
+ * fuzz targets do): 0 with the fields set, borrowed from json (the caller
+ * json_decrefs it); AL_EINVAL with *why the gate's answer and nothing to
+ * free. data may be NULL when len is 0.
+ */
+struct srv_token_body {
+	json_t *json;
+	const char *role, *name, *ttl, *on_behalf_of, *person; /* NULL: none */
+	int role_id;              /* enum db_role */
+	int64_t ttl_ms;           /* 0 without a ttl */
+};
+int srv_token_body(struct srv_token_body *b, const char *data, size_t len,
+    const char **why);
+struct srv_decide_body {
+	json_t *json;
+	const char *sha256, *ruleset; /* approve only */
+	const char *text;         /* comment or reason; NULL: none */
+};
+int srv_decide_body(struct srv_decide_body *b, enum route route,
+    const char *data, size_t len, const char **why);
+struct srv_person_body {
+	json_t *json;
+	const char *name, *email; /* email NULL: none */
+};
+int srv_person_body(struct srv_person_body *b, const char *data, size_t len,
+    const char **why);
+
 /* api_person.c: persons (admins; auditors list). */
 enum MHD_Result api_person_create(struct req *q, struct MHD_Connection *c,
     struct db *db);

@@ -37,10 +37,8 @@
 #include "serve.h"
 #include "util.h"
 
-/* One range of "bytes=...": 0 with [*off, *off + *len), -1 when it is not
- * one satisfiable range of size bytes. */
-static int
-range_parse(const char *h, uint64_t size, uint64_t *off, uint64_t *len)
+int
+srv_range_parse(const char *h, uint64_t size, uint64_t *off, uint64_t *len)
 {
 	unsigned long long a = 0, b;
 	char *end;
@@ -251,7 +249,7 @@ srv_serve_view(struct req *q, struct MHD_Connection *c, struct db *db,
 	int rc;
 
 	if (range != NULL) {
-		if (range_parse(range, size, &off, &len) < 0) {
+		if (srv_range_parse(range, size, &off, &len) < 0) {
 			close(fd);
 			return srv_fail(q, c, MHD_HTTP_RANGE_NOT_SATISFIABLE,
 			    REJ_BAD_REQUEST, "one byte range within the content, "
