@@ -1,11 +1,15 @@
 /*
  * check_bundle.c - the bundle reader and its pack reader on crafted
  * bundles: a delta that lies is reported as a malformed delta, never
- * taken for the reader running out of memory.
+ * taken for the reader running out of memory; a pack's object count is
+ * bounded by its size before anything is allocated for it.
  */
 #include "test_util.h"
 
+#include <openssl/evp.h>
+
 #include "scan_bundle.h"
+#include "scan_pack.h"
 
 static const char rules[] =
     "rules:\n"
@@ -54,6 +58,32 @@ START_TEST(malformed_delta_is_named)
 }
 END_TEST
 
+/*
+ * A pack of 32 bytes whose header claims two million objects is refused
+ * by its size before a table for them is allocated (the reader went on
+ * to calloc some 200 MiB and then found the pack truncated).
+ */
+START_TEST(object_count_bounded_by_pack_size)
+{
+	unsigned char pack[32] = {'P', 'A', 'C', 'K', 0, 0, 0, 2,
+	    0x00, 0x1e, 0x84, 0x80};          /* 2000000 */
+	struct scan_pack pk;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned int olen = 0;
+
+	ck_assert_ptr_nonnull(md);
+	ck_assert_int_eq(EVP_DigestInit_ex(md, EVP_sha1(), NULL), 1);
+	ck_assert_int_eq(EVP_DigestUpdate(md, pack, 12), 1);
+	ck_assert_int_eq(EVP_DigestFinal_ex(md, pack + 12, &olen), 1);
+	EVP_MD_CTX_free(md);
+	ck_assert_int_eq(scan_pack_index(&pk, pack, sizeof(pack)), AL_EINVAL);
+	ck_assert_str_eq(al_err_msg(), "2000000 objects cannot fit in a pack "
+	    "of 32 bytes (truncated?)");
+	ck_assert_ptr_null(pk.obj);
+	scan_pack_free(&pk);
+}
+END_TEST
+
 static Suite *
 bundle_suite(void)
 {
@@ -62,6 +92,7 @@ bundle_suite(void)
 
 	tc = tcase_create("pack");
 	tcase_add_test(tc, malformed_delta_is_named);
+	tcase_add_test(tc, object_count_bounded_by_pack_size);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -27,6 +27,9 @@
 #include "scan_decode.h"
 #include "scan_pack.h"
 
+/* The fewest bytes an object takes: its header, an empty zlib stream. */
+#define PACK_MIN_OBJECT 9
+
 static const char *const type_names[] = {
 	"", "commit", "tree", "blob", "tag",
 };
@@ -139,6 +142,13 @@ read_pack(struct scan_pack *pk, EVP_MD_CTX *md, const unsigned char *p,
 	if (count > AL_BUNDLE_MAX_OBJECTS)
 		return al_err_set(AL_EINVAL, "%u objects, more "
 		    "than %u", count, AL_BUNDLE_MAX_OBJECTS);
+	/* Each object takes a header byte and a zlib stream of at least 8
+	 * bytes: a count its pack cannot hold is refused before the table is
+	 * allocated (a 32-byte pack claiming two million objects made the
+	 * child allocate 200 MiB). */
+	if (count > (n - 12 - SCAN_OID_LEN) / PACK_MIN_OBJECT)
+		return al_err_set(AL_EINVAL, "%u objects cannot fit in a pack of "
+		    "%zu bytes (truncated?)", count, n);
 	pk->obj = calloc(count ? count : 1, sizeof(*pk->obj));
 	if (pk->obj == NULL)
 		return al_err_set(AL_ENOMEM, "out of memory");
