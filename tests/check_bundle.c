@@ -2,13 +2,15 @@
  * check_bundle.c - the bundle reader and its pack reader on crafted
  * bundles: a delta that lies is reported as a malformed delta, never
  * taken for the reader running out of memory; a pack's object count is
- * bounded by its size before anything is allocated for it.
+ * bounded by its size before anything is allocated for it, and so is
+ * the size a zlib stream is said to inflate to.
  */
 #include "test_util.h"
 
 #include <openssl/evp.h>
 
 #include "scan_bundle.h"
+#include "scan_decode.h"
 #include "scan_pack.h"
 
 static const char rules[] =
@@ -84,6 +86,34 @@ START_TEST(object_count_bounded_by_pack_size)
 }
 END_TEST
 
+/*
+ * A zlib stream of a few bytes stated to inflate to 512 MiB (a pack
+ * object's header or a binary patch says so) is refused by its length
+ * before the output buffer is allocated; what it can give still inflates.
+ */
+START_TEST(inflate_size_bounded_by_input)
+{
+	static const unsigned char hello[] = {  /* zlib of "hello\n" */
+		0x78, 0x9c, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xe7, 0x02, 0x00,
+		0x08, 0x4b, 0x02, 0x1f,
+	};
+	unsigned char *out = NULL;
+	size_t len = 0, used = 0;
+
+	ck_assert_int_eq(scan_inflate(hello, sizeof(hello), 512u << 20, &out,
+	    &len, &used), AL_EINVAL);
+	ck_assert_str_eq(al_err_msg(), "corrupt zlib stream: 14 bytes cannot "
+	    "inflate to 536870912");
+	ck_assert_ptr_null(out);
+	ck_assert_int_eq(scan_inflate(hello, sizeof(hello), 6, &out, &len,
+	    &used), 0);
+	ck_assert_uint_eq(len, 6);
+	ck_assert_uint_eq(used, sizeof(hello));
+	ck_assert_int_eq(memcmp(out, "hello\n", 6), 0);
+	free(out);
+}
+END_TEST
+
 static Suite *
 bundle_suite(void)
 {
@@ -93,6 +123,7 @@ bundle_suite(void)
 	tc = tcase_create("pack");
 	tcase_add_test(tc, malformed_delta_is_named);
 	tcase_add_test(tc, object_count_bounded_by_pack_size);
+	tcase_add_test(tc, inflate_size_bounded_by_input);
 	suite_add_tcase(s, tc);
 	return s;
 }

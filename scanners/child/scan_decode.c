@@ -146,6 +146,13 @@ scan_inflate(const void *p, size_t n, size_t max, unsigned char **out,
 
 	*out = NULL;
 	*out_len = 0;
+	/* Deflate yields at most 1032 bytes per byte read (a 258-byte copy
+	 * in two bits): a stated size past what n bytes can give is a lie,
+	 * and nothing is allocated for it (a 20-byte object header claiming
+	 * 512 MiB had the child allocate 512 MiB). */
+	if (n <= (SIZE_MAX - 258) / 1032 && max > n * 1032 + 258)
+		return al_err_set(AL_EINVAL, "corrupt zlib stream: %zu bytes "
+		    "cannot inflate to %zu", n, max);
 	if ((buf = malloc(max ? max : 1)) == NULL)
 		return al_err_set(AL_ENOMEM, "out of memory");
 	memset(&z, 0, sizeof(z));

@@ -35,7 +35,9 @@ int scan_is_text(const unsigned char *p, size_t n);
 /* Inflates a zlib stream of at most max bytes (the size the format
  * states) into a new buffer; *used (when set) gets the compressed bytes the
  * stream took. AL_EINVAL when the stream is corrupt or inflates to more
- * than max; AL_ENOMEM. */
+ * than max, or when n bytes cannot inflate to max at all (deflate gives at
+ * most 1032 bytes a byte: such a stated size is refused before max bytes
+ * are allocated); AL_ENOMEM. */
 int scan_inflate(const void *p, size_t n, size_t max, unsigned char **out,
     size_t *out_len, size_t *used);
 
