@@ -77,13 +77,20 @@ MAIN_OBJ = $(BUILD)/obj/gate/main.o
 TESTS = check_util check_common check_rule check_patch check_bundle check_engine check_report check_proto check_sbx check_launch check_attest \
 	check_db
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
-FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest fuzz_container fuzz_extract
+FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest fuzz_container fuzz_extract \
+	fuzz_pack fuzz_rules fuzz_policy fuzz_allowlist fuzz_keyring fuzz_body fuzz_fold fuzz_text
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
+# make fuzz-long: FUZZ_RUNS executions of each of FUZZ_ONLY, one at a time
+# (FUZZ_MAX_SECONDS, if set, stops one sooner); the figures of
+# docs/reliability.md come from it.
+FUZZ_RUNS ?= 10000000
+FUZZ_MAX_SECONDS ?=
+FUZZ_ONLY ?= $(FUZZERS)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
-.PHONY: all deps test unit e2e matrix torture load iofault diskfull rules-test detect asan lint fuzz bench \
-	clean run fresh-check hostile
+.PHONY: all deps test unit e2e matrix torture load iofault diskfull rules-test detect asan lint fuzz \
+	fuzz-build fuzz-long bench clean run fresh-check hostile
 
 all: $(BUILD)/airlock
 
@@ -248,22 +255,35 @@ asan: deps
 lint: $(LIB_OBJ)
 	@BUILD=$(BUILD) bash tests/lint.sh
 
-# libFuzzer (clang) for FUZZ_SECONDS per target, seeded from tests/fuzz/corpus;
-# new inputs go to build-fuzz/corpus (copy a crash's input into the seed
-# corpus so that `make test` replays it from then on).
-fuzz:
+# The fuzz targets built with libFuzzer (clang), AddressSanitizer and
+# UndefinedBehaviorSanitizer, into build-fuzz/.
+FUZZ_SAN = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+fuzz-build:
 	@$(MAKE) --no-print-directory deps DEPS="$(FUZZ_PKGS)"
 	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g" \
 		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
 		build-fuzz/libairlock.a
 	@set -e; for f in $(FUZZERS); do \
-		clang $(CPPFLAGS_ALL) -Itests/fuzz -O1 -g -fsanitize=fuzzer,address,undefined \
-			-fno-sanitize-recover=all -pthread \
+		clang $(CPPFLAGS_ALL) -Itests/fuzz -O1 -g $(FUZZ_SAN) -pthread \
 			-o build-fuzz/$$f tests/fuzz/$$f.c build-fuzz/libairlock.a $(LIBS); \
+	done
+
+# libFuzzer for FUZZ_SECONDS per target, seeded from tests/fuzz/corpus;
+# new inputs go to build-fuzz/corpus (copy a crash's input into the seed
+# corpus so that `make test` replays it from then on).
+fuzz: fuzz-build
+	@set -e; for f in $(FUZZERS); do \
 		mkdir -p build-fuzz/corpus/$$f; \
 		build-fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+			$$([ -f tests/fuzz/$$f.dict ] && echo -dict=tests/fuzz/$$f.dict) \
 			build-fuzz/corpus/$$f tests/fuzz/corpus/$${f#fuzz_}; \
 	done
+
+# FUZZ_RUNS executions of each target, one after the other at nice 10;
+# the logs and a table of the figures in build-fuzz/long/.
+fuzz-long: fuzz-build
+	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_MAX_SECONDS=$(FUZZ_MAX_SECONDS) \
+		bash tests/fuzz/fuzz_long.sh $(FUZZ_ONLY)
 
 # The load generator of bench/intake_bench.sh: libcurl clients in threads.
 $(BUILD)/bench/intake_load: bench/intake_load.c

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# fuzz_long.sh TARGET... - the long fuzzing runs (make fuzz-long): each
+# libFuzzer target of build-fuzz/ (make fuzz-build) for $FUZZ_RUNS
+# executions (default 10 million), or until $FUZZ_MAX_SECONDS if that is
+# set, one target at a time at nice 10, seeded from tests/fuzz/corpus/NAME;
+# the inputs it finds go to build-fuzz/corpus/TARGET, a crash's input to
+# build-fuzz/crash/TARGET/. An input that runs longer than 25 s is a hang
+# and counts as a crash.
+#
+# Output: build-fuzz/long/TARGET.log (libFuzzer's), and one line per
+# target appended to build-fuzz/long/figures.tsv and printed: target,
+# executions, seconds, executions per second, result (ok, or what ended
+# it and the input it saved), date. Exit status 1 if any target failed.
+set -u
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
+runs=${FUZZ_RUNS:-10000000}
+max=${FUZZ_MAX_SECONDS:-}
+out=build-fuzz/long
+mkdir -p "$out"
+[ -s "$out/figures.tsv" ] ||
+	printf 'target\texecutions\tseconds\texec_per_s\tresult\tdate\n' >"$out/figures.tsv"
+bad=0
+for f in "$@"; do
+	if [ ! -x "build-fuzz/$f" ]; then
+		echo "fuzz-long: no build-fuzz/$f (make fuzz-build)" >&2
+		bad=1
+		continue
+	fi
+	mkdir -p "build-fuzz/corpus/$f" "build-fuzz/crash/$f"
+	args=(-runs="$runs" -max_len=65536 -timeout=25 -print_final_stats=1
+		-artifact_prefix="build-fuzz/crash/$f/")
+	[ -n "$max" ] && args+=(-max_total_time="$max")
+	[ -f "tests/fuzz/$f.dict" ] && args+=(-dict="tests/fuzz/$f.dict")
+	echo "== $f: ${args[*]}"
+	start=$(date +%s)
+	nice -n 10 "build-fuzz/$f" "${args[@]}" "build-fuzz/corpus/$f" \
+		"tests/fuzz/corpus/${f#fuzz_}" >"$out/$f.log" 2>&1
+	rc=$?
+	secs=$(($(date +%s) - start))
+	# libFuzzer's own count; after a crash, its last status line's.
+	n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$f.log" | tail -n 1)
+	[ -n "$n" ] || n=$(sed -n 's/^#\([0-9]*\)[[:space:]].*/\1/p' "$out/$f.log" | tail -n 1)
+	n=${n:-0}
+	result=ok
+	if [ "$rc" != 0 ]; then
+		result="$(grep -m1 -oE 'ERROR: (libFuzzer|AddressSanitizer|UndefinedBehaviorSanitizer)[^(]*|runtime error:.*|deadly signal|timeout' "$out/$f.log" | head -n 1)"
+		result="failed (rc $rc: ${result:-see the log}; $(sed -n 's/.*Test unit written to //p' "$out/$f.log" | tail -n 1))"
+		bad=1
+	fi
+	line=$(printf '%s\t%s\t%s\t%s\t%s\t%s' "$f" "$n" "$secs" \
+		"$((secs > 0 ? n / secs : n))" "$result" "$(date -u +%Y-%m-%d)")
+	echo "$line" >>"$out/figures.tsv"
+	echo "$line"
+done
+exit "$bad"
