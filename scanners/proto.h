@@ -83,6 +83,9 @@ enum proto_exit {
 	PROTO_EXIT_SCAN = 7,      /* the scan failed (out of memory); for
 	                           * the launcher: the control socket broke */
 	PROTO_EXIT_REPLY = 8,     /* the answer could not be sent */
+	PROTO_EXIT_SANITIZER = 9, /* a sanitizer's fatal error (sanitized
+	                           * builds only: sbx.h); its report went
+	                           * to the parent */
 };
 
 const char *proto_type_name(int type);

@@ -850,6 +850,31 @@ t_child_memory_limit_is_unscannable() {
 	FAULT_TIMEOUT=60 AL_TIMEOUT=90 child_fault memory 'killed by signal'
 }
 
+# A sanitized build's child (make asan) writes a sanitizer's report from
+# inside its sandbox to its parent, which puts it on its own stderr, each
+# line prefixed; the file is unscannable, saying so. A real heap overflow
+# (AddressSanitizer) and a real signed overflow (UndefinedBehaviorSanitizer)
+# in the child, by the test hook. Only in such builds: elsewhere the hook
+# does nothing, and make asan sets AIRLOCK_SANITIZED, so that there this
+# runs (and fails if the build is not sanitized after all).
+t_child_sanitizer_report_reaches_parent() {
+	if [ -z "${AIRLOCK_SANITIZED:-}" ]; then
+		echo "SKIP: not a sanitized build (make asan runs this)"
+		return 0
+	fi
+	child_fault asan 'the scan child hit a sanitizer error'
+	grep -qE '^airlock: scan child [0-9]+: ==[0-9]+==ERROR: AddressSanitizer: heap-buffer-overflow' "$ERR" ||
+		fail "no AddressSanitizer report on stderr"
+	# Symbolized inside the sandbox: function, file and line.
+	grep -qE '^airlock: scan child [0-9]+: +#0 0x[0-9a-f]+ in fault_heap_overflow scanners/child/child.c:[0-9]+' "$ERR" ||
+		fail "the report's first frame is not named"
+	grep -qE '^airlock: scan child [0-9]+: SUMMARY: AddressSanitizer: heap-buffer-overflow' "$ERR" ||
+		fail "the report is cut short (no SUMMARY)"
+	child_fault ubsan 'the scan child hit a sanitizer error'
+	grep -qE '^airlock: scan child [0-9]+: scanners/child/child.c:[0-9]+:[0-9]+: runtime error: signed integer overflow' "$ERR" ||
+		fail "no UndefinedBehaviorSanitizer report on stderr"
+}
+
 t_child_malformed_frame_is_unscannable() {
 	child_fault garbage 'unexpected FINDING frame'
 }

@@ -963,6 +963,33 @@ t_restart_mid_scan_resumes() {
 	[ -z "$bug" ] || fail "$bug"
 }
 
+# A sanitized build's scan child (make asan), forked by a launcher, writes a
+# sanitizer's report from inside its sandbox through a pipe to the
+# launcher, which puts it on the gate's stderr; the submission is
+# unscannable, saying so. Only in such builds (as in e2e_scan.sh).
+t_scan_child_sanitizer_report_in_gate_log() {
+	if [ -z "${AIRLOCK_SANITIZED:-}" ]; then
+		echo "SKIP: not a sanitized build (make asan runs this)"
+		return 0
+	fi
+	AIRLOCK_TEST_CHILD_FAULT=asan:bug srv_start
+	mk_token agent agent-1 alice
+	echo 'a harmless file' >bug.txt
+	submit "$TOK" bug.txt name=bug.txt
+	wait_state "$SID" held 60
+	expect_all 'd["verdict"]' unscannable 		'"the scan child hit a sanitizer error" in R("airlock.unscannable")[0]["excerpt"]' True
+	grep -qE '^airlock: scan child [0-9]+: ==[0-9]+==ERROR: AddressSanitizer: heap-buffer-overflow' serve.log ||
+		fail "no AddressSanitizer report in the gate's log"
+	grep -qE '^airlock: scan child [0-9]+: +#0 0x[0-9a-f]+ in fault_heap_overflow scanners/child/child.c:[0-9]+' serve.log ||
+		fail "the report's first frame is not named"
+	# The next scan, without the fault, is a fresh child's, and clean.
+	echo 'another harmless file' >fine.txt
+	submit "$TOK" fine.txt name=fine.txt
+	wait_state "$SID" held 60
+	expect_all 'd["verdict"]' clean
+	srv_stop
+}
+
 # ---- database faults in the scan threads (tests/fault/iofail.c) ---------------
 
 # srv_start_faulty ARGS: the gate with the fault shim preloaded; its rules

@@ -12,6 +12,7 @@
  * findings per file, the rlimits of sbx_default_limits().
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,41 @@ fault_for(char fault[32], const char *spec, const char *path)
 	fault[n] = '\0';
 }
 
+/*
+ * Real bugs, for a sanitizer to report from inside the sandbox (sanitized
+ * builds only: elsewhere they test nothing, and do nothing): a heap
+ * overflow read, which AddressSanitizer reports (UndefinedBehaviorSanitizer,
+ * which would see it first by the object's size, looks away), and a signed
+ * overflow, which UndefinedBehaviorSanitizer reports.
+ */
+#if SBX_SANITIZED
+__attribute__((no_sanitize("undefined")))
+#endif
+static void
+fault_heap_overflow(int sock)
+{
+	volatile size_t at = 8;   /* one past the end, unseen by -O */
+	char *p, c;
+
+	if (!SBX_SANITIZED || (p = calloc(1, 8)) == NULL)
+		return;
+	if ((c = p[at]) == 'x')
+		(void)!write(sock, &c, 1);
+	free(p);
+}
+
+static void
+fault_int_overflow(int sock)
+{
+	volatile int big = INT_MAX;
+	int c;
+
+	if (!SBX_SANITIZED)
+		return;
+	if ((c = big + 1) == 0)
+		(void)!write(sock, &c, 1);
+}
+
 static void
 child_fault(const char *spec, const char *path, int sock)
 {
@@ -72,6 +108,10 @@ child_fault(const char *spec, const char *path, int sock)
 			;
 	else if (strcmp(fault, "garbage") == 0)
 		(void)!write(sock, "\0\0\0\x05\0\x03\0\0hello", 13);
+	else if (strcmp(fault, "asan") == 0)
+		fault_heap_overflow(sock);
+	else if (strcmp(fault, "ubsan") == 0)
+		fault_int_overflow(sock);
 	else if (strcmp(fault, "memory") == 0) {
 		/* Allocate and touch until the address-space limit. */
 		for (;;) {
@@ -250,7 +290,8 @@ child_serve(struct scan_worker *w, int sock, const char *fault)
  * closes: the worker and libmagic, libgit2, iconv's modules, libcrypto's
  * providers (a first digest). Archive readers convert entry times, and
  * glibc would look at /etc/localtime each time: a fixed zone needs no file
- * (the times matter to nobody here). Exits on failure.
+ * (the times matter to nobody here); in a sanitized build, the
+ * sanitizer's symbolizer (sbx.h). Exits on failure.
  */
 struct scan_worker *
 child_prepare(const struct scan_engine *e)
@@ -264,6 +305,7 @@ child_prepare(const struct scan_engine *e)
 	al_sha256_hex(warm, "", 0);
 	(void)setenv("TZ", "UTC0", 1);
 	tzset();
+	sbx_sanitizer_prepare();
 	return w;
 }
 

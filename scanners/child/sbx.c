@@ -23,7 +23,90 @@
 
 #include "al_limits.h"
 #include "err.h"
+#include "proto.h"
 #include "sbx.h"
+
+#if SBX_SANITIZED
+#include <dlfcn.h>
+#include <sanitizer/common_interface_defs.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+/* A sanitizer's fatal error, its report written: the parent names it. */
+static void
+sbx_sanitizer_died(void)
+{
+	_exit(PROTO_EXIT_SANITIZER);
+}
+
+/*
+ * UndefinedBehaviorSanitizer's handler of a signed overflow, as the
+ * compilers call it (GCC's and clang's runtime ABI): a source location
+ * and a type. Weak: a build without -fsanitize=undefined has none.
+ */
+struct sbx_ubsan_location {
+	const char *file;
+	uint32_t line, column;
+};
+struct sbx_ubsan_type {
+	uint16_t kind;            /* 0: an integer */
+	uint16_t info;            /* log2(bits) << 1 | signed */
+	char name[4];
+};
+struct sbx_ubsan_overflow {
+	struct sbx_ubsan_location loc;
+	const struct sbx_ubsan_type *type;
+};
+void __ubsan_handle_add_overflow(void *data, void *lhs, void *rhs)
+    __attribute__((weak));
+
+/*
+ * GCC links UndefinedBehaviorSanitizer as a runtime of its own
+ * (libubsan), which starts at its first report, reading the binary's name
+ * and /proc/self/environ: inside the sandbox that start is killed before
+ * a word is written. So one report is made now, into /dev/null (a signed
+ * overflow through the recoverable handler; its location is then spent),
+ * and libubsan's fatal errors end the process as AddressSanitizer's do.
+ */
+static void
+sbx_ubsan_prepare(void)
+{
+	static const struct sbx_ubsan_type int_type = {0, 5 << 1 | 1, "int"};
+	static struct sbx_ubsan_overflow warm = {{"sandbox warm-up", 1, 1},
+	    &int_type};
+	char where[256];
+	void *h;
+	int err, null;
+
+	if (__ubsan_handle_add_overflow != NULL &&
+	    (err = dup(STDERR_FILENO)) >= 0) {
+		if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
+			(void)dup2(null, STDERR_FILENO);
+			__ubsan_handle_add_overflow(&warm, (void *)(uintptr_t)INT32_MAX,
+			    (void *)(uintptr_t)1);
+			close(null);
+		}
+		(void)dup2(err, STDERR_FILENO);
+		close(err);
+	}
+	if ((h = dlopen("libubsan.so.1", RTLD_LAZY | RTLD_NOLOAD)) != NULL) {
+		void (*on_death)(void (*)(void)) = (void (*)(void (*)(void)))
+		    dlsym(h, "__sanitizer_set_death_callback");
+		void (*symbolize)(void *, const char *, char *, size_t) =
+		    (void (*)(void *, const char *, char *, size_t))
+		    dlsym(h, "__sanitizer_symbolize_pc");
+
+		if (on_death != NULL)
+			on_death(sbx_sanitizer_died);
+		if (symbolize != NULL)
+			symbolize((void *)(uintptr_t)sbx_ubsan_prepare, "%p %F %L",
+			    where, sizeof(where));
+		dlclose(h);
+	}
+}
+#else
+#define TCGETS 0
+#endif
 
 void
 sbx_default_limits(struct sbx_limits *lim)
@@ -96,16 +179,7 @@ set_limit(int resource, uint64_t value, const char *name)
 /* AddressSanitizer reserves terabytes of shadow address space: under it the
  * address-space limit cannot apply (the sanitizer build is for finding bugs,
  * not for running the gate). */
-#if defined(__SANITIZE_ADDRESS__)
-#define SBX_LIMIT_AS 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SBX_LIMIT_AS 0
-#endif
-#endif
-#ifndef SBX_LIMIT_AS
-#define SBX_LIMIT_AS 1
-#endif
+#define SBX_LIMIT_AS (!SBX_SANITIZED)
 
 int
 sbx_limits_address_space(void)
@@ -171,6 +245,51 @@ add_extract_rules(scmp_filter_ctx ctx, int root_fd)
 	return 0;
 }
 
+/*
+ * What writing a sanitizer's report to fd 2 takes, in sanitized builds
+ * only (sbx.h): its "==PID==" prefix, the terminal test of its colours on
+ * fd 2 alone, and the wake-up of the lock it takes (futex).
+ */
+static int
+add_report_rules(scmp_filter_ctx ctx)
+{
+	int rc;
+
+	if (!SBX_SANITIZED)
+		return 0;
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(getpid),
+	    0)) < 0 ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2,
+	    SCMP_A0(SCMP_CMP_EQ, SBX_REPORT_FD),
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TCGETS))) < 0 ||
+	    (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(futex),
+	    0)) < 0)
+		return rc;
+	return 0;
+}
+
+void
+sbx_sanitizer_prepare(void)
+{
+#if SBX_SANITIZED
+	__sanitizer_sandbox_arguments args;
+	char where[256];
+
+	/* libubsan first: its dlopen() makes AddressSanitizer forget the
+	 * modules it knows, which must be known from here on. Then the
+	 * memory map, cached; the symbolizer's state, made by one lookup (it
+	 * reads every module's debug information at its first); the way out
+	 * of a fatal report. */
+	sbx_ubsan_prepare();
+	memset(&args, 0, sizeof(args));
+	args.coverage_fd = -1;
+	__sanitizer_sandbox_on_notify(&args);
+	__sanitizer_symbolize_pc((void *)(uintptr_t)sbx_sanitizer_prepare,
+	    "%p %F %L", where, sizeof(where));
+	__sanitizer_set_death_callback(sbx_sanitizer_died);
+#endif
+}
+
 static int
 cmp_int(const void *a, const void *b)
 {
@@ -211,6 +330,8 @@ load_seccomp(int root_fd)
 	for (i = 0; i < sizeof(allowed_syscalls) / sizeof(allowed_syscalls[0]) &&
 	    rc == 0; i++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed_syscalls[i], 0);
+	if (rc == 0)
+		rc = add_report_rules(ctx);
 	if (rc == 0 && root_fd >= 0)
 		rc = add_extract_rules(ctx, root_fd);
 	if (rc == 0)
@@ -221,12 +342,33 @@ load_seccomp(int root_fd)
 	return 0;
 }
 
+/*
+ * keep, and in a sanitized build fd 2 for the sanitizer's report, into
+ * out (room for nkeep + 1); how many.
+ */
+static size_t
+with_report_fd(int *out, const int *keep, size_t nkeep)
+{
+	size_t i;
+
+	for (i = 0; i < nkeep; i++)
+		out[i] = keep[i];
+	if (SBX_SANITIZED)
+		out[nkeep++] = SBX_REPORT_FD;
+	return nkeep;
+}
+
 int
 sbx_enter(const int *keep, size_t nkeep, const struct sbx_limits *lim)
 {
+	int all[SBX_MAX_KEEP + 1];
 	int rc;
 
-	if ((rc = close_others(keep, nkeep)) < 0 ||
+	if (nkeep > SBX_MAX_KEEP)
+		return al_err_set(AL_EINVAL, "sandbox: more than %d fds to keep",
+		    SBX_MAX_KEEP);
+	nkeep = with_report_fd(all, keep, nkeep);
+	if ((rc = close_others(all, nkeep)) < 0 ||
 	    (rc = apply_limits(lim, nkeep)) < 0)
 		return rc;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -291,10 +433,15 @@ int
 sbx_enter_extract(const int *keep, size_t nkeep, const struct sbx_limits *lim,
     int root_fd, int *landlocked)
 {
+	int all[SBX_MAX_KEEP + 1];
 	int rc;
 
 	*landlocked = 0;
-	if ((rc = close_others(keep, nkeep)) < 0 ||
+	if (nkeep > SBX_MAX_KEEP)
+		return al_err_set(AL_EINVAL, "sandbox: more than %d fds to keep",
+		    SBX_MAX_KEEP);
+	nkeep = with_report_fd(all, keep, nkeep);
+	if ((rc = close_others(all, nkeep)) < 0 ||
 	    (rc = apply_limits(lim, nkeep)) < 0)
 		return rc;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

@@ -24,6 +24,10 @@ struct sbx_limits {
 	uint64_t file_size;     /* RLIMIT_FSIZE, bytes: 0 for the scan child */
 };
 
+/* The most fds a child keeps (the scan child keeps two, the pull child
+ * two), besides a sanitized build's report fd. */
+#define SBX_MAX_KEEP 8
+
 /* The defaults for a scan child (al_limits.h). */
 void sbx_default_limits(struct sbx_limits *lim);
 
@@ -50,5 +54,35 @@ int sbx_enter_extract(const int *keep, size_t nkeep,
 
 /* 0 in AddressSanitizer builds, where RLIMIT_AS cannot be applied. */
 int sbx_limits_address_space(void);
+
+/*
+ * Sanitized builds (AddressSanitizer: make asan): a sandboxed child must
+ * be able to write a sanitizer's report, or a bug it hit in a parser is
+ * lost (its stderr was closed, and the report's own system calls were
+ * killed by the filter). In such builds sbx_enter() and
+ * sbx_enter_extract() keep fd 2 (the scan child's is a pipe to its
+ * parent, which relays the report: parent_relay_report) and the filter
+ * allows, besides writing, what the report takes: getpid (the report's
+ * "==PID==" prefix), ioctl(2, TCGETS) (is it a terminal, for colours) and
+ * futex (the report's lock). Never in other builds.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define SBX_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SBX_SANITIZED 1
+#endif
+#endif
+#ifndef SBX_SANITIZED
+#define SBX_SANITIZED 0
+#endif
+#define SBX_REPORT_FD 2
+
+/* Before the sandbox, in a sanitized build: the sanitizer's symbolizer
+ * (the binary's and libraries' debug information, the memory map) is
+ * loaded now, while files can be opened, so that a report inside the
+ * sandbox names functions and lines; a sanitizer's fatal error ends the
+ * process with PROTO_EXIT_SANITIZER. Nothing in other builds. */
+void sbx_sanitizer_prepare(void);
 
 #endif

@@ -81,7 +81,7 @@ launcher_main(const struct scan_engine *e, int ctl)
 	for (;;) {
 		unsigned char started[PROTO_LAUNCH_STARTED];
 		unsigned char ended[PROTO_LAUNCH_ENDED];
-		int fd, sv[2], type, status = 0;
+		int fd, sv[2], rep[2], type, status = 0;
 		size_t nfd = 0;
 		struct dynbuf pidbuf;
 		pid_t pid;
@@ -94,6 +94,7 @@ launcher_main(const struct scan_engine *e, int ctl)
 			_exit(PROTO_EXIT_REQUEST);
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 			_exit(PROTO_EXIT_PAYLOAD);
+		parent_report_pipe(rep);
 		pid = fork();
 		if (pid < 0)
 			_exit(PROTO_EXIT_PAYLOAD);
@@ -103,6 +104,7 @@ launcher_main(const struct scan_engine *e, int ctl)
 
 			close(ctl);
 			close(sv[0]);
+			parent_report_child(rep);
 			(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 			sbx_default_limits(&lim);
 			if (sbx_enter(keep, 2, &lim) < 0)
@@ -114,6 +116,8 @@ launcher_main(const struct scan_engine *e, int ctl)
 		}
 		close(sv[1]);
 		close(fd);
+		if (rep[1] >= 0)
+			close(rep[1]);
 		proto_launch_started(started, pid);
 		dynbuf_init(&pidbuf, sizeof(started));
 		if (dynbuf_add(&pidbuf, started, sizeof(started)) < 0 ||
@@ -121,6 +125,12 @@ launcher_main(const struct scan_engine *e, int ctl)
 			_exit(PROTO_EXIT_SCAN);
 		dynbuf_free(&pidbuf);
 		close(sv[0]);
+		/* A sanitized build's child: its report, until it exits (or
+		 * the gate kills it), onto the gate's stderr. */
+		if (rep[0] >= 0) {
+			(void)parent_relay_report(rep[0], pid);
+			close(rep[0]);
+		}
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 		proto_launch_ended(ended, pid, status);

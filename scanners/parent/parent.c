@@ -12,6 +12,7 @@
  * unscannable, with the reason, and a new child takes the rest.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include "parent.h"
 #include "path.h"
 #include "proto.h"
+#include "sbx.h"
 #include "scan_patch.h"
 #include "util.h"
 
@@ -36,7 +38,10 @@
 void
 parent_describe_status(int status, char *why, size_t n)
 {
-	if (WIFSIGNALED(status))
+	if (WIFEXITED(status) && WEXITSTATUS(status) == PROTO_EXIT_SANITIZER)
+		snprintf(why, n, "the scan child hit a sanitizer error (a bug in "
+		    "a reader; the report is on the gate's stderr)");
+	else if (WIFSIGNALED(status))
 		snprintf(why, n, "the scan child was killed by signal %d (%s)%s",
 		    WTERMSIG(status), strsignal(WTERMSIG(status)),
 		    WTERMSIG(status) == SIGSYS ? ": it attempted a system call "
@@ -44,6 +49,75 @@ parent_describe_status(int status, char *why, size_t n)
 	else
 		snprintf(why, n, "the scan child exited with status %d",
 		    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+void
+parent_report_pipe(int fds[2])
+{
+	fds[0] = fds[1] = -1;
+	if (!SBX_SANITIZED || pipe2(fds, O_CLOEXEC) < 0) {
+		fds[0] = fds[1] = -1;
+		return;
+	}
+	/* Room for a whole report, so that a child writing one never waits
+	 * for a parent that reads it only once the child is gone. */
+	(void)fcntl(fds[1], F_SETPIPE_SZ, (int)PARENT_REPORT_MAX);
+}
+
+void
+parent_report_child(int fds[2])
+{
+	if (fds[1] < 0)
+		return;
+	/* dup2 clears close-on-exec: fd 2 stays through the sandbox. */
+	(void)dup2(fds[1], SBX_REPORT_FD);
+	close(fds[0]);
+	if (fds[1] != SBX_REPORT_FD)
+		close(fds[1]);
+}
+
+/* One line of a report, escaped and prefixed, to stderr. */
+static void
+relay_line(const char *p, size_t n, pid_t pid)
+{
+	struct dynbuf b;
+
+	dynbuf_init(&b, 8192);
+	if (dynbuf_addf(&b, "airlock: scan child %ld: ", (long)pid) == 0 &&
+	    al_term_escape(&b, p, n) == 0 && dynbuf_addc(&b, '\n') == 0)
+		(void)!al_write_full(STDERR_FILENO, b.data, b.len);
+	dynbuf_free(&b);
+}
+
+size_t
+parent_relay_report(int fd, pid_t pid)
+{
+	char chunk[4096], line[1024];
+	size_t total = 0, ll = 0;
+	ssize_t got, i;
+
+	/* To the end: the child's end closed, or on a non-blocking fd
+	 * nothing more there. Past the bound, the rest is read, not shown. */
+	while ((got = read(fd, chunk, sizeof(chunk))) > 0 ||
+	    (got < 0 && errno == EINTR)) {
+		for (i = 0; i < got; i++, total++) {
+			if (total >= PARENT_REPORT_MAX)
+				continue;
+			if (chunk[i] != '\n' && ll < sizeof(line)) {
+				line[ll++] = chunk[i];
+				continue;
+			}
+			relay_line(line, ll, pid);
+			ll = 0;
+			if (chunk[i] != '\n')
+				line[ll++] = chunk[i];
+		}
+	}
+	if (ll > 0)
+		relay_line(line, ll, pid);
+	if (total > PARENT_REPORT_MAX)
+		relay_line("(the rest is not shown: more than 1 MiB)", 40, pid);
+	return total;
 }
 
 static void
@@ -66,6 +140,12 @@ child_reap(struct scan_child *c, char *why, size_t n)
 			snprintf(why, n, "the scan child stopped answering");
 	} else if (why != NULL && why[0] == '\0') {
 		parent_describe_status(status, why, n);
+	}
+	/* The child is gone: all it wrote is in the pipe. */
+	if (c->report >= 0) {
+		(void)parent_relay_report(c->report, c->pid);
+		close(c->report);
+		c->report = -1;
 	}
 	c->pid = 0;
 }
@@ -142,26 +222,37 @@ child_spawn(struct scan_child *c, char *why, size_t n)
 	const struct rule_set *rs = scan_engine_rules(c->e);
 	enum proto_state st = PROTO_ST_START;
 	struct proto_hello hello;
-	int sv[2], type, ok;
+	int sv[2], rep[2], type, ok;
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		snprintf(why, n, "socketpair: %s", strerror(errno));
 		return AL_EIO;
 	}
+	parent_report_pipe(rep);
 	pid = fork();
 	if (pid < 0) {
 		snprintf(why, n, "fork: %s", strerror(errno));
 		close(sv[0]);
 		close(sv[1]);
+		if (rep[0] >= 0) {
+			close(rep[0]);
+			close(rep[1]);
+		}
 		return AL_EIO;
 	}
 	if (pid == 0) {
 		close(sv[0]);
+		parent_report_child(rep);
 		child_main(c->e, sv[1]);
 		_exit(PROTO_EXIT_RETURNED);
 	}
 	close(sv[1]);
+	c->report = rep[0];
+	if (rep[1] >= 0) {
+		close(rep[1]);
+		(void)fcntl(rep[0], F_SETFL, O_NONBLOCK);
+	}
 	c->pid = pid;
 	c->sock = sv[0];
 	/* The first frame must take START to READY: a HELLO. */
@@ -226,6 +317,10 @@ scan_child_stop(struct scan_child *c)
 	if (c->pid > 0) {
 		close(c->sock);
 		(void)waitpid(c->pid, NULL, 0);
+		if (c->report >= 0) {
+			(void)parent_relay_report(c->report, c->pid);
+			close(c->report);
+		}
 	}
 	dynbuf_free(&c->in);
 	dynbuf_free(&c->rbuf);

@@ -25,7 +25,25 @@ struct scan_child {
 	struct dynbuf in;       /* the last frame's payload */
 	struct scan_worker *inproc; /* set: no child, scans in this process
 	                         * (--no-sandbox; inproc.c) */
+	int report;             /* while pid != 0: the read end of the
+	                         * child's sanitizer report, or -1 (sbx.h) */
 };
+
+/*
+ * A child's sanitizer report, in sanitized builds (sbx.h): the parent
+ * makes a pipe before the fork (parent_report_pipe: both ends -1 in other
+ * builds, or when it cannot); the child makes its write end fd 2
+ * (parent_report_child); the parent relays what arrives on the read end
+ * to its own stderr (parent_relay_report): each line escaped for a
+ * terminal (al_term_escape) and prefixed "airlock: scan child PID: ", at
+ * most PARENT_REPORT_MAX bytes shown; read until the child's end closes
+ * (it exited), or on a non-blocking fd until nothing more is there.
+ * Returns the bytes the child wrote.
+ */
+#define PARENT_REPORT_MAX (1u << 20)
+void parent_report_pipe(int fds[2]);
+void parent_report_child(int fds[2]);
+size_t parent_relay_report(int fd, pid_t pid);
 
 /* Queues files in the child: their fds and SCAN requests, one message. */
 int parent_request(struct scan_child *c, const struct scan_req *r, size_t k,
