@@ -24,8 +24,8 @@ struct sbx_limits {
 	uint64_t file_size;     /* RLIMIT_FSIZE, bytes: 0 for the scan child */
 };
 
-/* The most fds a child keeps (the scan child keeps two, the pull child
- * two), besides a sanitized build's report fd. */
+/* The most fds a scan child keeps (it keeps two), besides a sanitized
+ * build's report fd. */
 #define SBX_MAX_KEEP 8
 
 /* The defaults for a scan child (al_limits.h). */
@@ -59,10 +59,10 @@ int sbx_limits_address_space(void);
  * Sanitized builds (AddressSanitizer: make asan): a sandboxed child must
  * be able to write a sanitizer's report, or a bug it hit in a parser is
  * lost (its stderr was closed, and the report's own system calls were
- * killed by the filter). In such builds sbx_enter() and
- * sbx_enter_extract() keep fd 2 (the scan child's is a pipe to its
- * parent, which relays the report: parent_relay_report) and the filter
- * allows, besides writing, what the report takes: getpid (the report's
+ * killed by the filter). In such builds sbx_enter() keeps fd 2 (the scan
+ * child's is a pipe to its parent, which relays the report:
+ * parent_relay_report) and the scan child's filter allows, besides
+ * writing, what the report takes: getpid (the report's
  * "==PID==" prefix), ioctl(2, TCGETS) (is it a terminal, for colours) and
  * futex (the report's lock). Never in other builds.
  */

@@ -40,7 +40,7 @@ parent_describe_status(int status, char *why, size_t n)
 {
 	if (WIFEXITED(status) && WEXITSTATUS(status) == PROTO_EXIT_SANITIZER)
 		snprintf(why, n, "the scan child hit a sanitizer error (a bug in "
-		    "a reader; the report is on the gate's stderr)");
+		    "a reader; its report went to stderr)");
 	else if (WIFSIGNALED(status))
 		snprintf(why, n, "the scan child was killed by signal %d (%s)%s",
 		    WTERMSIG(status), strsignal(WTERMSIG(status)),
