@@ -51,17 +51,31 @@ rule_diag(struct loader *l, const char *file, int line, const char *id,
     const char *fmt, ...)
 {
 	char msg[1024];
+	struct dynbuf eid, emsg;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	l->nerrors++;
-	if (id != NULL)
-		dynbuf_diag(l->diags, "%s:%d: rule %s: %s\n", file, line,
-		    id, msg);
+	/* The id and the message quote the rule file: escaped, so that one
+	 * diagnostic is one line whatever the file holds (a newline in an id
+	 * would forge another), and an id is shown at most 80 bytes long. */
+	dynbuf_init(&eid, 4096);
+	dynbuf_init(&emsg, 8192);
+	if ((id != NULL && al_term_escape(&eid, id, strnlen(id, 80)) < 0) ||
+	    al_term_escape(&emsg, msg, strlen(msg)) < 0) {
+		dynbuf_diag(l->diags, "%s:%d: (a problem that cannot be shown: "
+		    "out of memory)\n", file, line);
+	} else if (id != NULL)
+		dynbuf_diag(l->diags, "%s:%d: rule %s%s: %s\n", file, line,
+		    dynbuf_str(&eid), strlen(id) > 80 ? "..." : "",
+		    dynbuf_str(&emsg));
 	else
-		dynbuf_diag(l->diags, "%s:%d: %s\n", file, line, msg);
+		dynbuf_diag(l->diags, "%s:%d: %s\n", file, line,
+		    dynbuf_str(&emsg));
+	dynbuf_free(&eid);
+	dynbuf_free(&emsg);
 }
 
 int
