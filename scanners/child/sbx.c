@@ -262,7 +262,7 @@ add_report_rules(scmp_filter_ctx ctx)
 	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(getpid),
 	    0)) < 0 ||
 	    (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2,
-	    SCMP_A0(SCMP_CMP_EQ, SBX_REPORT_FD),
+	    SCMP_A0(SCMP_CMP_EQ, SBX_REPORT_FD, 0),
 	    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TCGETS))) < 0 ||
 	    (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(futex),
 	    0)) < 0)
