@@ -82,10 +82,11 @@ FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuz
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 # make fuzz-long: FUZZ_RUNS executions of each of FUZZ_ONLY, one at a time
-# (FUZZ_MAX_SECONDS, if set, stops one sooner); the figures of
-# docs/reliability.md come from it.
+# (FUZZ_MAX_SECONDS, if set, stops one sooner), inputs of at most
+# FUZZ_MAX_LEN bytes; the figures of docs/reliability.md come from it.
 FUZZ_RUNS ?= 10000000
 FUZZ_MAX_SECONDS ?=
+FUZZ_MAX_LEN ?= 65536
 FUZZ_ONLY ?= $(FUZZERS)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
@@ -258,13 +259,15 @@ lint: $(LIB_OBJ)
 # The fuzz targets built with libFuzzer (clang), AddressSanitizer and
 # UndefinedBehaviorSanitizer, into build-fuzz/.
 FUZZ_SAN = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+# Smaller expansion limits only (common/al_limits.h says which and why).
+FUZZ_MODE = -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 fuzz-build:
 	@$(MAKE) --no-print-directory deps DEPS="$(FUZZ_PKGS)"
-	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g" \
+	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g $(FUZZ_MODE)" \
 		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
 		build-fuzz/libairlock.a
 	@set -e; for f in $(FUZZERS); do \
-		clang $(CPPFLAGS_ALL) -Itests/fuzz -O1 -g $(FUZZ_SAN) -pthread \
+		clang $(CPPFLAGS_ALL) -Itests/fuzz -O1 -g $(FUZZ_MODE) $(FUZZ_SAN) -pthread \
 			-o build-fuzz/$$f tests/fuzz/$$f.c build-fuzz/libairlock.a $(LIBS); \
 	done
 
@@ -283,7 +286,7 @@ fuzz: fuzz-build
 # the logs and a table of the figures in build-fuzz/long/.
 fuzz-long: fuzz-build
 	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_MAX_SECONDS=$(FUZZ_MAX_SECONDS) \
-		bash tests/fuzz/fuzz_long.sh $(FUZZ_ONLY)
+		FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) bash tests/fuzz/fuzz_long.sh $(FUZZ_ONLY)
 
 # The load generator of bench/intake_bench.sh: libcurl clients in threads.
 $(BUILD)/bench/intake_load: bench/intake_load.c

@@ -2,7 +2,8 @@
 # fuzz_long.sh TARGET... - the long fuzzing runs (make fuzz-long): each
 # libFuzzer target of build-fuzz/ (make fuzz-build) for $FUZZ_RUNS
 # executions (default 10 million), or until $FUZZ_MAX_SECONDS if that is
-# set, one target at a time at nice 10, seeded from tests/fuzz/corpus/NAME;
+# set, one target at a time at nice 10, inputs of at most $FUZZ_MAX_LEN
+# bytes (default 65536), seeded from tests/fuzz/corpus/NAME;
 # the inputs it finds go to build-fuzz/corpus/TARGET, a crash's input to
 # build-fuzz/crash/TARGET/. An input that runs longer than 25 s is a hang
 # and counts as a crash.
@@ -10,16 +11,17 @@
 # Output: build-fuzz/long/TARGET.log (libFuzzer's), and one line per
 # target appended to build-fuzz/long/figures.tsv and printed: target,
 # executions, seconds, executions per second, result (ok, or what ended
-# it and the input it saved), date. Exit status 1 if any target failed.
+# it and the input it saved), date, the input size limit. Exit status 1 if any target failed.
 set -u
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
 runs=${FUZZ_RUNS:-10000000}
 max=${FUZZ_MAX_SECONDS:-}
+maxlen=${FUZZ_MAX_LEN:-65536}
 out=build-fuzz/long
 mkdir -p "$out"
 [ -s "$out/figures.tsv" ] ||
-	printf 'target\texecutions\tseconds\texec_per_s\tresult\tdate\n' >"$out/figures.tsv"
+	printf 'target\texecutions\tseconds\texec_per_s\tresult\tdate\tmax_len\n' >"$out/figures.tsv"
 bad=0
 for f in "$@"; do
 	if [ ! -x "build-fuzz/$f" ]; then
@@ -28,13 +30,17 @@ for f in "$@"; do
 		continue
 	fi
 	mkdir -p "build-fuzz/corpus/$f" "build-fuzz/crash/$f"
-	args=(-runs="$runs" -max_len=65536 -timeout=25 -print_final_stats=1
+	args=(-runs="$runs" -max_len="$maxlen" -timeout=25 -print_final_stats=1
 		-artifact_prefix="build-fuzz/crash/$f/")
 	[ -n "$max" ] && args+=(-max_total_time="$max")
 	[ -f "tests/fuzz/$f.dict" ] && args+=(-dict="tests/fuzz/$f.dict")
-	echo "== $f: ${args[*]}"
+	lsan=${LSAN_OPTIONS:-}
+	case $f in fuzz_patch | fuzz_mbox)
+		lsan="suppressions=tests/fuzz/lsan-libgit2.supp${lsan:+:$lsan}" ;;
+	esac
+	echo "== $f: ${args[*]}${lsan:+ (LSAN_OPTIONS=$lsan)}"
 	start=$(date +%s)
-	nice -n 10 "build-fuzz/$f" "${args[@]}" "build-fuzz/corpus/$f" \
+	LSAN_OPTIONS=$lsan nice -n 10 "build-fuzz/$f" "${args[@]}" "build-fuzz/corpus/$f" \
 		"tests/fuzz/corpus/${f#fuzz_}" >"$out/$f.log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
@@ -48,8 +54,9 @@ for f in "$@"; do
 		result="failed (rc $rc: ${result:-see the log}; $(sed -n 's/.*Test unit written to //p' "$out/$f.log" | tail -n 1))"
 		bad=1
 	fi
-	line=$(printf '%s\t%s\t%s\t%s\t%s\t%s' "$f" "$n" "$secs" \
-		"$((secs > 0 ? n / secs : n))" "$result" "$(date -u +%Y-%m-%d)")
+	line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' "$f" "$n" "$secs" \
+		"$((secs > 0 ? n / secs : n))" "$result" "$(date -u +%Y-%m-%d)" \
+		"$maxlen")
 	echo "$line" >>"$out/figures.tsv"
 	echo "$line"
 done
