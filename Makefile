@@ -48,7 +48,7 @@ SCAN_SRC = scanners/proto.c scanners/fdpass.c scanners/scan_finding.c \
 	scan_mail.c scan_bundle.c scan_pack.c extract_child.c) \
 	$(addprefix scanners/parent/,parent.c launcher.c inproc.c scan_walk.c \
 	extract.c)
-GATE_SRC = gate/attest.c gate/dirs.c
+GATE_SRC = gate/attest.c gate/dirs.c gate/audit.c
 # The client: commands that talk to a gate over HTTP.
 CLIENT_SRC = gate/client/transport.c gate/client/tarpack.c gate/client/common.c \
 	gate/client/submit.c gate/client/list.c gate/client/diff.c gate/client/token.c \
@@ -56,7 +56,7 @@ CLIENT_SRC = gate/client/transport.c gate/client/tarpack.c gate/client/common.c 
 	gate/client/person.c
 # The offline commands: airlock scan, rules, verify, key (no server).
 CLI_SRC = gate/cli/cmd_scan.c gate/cli/cmd_rules.c gate/cli/cmd_verify.c \
-	gate/cli/report.c gate/cli/allowlist.c
+	gate/cli/report.c gate/cli/allowlist.c gate/cli/cmd_audit.c
 # The service and its data directory: airlock serve, airlock init.
 SERVE_SRC = gate/serve/serve.c gate/serve/listener.c gate/serve/router.c \
 	gate/serve/http.c gate/serve/api_submission.c gate/serve/api_token.c \
@@ -66,7 +66,7 @@ SERVE_SRC = gate/serve/serve.c gate/serve/listener.c gate/serve/router.c \
 	gate/serve/view.c gate/serve/record.c gate/serve/keys.c \
 	gate/serve/health.c gate/serve/integrity.c gate/serve/conn.c
 DB_SRC = db/db.c db/db_stmt.c db/db_event.c db/db_principal.c db/db_person.c \
-	db/db_submission.c db/db_scan.c db/db_review.c
+	db/db_submission.c db/db_scan.c db/db_review.c db/db_audit.c
 # Generated: the schema migrations, compiled in (rule below).
 GEN_SRC = $(BUILD)/gen/db_migrations.c
 LIB_SRC = $(COMMON_SRC) $(SCAN_SRC) $(GATE_SRC) $(SERVE_SRC) $(CLI_SRC) \
@@ -75,7 +75,7 @@ LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/ob
 MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
 TESTS = check_util check_common check_rule check_patch check_bundle check_engine check_report check_proto check_sbx check_launch check_attest \
-	check_db
+	check_db check_audit
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
 FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest fuzz_container fuzz_extract \
 	fuzz_pack fuzz_rules fuzz_policy fuzz_allowlist fuzz_keyring fuzz_body fuzz_fold fuzz_text

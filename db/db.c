@@ -134,6 +134,10 @@ db_migrate(struct db *db)
 			rc = refuse_newer(v);
 		if (rc == 0 && v < db_schema_latest()) {
 			rc = dbi_exec(db, db_migrations[v]);
+			/* The audit log's migration: the leaves of the events
+			 * before it are made here, where SHA-256 is. */
+			if (rc == 0 && v + 1 == DB_AUDIT_MIGRATION)
+				rc = dbi_audit_adopt(db);
 			snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
 			    v + 1);
 			if (rc == 0)
@@ -235,6 +239,7 @@ db_close(struct db *db)
 {
 	if (db == NULL)
 		return;
+	dbi_audit_finalize(db);
 	sqlite3_close(db->h);
 	free(db);
 }

@@ -406,11 +406,85 @@ int db_view_record(struct db *db, int64_t id, int64_t actor, int64_t item,
  */
 int db_viewed(struct db *db, int64_t id, int64_t actor, int *out);
 
+/* ---- the audit log (db_audit.c, docs/audit.md) ----------------------- */
+
+/* The largest canonical entry: an event's detail is bounded by the gate
+ * well below this. */
+#define DB_AUDIT_ENTRY_MAX (1u << 20)
+
+struct db_audit_leaf {
+	uint64_t idx;
+	int64_t event_id;
+	char *entry;              /* the canonical entry, NUL after entry_len */
+	size_t entry_len;
+	uint8_t hash[32];         /* as stored */
+};
+
+/* Entries in the log (the tree's size). */
+int db_audit_size(struct db *db, uint64_t *size);
+/* The root of the first *size entries (*size 0: all of them; *size is set
+ * to the size used). */
+int db_audit_root(struct db *db, uint64_t *size, uint8_t root[32]);
+/* Entry idx; free out->entry. */
+int db_audit_leaf(struct db *db, uint64_t idx, struct db_audit_leaf *out);
+int db_audit_leaf_of_event(struct db *db, int64_t event_id, uint64_t *idx);
+/* RFC 9162 proofs from the stored tree; path holds at most 64 hashes. */
+int db_audit_inclusion(struct db *db, uint64_t idx, uint64_t size,
+    uint8_t path[][32], size_t *n);
+int db_audit_consistency(struct db *db, uint64_t old_size, uint64_t size,
+    uint8_t path[][32], size_t *n);
+
+struct db_checkpoint {
+	int64_t id;
+	uint64_t size;
+	uint8_t root[32];
+	int root_ok;              /* read back: the stored root had 32 bytes */
+	char *key_id;
+	int64_t at;
+	char *reason;             /* release, events, time, asked */
+	char *note;               /* the signed note */
+};
+
+/* Stores a checkpoint the gate made and signed (one transaction). */
+int db_checkpoint_add(struct db *db, const struct db_checkpoint *c);
+/* All checkpoints, oldest first, or (latest 1) only the newest. */
+int db_checkpoint_list(struct db *db, int latest, struct db_checkpoint **out,
+    size_t *n_out);
+void db_checkpoint_list_free(struct db_checkpoint *v, size_t n);
+
+/* A root to compare while verifying: a stored or an exported checkpoint. */
+enum { DB_CHECK_BEYOND = -1, DB_CHECK_DIFFERS = 0, DB_CHECK_MATCHES = 1 };
+struct db_audit_check {
+	const char *name;         /* for the report: "#3", a file name */
+	uint64_t size;
+	uint8_t root[32];
+	int result;               /* DB_CHECK_*, set by db_audit_verify */
+};
+struct db_audit_report {
+	int ok;                   /* 1: nothing diverged */
+	uint64_t first_bad;       /* if not: the first index that did */
+	char what[512];           /* and what was found there */
+	uint64_t size;            /* entries read */
+	uint8_t root[32];         /* their root, recomputed */
+};
+/*
+ * Reads the whole log again: each entry rebuilt from the event row and
+ * what it names and compared with the stored bytes, each leaf hash and
+ * each stored node recomputed, events without a leaf and leaves without
+ * an event found, and the root at each check's size compared with it.
+ * Returns 0 when it could read the log (r->ok says what it found), or an
+ * error. Signatures are the caller's to check.
+ */
+int db_audit_verify(struct db *db, struct db_audit_check *checks,
+    size_t nchecks, struct db_audit_report *r);
+
 /* ---- events ------------------------------------------------------------- */
 
 /* Appends one event (actor 0: the system; submission 0: none). */
 int db_event_add(struct db *db, int64_t now, int64_t actor,
     const char *action, int64_t submission, const char *detail);
+/* The id of the newest event (0: none). */
+int64_t db_event_last_id(struct db *db);
 
 struct db_event {
 	int64_t id;

@@ -37,6 +37,9 @@ event_insert(struct db *db, int64_t now, int64_t actor, const char *action,
 	if (rc == 0)
 		rc = dbi_step_done(db, st);
 	sqlite3_finalize(st);
+	/* Its leaf, in the same transaction (db_audit.c). */
+	if (rc == 0)
+		rc = dbi_audit_append(db, sqlite3_last_insert_rowid(db->h));
 	return rc;
 }
 
@@ -50,6 +53,19 @@ db_event_add(struct db *db, int64_t now, int64_t actor, const char *action,
 		return rc;
 	return dbi_tx_end(db, event_insert(db, now, actor, action, submission,
 	    detail));
+}
+
+int64_t
+db_event_last_id(struct db *db)
+{
+	sqlite3_stmt *st;
+	int64_t id = 0;
+
+	if (dbi_prep(db, &st, "SELECT ifnull(max(id), 0) FROM events") == 0 &&
+	    dbi_step(db, st) == 1)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
 }
 
 /* db_event_add with a detail formatted by SQLite's printf (whose %z

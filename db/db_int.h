@@ -38,6 +38,7 @@ struct db {
 	sqlite3 *h;
 	int writing;              /* holds db_writer */
 	struct db_guard guard;
+	sqlite3_stmt *audit_st[6];  /* db_audit.c's, prepared on first use */
 };
 
 /* ---- statements (db_stmt.c) --------------------------------------------- */
@@ -76,5 +77,16 @@ int dbi_tx_end(struct db *db, int rc);
 int dbi_event_addf(struct db *db, int64_t now, int64_t actor,
     const char *action, int64_t submission, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
+
+/* ---- the audit log (db_audit.c) ---------------------------------------- */
+
+/* Appends event_id's leaf (and the subtrees it completes), inside the
+ * caller's write transaction. */
+int dbi_audit_append(struct db *db, int64_t event_id);
+/* Migration 0006: leaves for the events recorded before the log, then the
+ * event audit.begin. */
+#define DB_AUDIT_MIGRATION 6  /* migrations/0006_audit.sql */
+int dbi_audit_adopt(struct db *db);
+void dbi_audit_finalize(struct db *db);
 
 #endif

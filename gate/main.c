@@ -40,6 +40,8 @@ static const struct command commands[] = {
 	{"pull", cmd_pull, "pull ID [-o PATH]", "fetch released bytes"},
 	{"verify", cmd_verify, "verify ATT ARTIFACT",
 	    "check an attestation offline (CI)"},
+	{"audit", cmd_audit, "audit verify|checkpoint",
+	    "verify the tamper-evident audit log"},
 	{"key", cmd_key, "key show|list|rotate",
 	    "the gate's signing keys"},
 	{"token", cmd_token, "token create|list|revoke",

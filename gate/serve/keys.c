@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "attest.h"
+#include "audit.h"
 #include "db.h"
 #include "dirs.h"
 #include "dynbuf.h"
@@ -426,6 +427,47 @@ out:
 	json_decref(kr);
 	dynbuf_free(&p);
 	return ret;
+}
+
+/*
+ * Every key the gate ever signed with, into kr: the public half of each
+ * key of keyring.json (KEYID.pub; the one key of an old data directory is
+ * signing.pub), oldest first. *first_id (if not NULL): the oldest key's
+ * id, which names the gate's audit log (gate/audit.c).
+ */
+int
+gate_keyring_load(const char *dir, struct attest_keyring *kr,
+    char first_id[65])
+{
+	json_t *ring = NULL, *e;
+	struct dynbuf p;
+	size_t i;
+	int rc;
+
+	dynbuf_init(&p, 8192);
+	if ((rc = keyring_read(dir, &ring)) < 0)
+		goto out;
+	json_array_foreach(json_object_get(ring, "keys"), i, e) {
+		const char *id = json_string_value(json_object_get(e, "key_id"));
+
+		if (i == 0 && first_id != NULL)
+			snprintf(first_id, 65, "%s", id);
+		if ((rc = key_path(&p, dir, id)) < 0 ||
+		    (rc = dynbuf_adds(&p, ".pub") < 0 ?
+		    al_err_set(AL_ENOMEM, "out of memory") : 0) < 0)
+			goto out;
+		if (access(dynbuf_str(&p), F_OK) != 0 &&
+		    (rc = key_path(&p, dir, "signing.pub")) < 0)
+			goto out;
+		if ((rc = attest_keyring_load(kr, dynbuf_str(&p))) < 0)
+			goto out;
+	}
+	if (kr->n == 0)
+		rc = al_err_set(AL_EINVAL, "%s/keys holds no key", dir);
+out:
+	json_decref(ring);
+	dynbuf_free(&p);
+	return rc;
 }
 
 /* Prints a PEM file; its key id on stderr. */

@@ -31,6 +31,11 @@
  *   approvals.high = 2         approvals.unscannable = 2 (and an override)
  *   hold_expiry = 7d | never   release_roles = ci, reviewer, admin
  *   agent_token_ttl = 8h       (1s to 365d; agents are short-lived)
+ *   audit.checkpoint_events = 1000   audit.checkpoint_interval = 10m
+ *                              (a signed checkpoint of the audit log after
+ *                              that many events, or that long after the
+ *                              last one if the log grew; and at every
+ *                              release)
  */
 /* "FILE:LINE: KEY: why" from gate_parse_duration's message (copied first:
  * al_err_set writes over al_err_msg()). */
@@ -61,6 +66,8 @@ srv_policy_load(struct srv *s)
 	s->policy.unscannable = 2;
 	s->hold_expiry = 7LL * 86400000;
 	s->agent_ttl = SERVE_AGENT_TTL;
+	s->ckpt_events = 1000;
+	s->ckpt_interval = 10LL * 60000;
 	s->release_roles = ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_REVIEWER) |
 	    ROLE(DB_ROLE_ADMIN);
 	dynbuf_init(&p, 8192);
@@ -140,6 +147,17 @@ srv_policy_load(struct srv *s)
 				rc = bad_duration(&p, lineno, k);
 		} else if (strcmp(k, "agent_token_ttl") == 0) {
 			if (gate_parse_duration(v, &s->agent_ttl) < 0)
+				rc = bad_duration(&p, lineno, k);
+		} else if (strcmp(k, "audit.checkpoint_events") == 0) {
+			size_t n;
+
+			if (al_parse_size(v, &n) != 0 || n < 1 || n > 1000000)
+				rc = al_err_set(AL_EINVAL, "%s:%d: %s takes 1 to "
+				    "1000000", dynbuf_str(&p), lineno, k);
+			else
+				s->ckpt_events = (int64_t)n;
+		} else if (strcmp(k, "audit.checkpoint_interval") == 0) {
+			if (gate_parse_duration(v, &s->ckpt_interval) < 0)
 				rc = bad_duration(&p, lineno, k);
 		} else if (strcmp(k, "release_roles") == 0) {
 			char *tok = v, *comma;

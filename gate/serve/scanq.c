@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "al_limits.h"
+#include "audit.h"
 #include "err.h"
 #include "os.h"
 #include "scan.h"
@@ -370,6 +371,43 @@ sweep(struct srv *s, struct db *db)
 		    "to\n", n, n == 1 ? "" : "s");
 }
 
+/*
+ * The audit log's periodic checkpoint (the policy's audit.checkpoint_*),
+ * looked at every few seconds by scan thread 0: after ckpt_events events,
+ * or ckpt_interval after the last checkpoint if the log grew since.
+ */
+#define CKPT_LOOK_EVERY 5000    /* ms */
+
+static void
+checkpoint_tick(struct srv *s, struct db *db)
+{
+	struct db_checkpoint *last = NULL;
+	uint64_t size = 0;
+	size_t n = 0;
+	int64_t now = al_now_ms();
+	const char *why = NULL;
+	int made = 0;
+
+	if (now - s->ckpt_looked_at < CKPT_LOOK_EVERY)
+		return;
+	s->ckpt_looked_at = now;
+	if (db_audit_size(db, &size) < 0 ||
+	    db_checkpoint_list(db, 1, &last, &n) < 0) {
+		fprintf(stderr, "airlock serve: audit checkpoint: %s\n",
+		    al_err_msg());
+		return;
+	}
+	if (n == 0 || (int64_t)(size - last[0].size) >= s->ckpt_events)
+		why = "events";
+	else if (size > last[0].size && now - last[0].at >= s->ckpt_interval)
+		why = "time";
+	db_checkpoint_list_free(last, n);
+	if (why != NULL && gate_checkpoint_make(db, s->datadir, why, now, 0,
+	    &made) < 0)
+		fprintf(stderr, "airlock serve: audit checkpoint: %s\n",
+		    al_err_msg());
+}
+
 void *
 srv_scan_thread(void *arg)
 {
@@ -433,8 +471,10 @@ srv_scan_thread(void *arg)
 				}
 				break;
 			}
-			if (slot->index == 0)
+			if (slot->index == 0) {
 				sweep(s, db);
+				checkpoint_tick(s, db);
+			}
 			clock_gettime(CLOCK_REALTIME, &ts);
 			ts.tv_sec += 1;
 			pthread_mutex_lock(&s->lock);
@@ -464,6 +504,8 @@ srv_scan_thread(void *arg)
 		db_scan_job_clear(&job);
 		if (gone)
 			break;
+		if (slot->index == 0)
+			checkpoint_tick(s, db);
 	}
 	return NULL;
 }

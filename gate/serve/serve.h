@@ -149,6 +149,9 @@ struct srv {
 	unsigned release_roles;   /* ROLE() mask */
 	int64_t hold_expiry;      /* ms; 0: never */
 	int64_t agent_ttl;        /* ms: agent tokens without a --ttl */
+	int64_t ckpt_events;      /* a checkpoint after this many events */
+	int64_t ckpt_interval;    /* ms: or this long after the last one */
+	int64_t ckpt_looked_at;   /* ms; scan thread 0's last look */
 	const char *rules_dir;    /* borrowed: what a reload loads */
 	const char *cache;
 	EVP_PKEY *key;            /* signs release statements */

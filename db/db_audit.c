@@ -1,0 +1,768 @@
+/*
+ * db_audit.c - the audit log's Merkle tree (RFC 6962 hashing, the tree
+ * kept as its complete subtrees: migrations/0006_audit.sql), its entries
+ * and its checkpoints.
+ *
+ * Every event becomes a leaf in the transaction that records it
+ * (dbi_audit_append, called by db_event.c for each row it inserts): its
+ * canonical entry (docs/audit.md) is built from the event row and what it
+ * names (the actor, the actor's person, the submission's sha256), stored
+ * with its leaf hash, and every subtree the new leaf completes is hashed
+ * and stored (common/merkle.c does the arithmetic over the callbacks here).
+ * An append reads and writes O(log n) rows, through statements prepared
+ * once per connection.
+ *
+ * Verification (db_audit_verify) reads everything again: each event's
+ * entry is rebuilt from the tables and compared with the stored one, each
+ * leaf hash recomputed, the tree recomputed leaf by leaf (a merkle_stream)
+ * and each stored node compared with the subtree it names, the events
+ * counted against the leaves; the first divergence is reported by index.
+ * What it cannot see alone (a consistent rewrite of the whole file) the
+ * checkpoints find: their signatures are checked by the gate (gate/),
+ * which holds the keys; their roots are compared here.
+ *
+ * Trust: the rows are the gate's own, but this is the code that must find
+ * them edited, so nothing read back is assumed to be well formed: hashes
+ * are checked for length, indexes for range, entries compared as bytes.
+ */
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_int.h"
+#include "dynbuf.h"
+#include "err.h"
+#include "merkle.h"
+
+/* ---- entries ------------------------------------------------------------ */
+
+/* One value of an entry: bytes below 0x20, DEL and '%' as %XX. */
+static int
+entry_value(struct dynbuf *b, const char *key, const unsigned char *v,
+    size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t i;
+
+	if (dynbuf_adds(b, key) < 0 || dynbuf_addc(b, ' ') < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		unsigned char c = v[i];
+
+		if (c < 0x20 || c == 0x7f || c == '%') {
+			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+
+			if (dynbuf_add(b, e, 3) < 0)
+				return -1;
+		} else if (dynbuf_addc(b, (char)c) < 0) {
+			return -1;
+		}
+	}
+	return dynbuf_addc(b, '\n');
+}
+
+static int
+entry_text(struct dynbuf *b, const char *key, sqlite3_stmt *st, int col)
+{
+	const unsigned char *v = sqlite3_column_text(st, col);
+
+	return entry_value(b, key, v ? v : (const unsigned char *)"",
+	    v ? (size_t)sqlite3_column_bytes(st, col) : 0);
+}
+
+static int
+entry_int(struct dynbuf *b, const char *key, int64_t v)
+{
+	return dynbuf_addf(b, "%s %lld\n", key, (long long)v);
+}
+
+#define ENTRY_SQL "SELECT e.id, e.at, e.action, ifnull(e.actor, 0), " \
+	"p.name, p.role, ifnull(p.person_id, 0), pe.name, " \
+	"ifnull(e.submission_id, 0), s.sha256, e.detail FROM events e " \
+	"LEFT JOIN principals p ON p.id = e.actor " \
+	"LEFT JOIN persons pe ON pe.id = p.person_id " \
+	"LEFT JOIN submissions s ON s.id = e.submission_id "
+
+/* The canonical entry (docs/audit.md) of the event row st holds from
+ * column c on (ENTRY_SQL's columns), as leaf number idx. */
+static int
+entry_build_at(sqlite3_stmt *st, int c, uint64_t idx, struct dynbuf *b)
+{
+	dynbuf_reset(b);
+	if (dynbuf_adds(b, "airlock audit entry v1\n") < 0 ||
+	    entry_int(b, "index", (int64_t)idx) < 0 ||
+	    entry_int(b, "event", sqlite3_column_int64(st, c)) < 0 ||
+	    entry_int(b, "at", sqlite3_column_int64(st, c + 1)) < 0 ||
+	    entry_text(b, "action", st, c + 2) < 0 ||
+	    entry_int(b, "actor", sqlite3_column_int64(st, c + 3)) < 0 ||
+	    entry_text(b, "actor-name", st, c + 4) < 0 ||
+	    entry_text(b, "actor-role", st, c + 5) < 0 ||
+	    entry_int(b, "person", sqlite3_column_int64(st, c + 6)) < 0 ||
+	    entry_text(b, "person-name", st, c + 7) < 0 ||
+	    entry_int(b, "submission", sqlite3_column_int64(st, c + 8)) < 0 ||
+	    entry_text(b, "sha256", st, c + 9) < 0 ||
+	    entry_text(b, "detail", st, c + 10) < 0)
+		return al_err_set(AL_ENOMEM, "out of memory (an audit entry "
+		    "larger than %zu bytes?)", (size_t)DB_AUDIT_ENTRY_MAX);
+	return 0;
+}
+
+/* Which line of two entries differs first, for a report: "field X:
+ * stored 'A', now 'B'" (each cut to 60 bytes). */
+static const char *
+entry_diff(const char *a, size_t an, const char *b, size_t bn)
+{
+	static __thread char out[256];
+	size_t i = 0, ls = 0;
+
+	while (i < an && i < bn && a[i] == b[i]) {
+		if (a[i] == '\n')
+			ls = i + 1;
+		i++;
+	}
+	{
+		const char *ae = memchr(a + ls, '\n', an - ls);
+		const char *be = memchr(b + ls, '\n', bn - ls);
+		int al = (int)((ae ? (size_t)(ae - a) : an) - ls);
+		int bl = (int)((be ? (size_t)(be - b) : bn) - ls);
+
+		snprintf(out, sizeof(out), "stored '%.*s', the tables now give "
+		    "'%.*s'", al > 60 ? 60 : al, a + ls, bl > 60 ? 60 : bl,
+		    b + ls);
+	}
+	return out;
+}
+
+/* ---- the tree's rows ---------------------------------------------------- */
+
+enum { Q_GET_LEAF, Q_GET_NODE, Q_PUT_LEAF, Q_PUT_NODE, Q_SIZE, Q_EVENT, Q_N };
+
+static const char *const audit_sql[Q_N] = {
+	[Q_GET_LEAF] = "SELECT hash FROM audit_leaves WHERE idx = ?1",
+	[Q_GET_NODE] = "SELECT hash FROM audit_nodes WHERE level = ?2 AND "
+	    "idx = ?1",
+	[Q_PUT_LEAF] = "INSERT INTO audit_leaves (idx, event_id, entry, hash) "
+	    "VALUES (?1, ?2, ?3, ?4)",
+	[Q_PUT_NODE] = "INSERT INTO audit_nodes (level, idx, hash) VALUES "
+	    "(?2, ?1, ?3)",
+	[Q_SIZE] = "SELECT ifnull(max(idx), -1) + 1, count(*) FROM "
+	    "audit_leaves",
+	[Q_EVENT] = ENTRY_SQL "WHERE e.id = ?1",
+};
+
+/* The connection's statement for q, prepared on first use and reset. */
+static int
+audit_stmt(struct db *db, int q, sqlite3_stmt **out)
+{
+	if (db->audit_st[q] == NULL &&
+	    dbi_prep(db, &db->audit_st[q], audit_sql[q]) < 0)
+		return -1;
+	sqlite3_reset(db->audit_st[q]);
+	sqlite3_clear_bindings(db->audit_st[q]);
+	*out = db->audit_st[q];
+	return 0;
+}
+
+void
+dbi_audit_finalize(struct db *db)
+{
+	size_t i;
+
+	for (i = 0; i < Q_N; i++) {
+		sqlite3_finalize(db->audit_st[i]);
+		db->audit_st[i] = NULL;
+	}
+}
+
+static int
+tree_get(void *ctx, unsigned level, uint64_t idx, uint8_t out[32])
+{
+	struct db *db = ctx;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (idx > INT64_MAX)
+		return al_err_set(AL_EINVAL, "audit node index out of range");
+	if (audit_stmt(db, level == 0 ? Q_GET_LEAF : Q_GET_NODE, &st) < 0)
+		return -1;
+	if (sqlite3_bind_int64(st, 1, (int64_t)idx) != SQLITE_OK ||
+	    (level > 0 && sqlite3_bind_int(st, 2, (int)level) != SQLITE_OK))
+		return dbi_fail(db, "bind");
+	if ((rc = dbi_step(db, st)) < 0)
+		return rc;
+	if (rc == 0)
+		return al_err_set(AL_EIO, "the audit log has no %s %u/%llu: the "
+		    "database was edited or damaged (airlock audit verify)",
+		    level == 0 ? "leaf" : "node", level,
+		    (unsigned long long)idx);
+	if (sqlite3_column_bytes(st, 0) != 32)
+		return al_err_set(AL_EIO, "audit %s %u/%llu is not a 32-byte "
+		    "hash: the database was edited or damaged", level == 0 ?
+		    "leaf" : "node", level, (unsigned long long)idx);
+	memcpy(out, sqlite3_column_blob(st, 0), 32);
+	sqlite3_reset(st);
+	return 0;
+}
+
+static int
+tree_put(void *ctx, unsigned level, uint64_t idx, const uint8_t h[32])
+{
+	struct db *db = ctx;
+	sqlite3_stmt *st;
+
+	/* Leaves are written by append itself, with their entry. */
+	if (level == 0)
+		return 0;
+	if (audit_stmt(db, Q_PUT_NODE, &st) < 0)
+		return -1;
+	if (sqlite3_bind_int64(st, 1, (int64_t)idx) != SQLITE_OK ||
+	    sqlite3_bind_int(st, 2, (int)level) != SQLITE_OK ||
+	    sqlite3_bind_blob(st, 3, h, 32, SQLITE_STATIC) != SQLITE_OK)
+		return dbi_fail(db, "bind");
+	return dbi_step_done(db, st) < 0 ? -1 : 0;
+}
+
+/* Leaves (the tree's size) and rows of audit_leaves; they differ only in
+ * a damaged table. */
+static int
+tree_size(struct db *db, uint64_t *size, uint64_t *rows)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (audit_stmt(db, Q_SIZE, &st) < 0)
+		return -1;
+	if ((rc = dbi_step(db, st)) < 0)
+		return rc;
+	*size = rc ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+	if (rows != NULL)
+		*rows = rc ? (uint64_t)sqlite3_column_int64(st, 1) : 0;
+	sqlite3_reset(st);
+	return 0;
+}
+
+/* Appends event_id's leaf; inside the caller's write transaction. */
+int
+dbi_audit_append(struct db *db, int64_t event_id)
+{
+	sqlite3_stmt *st, *put;
+	struct dynbuf b;
+	uint8_t leaf[32];
+	uint64_t size, rows;
+	int rc;
+
+	if ((rc = tree_size(db, &size, &rows)) < 0)
+		return rc;
+	if (rows != size)
+		return al_err_set(AL_EIO, "the audit log has %llu leaves but its "
+		    "last is number %llu: the database was edited or damaged "
+		    "(airlock audit verify)", (unsigned long long)rows,
+		    (unsigned long long)size);
+	if (audit_stmt(db, Q_EVENT, &st) < 0)
+		return -1;
+	if (sqlite3_bind_int64(st, 1, event_id) != SQLITE_OK)
+		return dbi_fail(db, "bind");
+	if ((rc = dbi_step(db, st)) < 0)
+		return rc;
+	if (rc == 0)
+		return al_err_set(AL_ENOTFOUND, "no event %lld to log",
+		    (long long)event_id);
+	dynbuf_init(&b, DB_AUDIT_ENTRY_MAX);
+	rc = entry_build_at(st, 0, size, &b);
+	sqlite3_reset(st);
+	if (rc == 0) {
+		merkle_leaf_hash(b.data, b.len, leaf);
+		if (audit_stmt(db, Q_PUT_LEAF, &put) < 0)
+			rc = -1;
+		else if (sqlite3_bind_int64(put, 1, (int64_t)size) != SQLITE_OK ||
+		    sqlite3_bind_int64(put, 2, event_id) != SQLITE_OK ||
+		    sqlite3_bind_blob(put, 3, b.data, (int)b.len,
+		    SQLITE_STATIC) != SQLITE_OK ||
+		    sqlite3_bind_blob(put, 4, leaf, 32, SQLITE_STATIC) !=
+		    SQLITE_OK)
+			rc = dbi_fail(db, "bind");
+		else
+			rc = dbi_step_done(db, put);
+	}
+	dynbuf_free(&b);
+	if (rc == 0)
+		rc = merkle_append(tree_get, tree_put, db, size, leaf);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The events recorded before the log existed, in order, then the event
+ * audit.begin (migration 0006, in its transaction). */
+int
+dbi_audit_adopt(struct db *db)
+{
+	sqlite3_stmt *st;
+	int64_t *ids = NULL, now = 0;
+	size_t n = 0, cap = 0, i;
+	int rc;
+
+	/* db/ reads no clock; a migration takes SQLite's, as 0005 did. */
+	rc = dbi_prep(db, &st, "SELECT CAST((julianday('now') - 2440587.5) * "
+	    "86400000 AS INTEGER)");
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		now = sqlite3_column_int64(st, 0);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc == 0)
+		rc = dbi_prep(db, &st, "SELECT id FROM events WHERE id NOT "
+		    "IN (SELECT event_id FROM audit_leaves) ORDER BY id");
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		if ((rc = dbi_grow(&ids, &cap, n, sizeof(*ids))) == 0)
+			ids[n++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = dbi_audit_append(db, ids[i]);
+	free(ids);
+	if (rc == 0)
+		rc = dbi_event_addf(db, now, 0, "audit.begin", 0, "the audit log "
+		    "begins; it adopted the %lld event(s) recorded before it",
+		    (long long)n);
+	return rc;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+int
+db_audit_size(struct db *db, uint64_t *size)
+{
+	int rc;
+
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	return dbi_tx_end(db, tree_size(db, size, NULL));
+}
+
+/* The root at size (0: the current size, put in *size). */
+int
+db_audit_root(struct db *db, uint64_t *size, uint8_t root[32])
+{
+	uint64_t cur;
+	int rc;
+
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	rc = tree_size(db, &cur, NULL);
+	if (rc == 0 && *size == 0)
+		*size = cur;
+	if (rc == 0 && *size > cur)
+		rc = al_err_set(AL_EINVAL, "the audit log has %llu entries, not "
+		    "%llu", (unsigned long long)cur, (unsigned long long)*size);
+	if (rc == 0)
+		rc = merkle_root(tree_get, db, *size, root);
+	return dbi_tx_end(db, rc);
+}
+
+int
+db_audit_leaf(struct db *db, uint64_t idx, struct db_audit_leaf *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (idx > INT64_MAX)
+		return al_err_set(AL_EINVAL, "no audit entry %llu",
+		    (unsigned long long)idx);
+	rc = dbi_prep_bind(db, &st, "SELECT event_id, entry, hash FROM "
+	    "audit_leaves WHERE idx = ?", "i", (int64_t)idx);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		size_t n = (size_t)sqlite3_column_bytes(st, 1);
+
+		out->idx = idx;
+		out->event_id = sqlite3_column_int64(st, 0);
+		if (sqlite3_column_bytes(st, 2) == 32)
+			memcpy(out->hash, sqlite3_column_blob(st, 2), 32);
+		if ((out->entry = malloc(n + 1)) == NULL) {
+			rc = al_err_set(AL_ENOMEM, "out of memory");
+		} else {
+			if (n > 0)
+				memcpy(out->entry, sqlite3_column_blob(st, 1), n);
+			out->entry[n] = '\0';
+			out->entry_len = n;
+			rc = 0;
+		}
+	} else if (rc == 0) {
+		rc = al_err_set(AL_ENOTFOUND, "no audit entry %llu",
+		    (unsigned long long)idx);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The leaf index of an event. */
+int
+db_audit_leaf_of_event(struct db *db, int64_t event_id, uint64_t *idx)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = dbi_prep_bind(db, &st, "SELECT idx FROM audit_leaves WHERE "
+	    "event_id = ?", "i", event_id);
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		*idx = (uint64_t)sqlite3_column_int64(st, 0);
+		rc = 0;
+	} else if (rc == 0) {
+		rc = al_err_set(AL_ENOTFOUND, "event %lld is not in the audit "
+		    "log", (long long)event_id);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+db_audit_inclusion(struct db *db, uint64_t idx, uint64_t size,
+    uint8_t path[][32], size_t *n)
+{
+	int rc;
+
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	return dbi_tx_end(db, merkle_inclusion_proof(tree_get, db, idx, size,
+	    path, n));
+}
+
+int
+db_audit_consistency(struct db *db, uint64_t old_size, uint64_t size,
+    uint8_t path[][32], size_t *n)
+{
+	int rc;
+
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	return dbi_tx_end(db, merkle_consistency_proof(tree_get, db, old_size,
+	    size, path, n));
+}
+
+/* ---- checkpoints -------------------------------------------------------- */
+
+int
+db_checkpoint_add(struct db *db, const struct db_checkpoint *c)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = dbi_tx_begin(db, 1)) < 0)
+		return rc;
+	rc = dbi_prep(db, &st, "INSERT INTO audit_checkpoints (size, root, "
+	    "key_id, at, reason, note) VALUES (?, ?, ?, ?, ?, ?)");
+	if (rc == 0 && (sqlite3_bind_int64(st, 1, (int64_t)c->size) !=
+	    SQLITE_OK || sqlite3_bind_blob(st, 2, c->root, 32, SQLITE_STATIC) !=
+	    SQLITE_OK || sqlite3_bind_text(st, 3, c->key_id, -1,
+	    SQLITE_STATIC) != SQLITE_OK || sqlite3_bind_int64(st, 4, c->at) !=
+	    SQLITE_OK || sqlite3_bind_text(st, 5, c->reason, -1,
+	    SQLITE_STATIC) != SQLITE_OK || sqlite3_bind_text(st, 6, c->note,
+	    -1, SQLITE_STATIC) != SQLITE_OK))
+		rc = dbi_fail(db, "bind");
+	if (rc == 0)
+		rc = dbi_step_done(db, st);
+	sqlite3_finalize(st);
+	return dbi_tx_end(db, rc);
+}
+
+/* Checkpoints, oldest first (latest 1: only the newest). */
+int
+db_checkpoint_list(struct db *db, int latest, struct db_checkpoint **out,
+    size_t *n_out)
+{
+	struct db_checkpoint *v = NULL, *c;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st;
+	int rc, nomem = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	rc = dbi_prep_bind(db, &st, latest ? "SELECT id, size, root, key_id, "
+	    "at, reason, note FROM audit_checkpoints ORDER BY id DESC LIMIT 1" :
+	    "SELECT id, size, root, key_id, at, reason, note FROM "
+	    "audit_checkpoints ORDER BY id", "");
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) < 0)
+			break;
+		c = &v[n++];
+		memset(c, 0, sizeof(*c));
+		c->id = sqlite3_column_int64(st, 0);
+		c->size = (uint64_t)sqlite3_column_int64(st, 1);
+		c->root_ok = sqlite3_column_bytes(st, 2) == 32;
+		if (c->root_ok)
+			memcpy(c->root, sqlite3_column_blob(st, 2), 32);
+		c->key_id = dbi_col_str(st, 3, &nomem);
+		c->at = sqlite3_column_int64(st, 4);
+		c->reason = dbi_col_str(st, 5, &nomem);
+		c->note = dbi_col_str(st, 6, &nomem);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		db_checkpoint_list_free(v, n);
+		return rc;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+void
+db_checkpoint_list_free(struct db_checkpoint *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++) {
+		free(v[i].key_id);
+		free(v[i].reason);
+		free(v[i].note);
+	}
+	free(v);
+}
+
+/* ---- verification ------------------------------------------------------- */
+
+struct vstate {
+	struct db *db;
+	struct db_audit_report *r;
+	uint8_t stack[64][32];    /* the complete subtrees, left to right */
+	unsigned level[64];
+	size_t depth;
+};
+
+static void
+vfail(struct db_audit_report *r, uint64_t idx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+vfail(struct db_audit_report *r, uint64_t idx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->ok)
+		return; /* the first divergence is the one reported */
+	r->ok = 0;
+	r->first_bad = idx;
+	va_start(ap, fmt);
+	vsnprintf(r->what, sizeof(r->what), fmt, ap);
+	va_end(ap);
+}
+
+/* Pushes leaf idx; each subtree it completes is compared with its row. */
+static int
+vpush(struct vstate *v, uint64_t idx, const uint8_t leaf[32])
+{
+	uint8_t h[32], stored[32];
+	unsigned level = 0;
+	int rc;
+
+	memcpy(h, leaf, 32);
+	while (v->depth > 0 && v->level[v->depth - 1] == level) {
+		merkle_node_hash(v->stack[v->depth - 1], h, h);
+		v->depth--;
+		level++;
+		if ((rc = tree_get(v->db, level, idx >> level, stored)) < 0) {
+			if (rc != AL_EIO)
+				return rc;
+			vfail(v->r, idx, "node %u/%llu, completed by entry %llu, "
+			    "is missing: %s", level, (unsigned long long)(idx >>
+			    level), (unsigned long long)idx, al_err_msg());
+		} else if (memcmp(stored, h, 32) != 0) {
+			vfail(v->r, idx, "node %u/%llu (entries %llu to %llu) "
+			    "does not hash the entries below it", level,
+			    (unsigned long long)(idx >> level),
+			    (unsigned long long)((idx >> level) << level),
+			    (unsigned long long)idx);
+		}
+	}
+	if (v->depth == 64)
+		return al_err_set(AL_EINVAL, "audit log too large");
+	memcpy(v->stack[v->depth], h, 32);
+	v->level[v->depth++] = level;
+	return 0;
+}
+
+static void
+vroot(const struct vstate *v, uint8_t root[32])
+{
+	size_t k;
+
+	if (v->depth == 0) {
+		merkle_empty_root(root);
+		return;
+	}
+	memcpy(root, v->stack[v->depth - 1], 32);
+	for (k = v->depth - 1; k-- > 0;)
+		merkle_node_hash(v->stack[k], root, root);
+}
+
+/* What the walk over the leaves cannot see: events with no leaf, nodes
+ * no leaf completes. */
+static int
+verify_counts(struct db *db, struct db_audit_report *r)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = dbi_prep(db, &st, "SELECT e.id FROM events e WHERE NOT EXISTS "
+	    "(SELECT 1 FROM audit_leaves l WHERE l.event_id = e.id) ORDER BY "
+	    "e.id LIMIT 1");
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		vfail(r, r->size, "event %lld is not in the audit log (added "
+		    "to the events table behind the gate's back?)",
+		    (long long)sqlite3_column_int64(st, 0));
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return rc;
+	/* A tree of n leaves has n - popcount(n) complete inner nodes. */
+	rc = dbi_prep(db, &st, "SELECT count(*) FROM audit_nodes");
+	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		uint64_t nodes = (uint64_t)sqlite3_column_int64(st, 0);
+		uint64_t want = r->size - (uint64_t)__builtin_popcountll(r->size);
+
+		if (nodes != want)
+			vfail(r, r->size, "the audit log holds %llu nodes; %llu "
+			    "entries make %llu", (unsigned long long)nodes,
+			    (unsigned long long)r->size, (unsigned long long)want);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int
+cmp_check(const void *a, const void *b)
+{
+	const struct db_audit_check *x = *(struct db_audit_check *const *)a;
+	const struct db_audit_check *y = *(struct db_audit_check *const *)b;
+
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+int
+db_audit_verify(struct db *db, struct db_audit_check *checks, size_t nchecks,
+    struct db_audit_report *r)
+{
+	struct vstate *v;
+	struct db_audit_check **order = NULL;
+	sqlite3_stmt *st = NULL;
+	struct dynbuf b;
+	int64_t last_event = 0;
+	uint64_t expect = 0;
+	size_t next = 0, i;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->ok = 1;
+	if ((v = calloc(1, sizeof(*v))) == NULL ||
+	    (nchecks > 0 && (order = calloc(nchecks, sizeof(*order))) == NULL)) {
+		free(v);
+		return al_err_set(AL_ENOMEM, "out of memory");
+	}
+	v->db = db;
+	v->r = r;
+	for (i = 0; i < nchecks; i++) {
+		order[i] = &checks[i];
+		checks[i].result = DB_CHECK_BEYOND;
+	}
+	qsort(order, nchecks, sizeof(*order), cmp_check);
+	while (next < nchecks && order[next]->size == 0) {
+		uint8_t empty[32];
+
+		vroot(v, empty);
+		order[next]->result = memcmp(empty, order[next]->root, 32) ?
+		    DB_CHECK_DIFFERS : DB_CHECK_MATCHES;
+		next++;
+	}
+	dynbuf_init(&b, DB_AUDIT_ENTRY_MAX);
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		goto out;
+	rc = dbi_prep(db, &st, "SELECT l.idx, l.event_id, l.entry, l.hash, "
+	    "e.id, e.at, e.action, ifnull(e.actor, 0), p.name, p.role, "
+	    "ifnull(p.person_id, 0), pe.name, ifnull(e.submission_id, 0), "
+	    "s.sha256, e.detail FROM audit_leaves l "
+	    "LEFT JOIN events e ON e.id = l.event_id "
+	    "LEFT JOIN principals p ON p.id = e.actor "
+	    "LEFT JOIN persons pe ON pe.id = p.person_id "
+	    "LEFT JOIN submissions s ON s.id = e.submission_id ORDER BY l.idx");
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		uint64_t idx = (uint64_t)sqlite3_column_int64(st, 0);
+		int64_t ev = sqlite3_column_int64(st, 1);
+		const void *entry = sqlite3_column_blob(st, 2);
+		size_t elen = (size_t)sqlite3_column_bytes(st, 2);
+		uint8_t leaf[32];
+
+		rc = 0;
+		if (idx != expect) {
+			vfail(r, expect, "entry %llu is missing (the next stored "
+			    "is %llu)", (unsigned long long)expect,
+			    (unsigned long long)idx);
+			break; /* the tree above it cannot be recomputed */
+		}
+		merkle_leaf_hash(entry, elen, leaf);
+		if (sqlite3_column_bytes(st, 3) != 32 ||
+		    memcmp(sqlite3_column_blob(st, 3), leaf, 32) != 0)
+			vfail(r, idx, "entry %llu does not hash to its stored leaf "
+			    "hash (the entry or the hash was edited)",
+			    (unsigned long long)idx);
+		if (sqlite3_column_type(st, 4) == SQLITE_NULL) {
+			vfail(r, idx, "entry %llu records event %lld, which is not "
+			    "in the events table (deleted?)",
+			    (unsigned long long)idx, (long long)ev);
+		} else {
+			if (ev <= last_event)
+				vfail(r, idx, "entry %llu records event %lld after "
+				    "event %lld (reordered?)", (unsigned long long)
+				    idx, (long long)ev, (long long)last_event);
+			if ((rc = entry_build_at(st, 4, idx, &b)) < 0)
+				break;
+			if (b.len != elen || memcmp(b.data, entry, elen) != 0)
+				vfail(r, idx, "event %lld no longer reads as its "
+				    "entry %llu: %s", (long long)ev,
+				    (unsigned long long)idx,
+				    entry_diff(entry, elen, b.data, b.len));
+		}
+		last_event = ev;
+		/* The tree is recomputed from the stored leaf hash's
+		 * recomputation, so that an edit shows where it was made. */
+		if ((rc = vpush(v, idx, leaf)) < 0)
+			break;
+		expect = idx + 1;
+		while (next < nchecks && order[next]->size == expect) {
+			uint8_t root[32];
+
+			vroot(v, root);
+			order[next]->result = memcmp(root, order[next]->root,
+			    32) ? DB_CHECK_DIFFERS : DB_CHECK_MATCHES;
+			if (order[next]->result == DB_CHECK_DIFFERS)
+				vfail(r, expect - 1, "the root of the first %llu "
+				    "entries differs from checkpoint %s",
+				    (unsigned long long)expect,
+				    order[next]->name);
+			next++;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	r->size = expect;
+	vroot(v, r->root);
+	if (rc == 0)
+		rc = verify_counts(db, r);
+	rc = dbi_tx_end(db, rc);
+	for (i = 0; i < nchecks; i++)
+		if (checks[i].result == DB_CHECK_BEYOND)
+			vfail(r, r->size, "checkpoint %s is of %llu entries; the "
+			    "log has %llu (truncated?)", checks[i].name,
+			    (unsigned long long)checks[i].size,
+			    (unsigned long long)r->size);
+out:
+	dynbuf_free(&b);
+	free(order);
+	free(v);
+	return rc;
+}

@@ -1,0 +1,52 @@
+/*
+ * audit.h - the gate's checkpoints of its audit log (docs/audit.md): signed
+ * notes (C2SP signed-note) whose text is a tlog-checkpoint of the Merkle
+ * tree db/db_audit.c keeps, signed with the gate's Ed25519 key.
+ *
+ * The log's origin (the checkpoint's first line, and the key name of its
+ * signature lines) is "airlock/" and the first 16 hex digits of the id of
+ * the oldest key in the gate's keyring: it stays when the key rotates.
+ *
+ * Trust: a checkpoint read from a file or a server is hostile until its
+ * signature verifies with a key of the keyring given; only then is its
+ * body parsed for use.
+ */
+#ifndef AIRLOCK_AUDIT_H
+#define AIRLOCK_AUDIT_H
+
+#include <stdint.h>
+
+#include "attest.h"
+#include "db.h"
+#include "note.h"
+
+#define AUDIT_ORIGIN_PREFIX "airlock/"
+
+/* Every key the gate signed with (gate/serve/keys.c), oldest first;
+ * first_id: the oldest's id (may be NULL). */
+int gate_keyring_load(const char *datadir, struct attest_keyring *kr,
+    char first_id[65]);
+/* The origin of the gate's log (malloc'd). */
+int gate_audit_origin(const char *datadir, char **out);
+
+/*
+ * Signs a checkpoint of the log as it is now and stores it, with reason
+ * ("release", "events", "time", "asked"). Unless force, nothing is made
+ * when the newest checkpoint already has this size (*made 0). The key is
+ * read from the data directory at each call (a rotation takes effect at
+ * once).
+ */
+int gate_checkpoint_make(struct db *db, const char *datadir,
+    const char *reason, int64_t now, int force, int *made);
+
+/*
+ * Verifies a signed checkpoint against a keyring (each key under the name
+ * the checkpoint's origin gives, which must be origin when that is not
+ * NULL), then parses its body into out (checkpoint_clear it). *key_index:
+ * the keyring's key that signed. AL_EINVAL with the reason.
+ */
+int gate_checkpoint_open(const char *note, size_t len,
+    const struct attest_keyring *kr, const char *origin,
+    struct checkpoint *out, size_t *key_index);
+
+#endif
