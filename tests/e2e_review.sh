@@ -2864,4 +2864,167 @@ PY
 	srv_stop
 }
 
+# ---- the audit log (docs/audit.md) ------------------------------------------------
+
+# audit_verify DIR RC WHAT [ARGS...]: `airlock audit verify --data DIR ARGS`
+# with exit status RC; its output in $OUT.
+audit_verify() {
+	local d=$1 want=$2 what=$3
+	shift 3
+	RC=0
+	"$BIN" audit verify --data "$d" "$@" >"$OUT" 2>"$ERR" || RC=$?
+	[ "$RC" = "$want" ] || fail "audit verify ($what): exit $RC, expected $want: $(cat "$OUT" "$ERR")"
+}
+
+# sql DB SQL...: raw SQL on a database file, the append-only triggers
+# dropped first (what someone holding the file can do).
+sql() {
+	python3 - "$@" <<'PY' || fail "raw SQL failed"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%no_%'").fetchall():
+    db.execute("DROP TRIGGER " + n)
+for q in sys.argv[2:]:
+    db.execute(q)
+db.commit()
+PY
+}
+
+# sql1 DB QUERY: the first column of the first row.
+sql1() {
+	python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$1" "$2"
+}
+
+# Every event is a leaf, a release is covered by a signed checkpoint at
+# once, verify recomputes it all; an exported checkpoint is a signed note
+# of this gate's log and verifies later, also after a key rotation.
+t_audit_log_through_a_release() {
+	local AG CI S n
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	printf 'x = 1\n' >x.py
+	held "$AG" x.py name=x.py
+	S=$SID
+	approve_as "${REV[1]}" "$S"
+	as "$CI" release "$S" -o att.json
+	expect_rc 0 "airlock release"
+	expect_eq "$(sql1 data/airlock.db "SELECT count(*) FROM events")" \
+		"$(sql1 data/airlock.db "SELECT count(*) FROM audit_leaves")" "events and leaves"
+	expect_eq "$(sql1 data/airlock.db "SELECT count(*) FROM audit_checkpoints WHERE reason = 'release'")" 1 \
+		"checkpoints made by the release"
+	# The release event is inside that checkpoint.
+	n=$(sql1 data/airlock.db "SELECT l.idx FROM audit_leaves l JOIN events e ON e.id = l.event_id WHERE e.action = 'release'")
+	[ "$(sql1 data/airlock.db "SELECT size FROM audit_checkpoints WHERE reason = 'release'")" -gt "$n" ] ||
+		fail "the release's checkpoint does not cover the release event"
+	RC=0
+	"$BIN" audit checkpoint --data "$PWD/data" -o ck1.txt 2>"$ERR" || RC=$?
+	expect_rc 0 "airlock audit checkpoint"
+	head -n 1 ck1.txt | grep -qx 'airlock/[0-9a-f]\{16\}' || fail "origin line: $(head -n 1 ck1.txt)"
+	sed -n 2p ck1.txt | grep -qx '[1-9][0-9]*' || fail "size line: $(sed -n 2p ck1.txt)"
+	grep -q "^— $(head -n 1 ck1.txt) [A-Za-z0-9+/=]*\$" ck1.txt || fail "no signature line: $(cat ck1.txt)"
+	audit_verify "$PWD/data" 0 "after a release" --checkpoint ck1.txt
+	expect_out_has "verified: every entry, node and checkpoint (2)"
+	expect_out_has "checkpoint ck1.txt: "
+
+	# More events, then a rotation: the old checkpoint still verifies.
+	printf 'y = 2\n' >y.py
+	held "$AG" y.py name=y.py
+	"$BIN" key rotate --data "$PWD/data" >/dev/null 2>"$ERR" || fail "key rotate: $(cat "$ERR")"
+	RC=0
+	"$BIN" audit checkpoint --make --data "$PWD/data" -o ck2.txt 2>"$ERR" || RC=$?
+	expect_rc 0 "audit checkpoint --make after the rotation"
+	expect_eq "$(head -n 1 ck2.txt)" "$(head -n 1 ck1.txt)" "origin after the rotation"
+	[ "$(sed -n 2p ck2.txt)" -gt "$(sed -n 2p ck1.txt)" ] || fail "the second checkpoint is not larger"
+	audit_verify "$PWD/data" 0 "after a rotation" --checkpoint ck1.txt --checkpoint ck2.txt
+	expect_out_has "checkpoint ck1.txt: $(sed -n 2p ck1.txt) entries: matches"
+	expect_out_has "checkpoint ck2.txt: $(sed -n 2p ck2.txt) entries: matches"
+
+	# Checkpoints that are not this log's.
+	sed '3s/^./A/; 3s/^AA/B/' ck1.txt >forged.txt
+	cmp -s forged.txt ck1.txt && fail "the forgery changed nothing"
+	audit_verify "$PWD/data" 1 "a checkpoint with another root" --checkpoint forged.txt
+	expect_out_has "FAILED"
+	"$BIN" init --data "$PWD/other" >/dev/null 2>&1 || fail "init of another gate"
+	"$BIN" audit checkpoint --make --data "$PWD/other" -o other.txt 2>"$ERR" || fail "checkpoint of the other gate"
+	audit_verify "$PWD/data" 1 "another gate's checkpoint" --checkpoint other.txt
+	expect_out_has "not of this gate's"
+	echo 'not a note' >junk.txt
+	audit_verify "$PWD/data" 1 "not a note" --checkpoint junk.txt
+	audit_verify "$PWD/data" 2 "a missing file" --checkpoint nothing.txt
+	srv_stop
+}
+
+# Tampering with the database file, the triggers dropped: each kind is
+# found, by index; a consistent truncation only by the exported checkpoint.
+t_audit_tampering_is_named() {
+	local AG S idx size a b
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	reviewers 1
+	for n in 1 2 3; do
+		printf 'v = %s\n' "$n" >v$n.py
+		held "$AG" v$n.py name=v$n.py
+	done
+	S=$SID
+	approve_as "${REV[1]}" "$S"
+	RC=0
+	"$BIN" audit checkpoint --make --data "$PWD/data" -o ck.txt 2>"$ERR" || RC=$?
+	expect_rc 0 "audit checkpoint --make"
+	srv_stop
+	audit_verify "$PWD/data" 0 "untouched" --checkpoint ck.txt
+	size=$(sql1 data/airlock.db "SELECT count(*) FROM audit_leaves")
+
+	# An approval's detail rewritten.
+	cp -a data t1
+	idx=$(sql1 t1/airlock.db "SELECT l.idx FROM audit_leaves l JOIN events e ON e.id = l.event_id WHERE e.action = 'approve'")
+	sql t1/airlock.db "UPDATE events SET detail = 'nothing to see' WHERE action = 'approve'"
+	audit_verify "$PWD/t1" 1 "an edited event"
+	expect_out_has "FAILED at entry $idx: event"
+	expect_out_has "nothing to see"
+
+	# An event deleted (the approval), its leaf kept.
+	cp -a data t2
+	sql t2/airlock.db "DELETE FROM events WHERE action = 'approve'"
+	audit_verify "$PWD/t2" 1 "a deleted event"
+	expect_out_has "FAILED at entry $idx: entry $idx records event"
+
+	# A forged approval inserted behind the gate's back.
+	cp -a data t3
+	sql t3/airlock.db "INSERT INTO events (at, actor, action, submission_id, detail) VALUES (1, 1, 'approve', $S, 'forged')"
+	audit_verify "$PWD/t3" 1 "an inserted event"
+	expect_out_has "is not in the audit log"
+
+	# Two events swapped: the first submission's and the approval.
+	cp -a data t4
+	a=$(sql1 t4/airlock.db "SELECT min(id) FROM events WHERE action = 'submit'")
+	b=$(sql1 t4/airlock.db "SELECT id FROM events WHERE action = 'approve'")
+	sql t4/airlock.db "CREATE TABLE x AS SELECT * FROM events WHERE id IN ($a, $b)" \
+		"UPDATE events SET (at, actor, action, submission_id, detail) = (SELECT at, actor, action, submission_id, detail FROM x WHERE x.id = CASE events.id WHEN $a THEN $b ELSE $a END) WHERE id IN ($a, $b)"
+	audit_verify "$PWD/t4" 1 "two events swapped"
+	expect_out_has "FAILED at entry $(sql1 t4/airlock.db "SELECT idx FROM audit_leaves WHERE event_id = $a"): event $a no longer reads"
+
+	# The last entries removed with everything above them, the stored
+	# checkpoints too: consistent, found only by the exported checkpoint.
+	cp -a data t5
+	sql t5/airlock.db "DELETE FROM events WHERE id IN (SELECT event_id FROM audit_leaves WHERE idx >= $((size - 3)))" \
+		"DELETE FROM audit_leaves WHERE idx >= $((size - 3))" \
+		"DELETE FROM audit_nodes WHERE (idx + 1) << level > $((size - 3))" \
+		"DELETE FROM audit_checkpoints"
+	audit_verify "$PWD/t5" 0 "a consistent truncation, no checkpoint given"
+	audit_verify "$PWD/t5" 1 "a consistent truncation and the exported checkpoint" --checkpoint ck.txt
+	expect_out_has "BEYOND the log"
+	expect_out_has "truncated"
+
+	# A stored checkpoint's row edited to agree with a rewrite.
+	cp -a data t6
+	sql t6/airlock.db "UPDATE audit_checkpoints SET size = size - 1"
+	audit_verify "$PWD/t6" 1 "a checkpoint row edited"
+	expect_out_has "its row's size or root is not what its note signs"
+}
+
 run_tests
