@@ -308,9 +308,9 @@ START_TEST(principal_duplicates_refused)
 	ck_assert_int_eq(db_principal_create(db, "x", DB_ROLE_MAX, h, NULL, 0,
 	    1, 0, NULL), AL_EINVAL);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM principals"), 1);
-	/* The failed creations left no events behind (person.add, and
-	 * token.create). */
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM events"), 2);
+	/* The failed creations left no events behind (audit.begin of the
+	 * new database, person.add, and token.create). */
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM events"), 3);
 }
 END_TEST
 
@@ -881,7 +881,8 @@ START_TEST(events_append_only)
 	principal("root", DB_ROLE_ADMIN, 1);
 	ck_assert_int_eq(db_event_add(db, 5, 0, "note", 0, "hello"), 0);
 	before = raw_int("SELECT count(*) FROM events");
-	ck_assert_int_eq(before, 3);      /* person.add, token.create, note */
+	ck_assert_int_eq(before, 4);      /* audit.begin, person.add,
+	                                   * token.create, note */
 	ck_assert_int_ne(raw_exec("UPDATE events SET action = 'forged'", msg,
 	    sizeof(msg)), SQLITE_OK);
 	ck_assert_ptr_nonnull(strstr(msg, "append-only"));
@@ -901,7 +902,8 @@ END_TEST
 START_TEST(event_trail)
 {
 	static const char *const all[] = {
-		"person.add", "token.create", "person.add", "token.create",
+		"audit.begin", "person.add", "token.create", "person.add",
+		"token.create",
 		"submit", "scan.start", "scan.resume", "scan.start",
 		"scan.finish", "token.revoke",
 	};
@@ -937,17 +939,18 @@ START_TEST(event_trail)
 		if (i > 0)
 			ck_assert_int_gt(v[i].id, v[i - 1].id);
 	}
-	ck_assert_int_eq(v[1].actor, 0);          /* init: the system */
-	ck_assert_ptr_null(v[1].actor_name);
-	ck_assert_str_eq(v[3].actor_name, "root");
-	ck_assert_ptr_nonnull(strstr(v[3].detail, "agent-1"));
-	ck_assert_ptr_nonnull(strstr(v[3].detail, "person=alice"));
-	ck_assert_int_eq(v[4].actor, agent);
-	ck_assert_int_eq(v[4].submission, id);
-	ck_assert_int_eq(v[4].at, 12);
-	ck_assert_int_eq(v[5].actor, 0);
-	ck_assert_int_eq(v[9].actor, admin);
-	ck_assert_int_eq(v[9].submission, 0);
+	ck_assert_int_eq(v[0].actor, 0);          /* the new database's */
+	ck_assert_int_eq(v[2].actor, 0);          /* init: the system */
+	ck_assert_ptr_null(v[2].actor_name);
+	ck_assert_str_eq(v[4].actor_name, "root");
+	ck_assert_ptr_nonnull(strstr(v[4].detail, "agent-1"));
+	ck_assert_ptr_nonnull(strstr(v[4].detail, "person=alice"));
+	ck_assert_int_eq(v[5].actor, agent);
+	ck_assert_int_eq(v[5].submission, id);
+	ck_assert_int_eq(v[5].at, 12);
+	ck_assert_int_eq(v[6].actor, 0);
+	ck_assert_int_eq(v[10].actor, admin);
+	ck_assert_int_eq(v[10].submission, 0);
 	db_event_list_free(v, n);
 
 	ck_assert_int_eq(db_event_list(db, id, &v, &n), 0);
