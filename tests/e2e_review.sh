@@ -2926,6 +2926,13 @@ t_audit_log_through_a_release() {
 	head -n 1 ck1.txt | grep -qx 'airlock/[0-9a-f]\{16\}' || fail "origin line: $(head -n 1 ck1.txt)"
 	sed -n 2p ck1.txt | grep -qx '[1-9][0-9]*' || fail "size line: $(sed -n 2p ck1.txt)"
 	grep -q "^— $(head -n 1 ck1.txt) [A-Za-z0-9+/=]*\$" ck1.txt || fail "no signature line: $(cat ck1.txt)"
+	# The same note over the API, for an auditor; not for a reviewer.
+	mk_token auditor aud-1
+	api GET /v1/audit/checkpoint "$TOK"
+	expect_code 200 "GET /v1/audit/checkpoint"
+	cmp -s "$OUT" ck1.txt || fail "GET /v1/audit/checkpoint is not the newest checkpoint: $(cat "$OUT")"
+	api GET /v1/audit/checkpoint "${REV[1]}"
+	expect_code 403 "GET /v1/audit/checkpoint by a reviewer"
 	audit_verify "$PWD/data" 0 "after a release" --checkpoint ck1.txt
 	n=$(sql1 data/airlock.db "SELECT count(*) FROM audit_checkpoints")
 	expect_out_has "verified: every entry, node and checkpoint ($((n + 1)))"

@@ -59,6 +59,8 @@ static const struct route_def {
 	    0},
 	{R_EVENTS_ALL, "events.all", "GET", "/v1/events",
 	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_AUDIT_CHECKPOINT, "audit.checkpoint", "GET", "/v1/audit/checkpoint",
+	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_APPROVE, "approve", "POST", "/v1/submissions/{id}/approve",
 	    ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_REJECT, "reject", "POST", "/v1/submissions/{id}/reject",
@@ -197,6 +199,8 @@ route_of(const char *method, const char *url, int64_t *id, int64_t *item,
 	}
 	if (get && strcmp(url, "/v1/events") == 0)
 		return R_EVENTS_ALL;
+	if (get && strcmp(url, "/v1/audit/checkpoint") == 0)
+		return R_AUDIT_CHECKPOINT;
 	if (post && strcmp(url, "/v1/rules/reload") == 0)
 		return R_RELOAD;
 	if (strncmp(url, "/v1/tokens/", 11) == 0 &&
@@ -515,6 +519,8 @@ dispatch(struct req *q, struct MHD_Connection *c, struct db *db)
 		return api_events(q, c, db);
 	case R_EVENTS_ALL:
 		return api_events_all(q, c, db);
+	case R_AUDIT_CHECKPOINT:
+		return api_audit_checkpoint(q, c, db);
 	case R_TOKEN_CREATE:
 		if (q->too_large)
 			return srv_fail(q, c, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE,

@@ -185,7 +185,7 @@ enum route {
 	R_EVENTS, R_TOKEN_CREATE, R_TOKEN_LIST, R_TOKEN_REVOKE, R_APPROVE,
 	R_REJECT, R_OVERRIDE, R_RELEASE, R_ATTESTATION, R_RELOAD,
 	R_ITEM_CONTENT, R_PERSON_CREATE, R_PERSON_LIST, R_PERSON_DISABLE,
-	R_EVENTS_ALL,
+	R_EVENTS_ALL, R_AUDIT_CHECKPOINT,
 	R_MAX,                    /* not a route: the count */
 };
 
@@ -425,6 +425,9 @@ int srv_show_record(struct req *q, struct db *db, json_t *j);
 int srv_events_json(json_t **out, const struct db_event *v, size_t n,
     int with_submission);
 enum MHD_Result api_events_all(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+/* GET /v1/audit/checkpoint: the newest signed checkpoint (api_audit.c). */
+enum MHD_Result api_audit_checkpoint(struct req *q, struct MHD_Connection *c,
     struct db *db);
 
 /* integrity.c: stored bytes of submission id (item -1: the artifact; else
