@@ -428,6 +428,10 @@ int db_audit_root(struct db *db, uint64_t *size, uint8_t root[32]);
 /* Entry idx; free out->entry. */
 int db_audit_leaf(struct db *db, uint64_t idx, struct db_audit_leaf *out);
 int db_audit_leaf_of_event(struct db *db, int64_t event_id, uint64_t *idx);
+/* The leaves of every event about the submissions of id (id > 0) or of the
+ * artifact sha256 (id 0), in order; free *out. */
+int db_audit_leaves_about(struct db *db, int64_t id, const char *sha256,
+    uint64_t **out, size_t *n_out);
 /* RFC 9162 proofs from the stored tree; path holds at most 64 hashes. */
 int db_audit_inclusion(struct db *db, uint64_t idx, uint64_t size,
     uint8_t path[][32], size_t *n);

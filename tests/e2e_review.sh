@@ -2951,6 +2951,41 @@ t_audit_log_through_a_release() {
 	expect_out_has "checkpoint ck1.txt: $(sed -n 2p ck1.txt) entries: matches"
 	expect_out_has "checkpoint ck2.txt: $(sed -n 2p ck2.txt) entries: matches"
 
+	# Inclusion proofs of the released submission's events, checked
+	# offline: no data directory, only the gate's public keys.
+	RC=0
+	"$BIN" audit proof "$S" --data "$PWD/data" -o proof.json 2>"$ERR" || RC=$?
+	expect_rc 0 "airlock audit proof"
+	"$BIN" key show --all --data "$PWD/data" >keyring.pem 2>/dev/null || fail "key show --all"
+	n=$(sql1 data/airlock.db "SELECT count(*) FROM events WHERE submission_id = $S")
+	mkdir offline
+	cp proof.json keyring.pem offline/
+	RC=0
+	(cd offline && env -u AIRLOCK_DATA "$BIN" audit check-proof proof.json --key keyring.pem) >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "audit check-proof offline"
+	expect_out_has "verified: $n entries in the signed log"
+	expect_out_has " release by ci-1: "
+	expect_out_has " approve by rev-1"
+	# The key that signed alone verifies it; an entry changed does not.
+	RC=0
+	"$BIN" audit check-proof proof.json --key data/keys/signing.pub >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "check-proof with the key that signed the checkpoint"
+	python3 - proof.json bad.json <<'PY' || fail "cannot tamper with the proof"
+import base64, json, sys
+p = json.load(open(sys.argv[1]))
+e = p["entries"][-1]
+t = base64.b64decode(e["entry"]).replace(b"action release", b"action rejects")
+e["entry"] = base64.b64encode(t).decode()
+json.dump(p, open(sys.argv[2], "w"))
+PY
+	RC=0
+	"$BIN" audit check-proof bad.json --key keyring.pem >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 1 "check-proof of a changed entry"
+	expect_out_has "FAILED: 1 of $n entries do not verify"
+	RC=0
+	"$BIN" audit check-proof proof.json >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 2 "check-proof without a key"
+
 	# Checkpoints that are not this log's.
 	sed '3s/^./A/; 3s/^AA/B/' ck1.txt >forged.txt
 	cmp -s forged.txt ck1.txt && fail "the forgery changed nothing"
@@ -2960,6 +2995,11 @@ t_audit_log_through_a_release() {
 	"$BIN" audit checkpoint --make --data "$PWD/other" -o other.txt 2>"$ERR" || fail "checkpoint of the other gate"
 	audit_verify "$PWD/data" 1 "another gate's checkpoint" --checkpoint other.txt
 	expect_out_has "not of this gate's"
+	"$BIN" key show --data "$PWD/other" >other.pem 2>/dev/null || fail "key show of the other gate"
+	RC=0
+	"$BIN" audit check-proof proof.json --key other.pem >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 1 "check-proof with another gate's key"
+	expect_out_has "FAILED: the checkpoint"
 	echo 'not a note' >junk.txt
 	audit_verify "$PWD/data" 1 "not a note" --checkpoint junk.txt
 	audit_verify "$PWD/data" 2 "a missing file" --checkpoint nothing.txt

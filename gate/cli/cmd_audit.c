@@ -19,11 +19,16 @@
  * signature is checked before its body is read.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "audit.h"
+#include "b64.h"
+#include "merkle.h"
 #include "dirs.h"
 #include "dynbuf.h"
 #include "err.h"
@@ -36,6 +41,8 @@
 static const char audit_usage[] =
     "usage: airlock audit verify [--data DIR] [--checkpoint FILE]...\n"
     "       airlock audit checkpoint [--data DIR] [--make] [-o FILE]\n"
+    "       airlock audit proof ID|SHA256 [--data DIR] [-o FILE]\n"
+    "       airlock audit check-proof FILE --key PUB\n"
     "\n"
     "verify      recomputes the audit log's Merkle tree from its entries,\n"
     "            checks each entry against the event it records and every\n"
@@ -46,6 +53,14 @@ static const char audit_usage[] =
     "checkpoint  prints the newest signed checkpoint (C2SP signed note), to\n"
     "            keep outside the gate; --make signs one of the log as it is\n"
     "            now first; -o writes it to FILE instead of stdout.\n"
+    "proof       writes the inclusion proofs of every event about submission\n"
+    "            ID (or about every submission of the artifact SHA256) against\n"
+    "            a signed checkpoint that covers them (made if need be), with\n"
+    "            the entries and the checkpoint: one JSON file (docs/audit.md)\n"
+    "check-proof verifies such a file with no gate and no database: the\n"
+    "            checkpoint's signature with the keys of PUB (PEM, e.g. from\n"
+    "            `airlock key show --all`) and each entry's inclusion; prints\n"
+    "            the entries. Exit 0 verified, 1 not, 2 unreadable.\n"
     "\n"
     "  --data DIR   the gate's data directory (default $AIRLOCK_DATA, else\n"
     "               ./airlock-data)\n";
@@ -64,30 +79,18 @@ open_db(const char *dir, struct db **db)
 	return rc;
 }
 
+/* The base64 of a hash, for a report. */
 static void
 b64(const uint8_t h[32], char out[45])
 {
-	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789+/";
-	size_t i, o = 0;
+	struct dynbuf b;
 
-	for (i = 0; i < 30; i += 3) {
-		uint32_t v = (uint32_t)h[i] << 16 | (uint32_t)h[i + 1] << 8 | h[i + 2];
-
-		out[o++] = a[v >> 18];
-		out[o++] = a[(v >> 12) & 63];
-		out[o++] = a[(v >> 6) & 63];
-		out[o++] = a[v & 63];
-	}
-	{
-		uint32_t v = (uint32_t)h[30] << 16 | (uint32_t)h[31] << 8;
-
-		out[o++] = a[v >> 18];
-		out[o++] = a[(v >> 12) & 63];
-		out[o++] = a[(v >> 6) & 63];
-		out[o++] = '=';
-	}
-	out[o] = '\0';
+	dynbuf_init(&b, 45);
+	if (al_b64_add(&b, h, 32) == 0)
+		snprintf(out, 45, "%s", dynbuf_str(&b));
+	else
+		snprintf(out, 45, "?");
+	dynbuf_free(&b);
 }
 
 struct vctx {
@@ -280,6 +283,280 @@ done:
 	return ret;
 }
 
+/* ---- proofs ------------------------------------------------------------- */
+
+#define PROOF_FORMAT 1
+#define PROOF_MAX_BYTES (256u << 20)
+#define PROOF_MAX_ENTRIES 1000000u
+
+static json_t *
+b64_json(const void *p, size_t n)
+{
+	struct dynbuf b;
+	json_t *j = NULL;
+
+	dynbuf_init(&b, AL_B64_LEN(n) + 1);
+	if (al_b64_add(&b, p, n) == 0)
+		j = json_stringn(b.data ? b.data : "", b.len);
+	dynbuf_free(&b);
+	return j;
+}
+
+/* The proof file's JSON for the leaves idx against the checkpoint cp. */
+static int
+proof_json(struct db *db, const struct db_checkpoint *cp, const uint64_t *idx,
+    size_t n, json_t **out)
+{
+	json_t *root, *arr = json_array();
+	uint8_t path[MERKLE_MAX_PROOF][32];
+	size_t i, k, np;
+	int rc = 0;
+
+	root = json_pack("{s:i, s:s, s:o}", "airlock_audit_proof", PROOF_FORMAT,
+	    "checkpoint", cp->note, "entries", arr);
+	if (root == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < n && rc == 0; i++) {
+		struct db_audit_leaf l;
+		json_t *e, *pj = json_array();
+
+		if ((rc = db_audit_leaf(db, idx[i], &l)) < 0)
+			break;
+		rc = db_audit_inclusion(db, idx[i], cp->size, path, &np);
+		for (k = 0; rc == 0 && k < np; k++)
+			if (json_array_append_new(pj, b64_json(path[k], 32)) < 0)
+				rc = al_err_set(AL_ENOMEM, "out of memory");
+		e = json_pack("{s:I, s:o, s:o}", "index", (json_int_t)idx[i],
+		    "entry", b64_json(l.entry, l.entry_len), "path", pj);
+		if (rc == 0 && (e == NULL || json_array_append_new(arr, e) < 0))
+			rc = al_err_set(AL_ENOMEM, "out of memory");
+		free(l.entry);
+	}
+	if (rc < 0) {
+		json_decref(root);
+		return rc;
+	}
+	*out = root;
+	return 0;
+}
+
+static int
+audit_proof(const char *dir, const char *what, const char *out)
+{
+	struct db_checkpoint *cp = NULL;
+	struct db *db = NULL;
+	uint64_t *idx = NULL;
+	size_t n = 0, ncp = 0;
+	int64_t id = 0;
+	json_t *j = NULL;
+	int made = 0, ret = EXIT_ERROR;
+
+	if (al_is_hex(what, 64))
+		id = 0;
+	else if ((id = (int64_t)strtoll(what, NULL, 10)) <= 0 ||
+	    strspn(what, "0123456789") != strlen(what)) {
+		fprintf(stderr, "airlock audit: proof of '%s': give a submission "
+		    "id or an artifact's sha256 (64 hex digits)\n", what);
+		return EXIT_ERROR;
+	}
+	if (open_db(dir, &db) < 0 ||
+	    db_audit_leaves_about(db, id, id ? NULL : what, &idx, &n) < 0)
+		goto fail;
+	if (n == 0) {
+		al_err_set(AL_ENOTFOUND, "no event is about %s %s", id ?
+		    "submission" : "the artifact", what);
+		goto fail;
+	}
+	/* A checkpoint that covers the newest of them, made if need be. */
+	if (db_checkpoint_list(db, 1, &cp, &ncp) < 0)
+		goto fail;
+	if (ncp == 0 || cp[0].size <= idx[n - 1]) {
+		db_checkpoint_list_free(cp, ncp);
+		cp = NULL;
+		ncp = 0;
+		if (gate_checkpoint_make(db, dir, "asked", al_now_ms(), 0,
+		    &made) < 0 || db_checkpoint_list(db, 1, &cp, &ncp) < 0)
+			goto fail;
+	}
+	if (proof_json(db, &cp[0], idx, n, &j) < 0)
+		goto fail;
+	if ((out == NULL ? json_dumpf(j, stdout, JSON_INDENT(1)) :
+	    json_dump_file(j, out, JSON_INDENT(1))) < 0) {
+		al_err_set(AL_EIO, "%s: write failed", out ? out : "stdout");
+		goto fail;
+	}
+	if (out == NULL)
+		putchar('\n');
+	fprintf(stderr, "airlock audit: %zu entr%s against checkpoint #%lld "
+	    "(%llu entries)\n", n, n == 1 ? "y" : "ies", (long long)cp[0].id,
+	    (unsigned long long)cp[0].size);
+	ret = EXIT_OK;
+	goto done;
+fail:
+	fprintf(stderr, "airlock audit: %s\n", al_err_msg());
+done:
+	json_decref(j);
+	db_checkpoint_list_free(cp, ncp);
+	free(idx);
+	db_close(db);
+	return ret;
+}
+
+/* One entry of a proof file: 0 verified, AL_EINVAL with why. */
+static int
+check_entry(json_t *e, const struct checkpoint *c, uint64_t *index,
+    char **text)
+{
+	uint8_t path[MERKLE_MAX_PROOF][32], leaf[32];
+	json_t *ej = json_object_get(e, "entry"), *pj = json_object_get(e, "path");
+	json_t *ij = json_object_get(e, "index"), *h;
+	unsigned char *entry = NULL;
+	char head[64];
+	size_t len = 0, i, n;
+	int rc;
+
+	*text = NULL;
+	if (!json_is_integer(ij) || json_integer_value(ij) < 0 ||
+	    !json_is_string(ej) || !json_is_array(pj) ||
+	    json_array_size(pj) > MERKLE_MAX_PROOF)
+		return al_err_set(AL_EINVAL, "not an entry of a proof (index, "
+		    "entry, path)");
+	*index = (uint64_t)json_integer_value(ij);
+	n = json_string_length(ej);
+	if ((entry = malloc(n / 4 * 3 + 1)) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	if (al_b64_decode(entry, n / 4 * 3, &len, json_string_value(ej), n) < 0) {
+		free(entry);
+		return al_err_set(AL_EINVAL, "the entry is not base64");
+	}
+	entry[len] = '\0';
+	json_array_foreach(pj, i, h) {
+		size_t hl = 0;
+
+		if (!json_is_string(h) || al_b64_decode(path[i], 32, &hl,
+		    json_string_value(h), json_string_length(h)) < 0 || hl != 32) {
+			free(entry);
+			return al_err_set(AL_EINVAL, "path hash %zu is not 32 bytes "
+			    "of base64", i);
+		}
+	}
+	/* The entry says where it is: the same index as the proof's. */
+	snprintf(head, sizeof(head), "airlock audit entry v1\nindex %" PRIu64
+	    "\n", *index);
+	if (len < strlen(head) || memcmp(entry, head, strlen(head)) != 0) {
+		free(entry);
+		return al_err_set(AL_EINVAL, "the entry is not a version 1 entry "
+		    "of index %" PRIu64, *index);
+	}
+	merkle_leaf_hash(entry, len, leaf);
+	rc = merkle_verify_inclusion(*index, c->size, leaf,
+	    (const uint8_t (*)[32])path, json_array_size(pj), c->root);
+	if (rc < 0) {
+		free(entry);
+		return rc;
+	}
+	*text = (char *)entry;
+	return 0;
+}
+
+/* An entry's line KEY, for the report ("" if none). */
+static void
+entry_line(const char *entry, const char *key, char *out, size_t cap)
+{
+	const char *p = entry;
+	size_t kl = strlen(key);
+
+	*out = '\0';
+	while (p != NULL && *p != '\0') {
+		const char *nl = strchr(p, '\n');
+
+		if (strncmp(p, key, kl) == 0 && p[kl] == ' ') {
+			snprintf(out, cap, "%.*s", (int)((nl ? nl : p + strlen(p)) -
+			    p - kl - 1), p + kl + 1);
+			return;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+static int
+audit_check_proof(const char *file, char **keys, size_t nkeys)
+{
+	struct attest_keyring kr = {0};
+	struct checkpoint c = {0};
+	json_error_t jerr;
+	json_t *j = NULL, *e;
+	char *text = NULL;
+	size_t len = 0, i, ki = 0, bad = 0;
+	int ret = EXIT_ERROR;
+
+	if (nkeys == 0) {
+		fprintf(stderr, "airlock audit: check-proof needs --key PUB (the "
+		    "gate's public keys: airlock key show --all)\n");
+		return EXIT_ERROR;
+	}
+	for (i = 0; i < nkeys; i++)
+		if (attest_keyring_load(&kr, keys[i]) < 0)
+			goto fail;
+	if (al_read_file(file, PROOF_MAX_BYTES, &text, &len) < 0)
+		goto fail;
+	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (j == NULL || json_integer_value(json_object_get(j,
+	    "airlock_audit_proof")) != PROOF_FORMAT ||
+	    !json_is_string(json_object_get(j, "checkpoint")) ||
+	    !json_is_array(json_object_get(j, "entries")) ||
+	    json_array_size(json_object_get(j, "entries")) > PROOF_MAX_ENTRIES) {
+		printf("%s: FAILED: not an airlock audit proof (version %d)\n",
+		    file, PROOF_FORMAT);
+		ret = EXIT_FINDINGS;
+		goto out;
+	}
+	e = json_object_get(j, "checkpoint");
+	if (gate_checkpoint_open(json_string_value(e), json_string_length(e), &kr,
+	    NULL, &c, &ki) < 0) {
+		printf("%s: FAILED: the checkpoint: %s\n", file, al_err_msg());
+		ret = EXIT_FINDINGS;
+		goto out;
+	}
+	printf("checkpoint %s: %" PRIu64 " entries, signed by key %s\n",
+	    c.origin, c.size, kr.id[ki]);
+	json_array_foreach(json_object_get(j, "entries"), i, e) {
+		char *entry = NULL, at[32], action[64], actor[128], detail[200];
+		uint64_t index = 0;
+
+		if (check_entry(e, &c, &index, &entry) < 0) {
+			printf("entry %" PRIu64 ": FAILED: %s\n", index, al_err_msg());
+			bad++;
+			continue;
+		}
+		entry_line(entry, "at", at, sizeof(at));
+		entry_line(entry, "action", action, sizeof(action));
+		entry_line(entry, "actor-name", actor, sizeof(actor));
+		entry_line(entry, "detail", detail, sizeof(detail));
+		printf("entry %" PRIu64 ": included: at %s %s by %s: %s\n", index, at,
+		    action, *actor ? actor : "the gate", detail);
+		free(entry);
+	}
+	if (bad > 0 || json_array_size(json_object_get(j, "entries")) == 0) {
+		printf("FAILED: %zu of %zu entries do not verify\n", bad,
+		    json_array_size(json_object_get(j, "entries")));
+		ret = EXIT_FINDINGS;
+	} else {
+		printf("verified: %zu entries in the signed log\n",
+		    json_array_size(json_object_get(j, "entries")));
+		ret = EXIT_OK;
+	}
+	goto out;
+fail:
+	fprintf(stderr, "airlock audit: %s\n", al_err_msg());
+out:
+	checkpoint_clear(&c);
+	json_decref(j);
+	free(text);
+	attest_keyring_clear(&kr);
+	return ret;
+}
+
 int
 cmd_audit(int argc, char **argv)
 {
@@ -287,12 +564,13 @@ cmd_audit(int argc, char **argv)
 		{"data", required_argument, NULL, 'd'},
 		{"checkpoint", required_argument, NULL, 'c'},
 		{"make", no_argument, NULL, 'm'},
+		{"key", required_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	char *files[AUDIT_MAX_CHECKPOINT_FILES];
+	char *files[AUDIT_MAX_CHECKPOINT_FILES], *keys[AUDIT_MAX_CHECKPOINT_FILES];
 	const char *data_opt = NULL, *verb, *out = NULL;
-	size_t nfiles = 0;
+	size_t nfiles = 0, nkeys = 0;
 	char *dir;
 	int c, make = 0, ret;
 
@@ -314,6 +592,14 @@ cmd_audit(int argc, char **argv)
 		case 'm':
 			make = 1;
 			break;
+		case 'k':
+			if (nkeys == AUDIT_MAX_CHECKPOINT_FILES) {
+				fprintf(stderr, "airlock audit: at most %d --key "
+				    "files\n", AUDIT_MAX_CHECKPOINT_FILES);
+				return EXIT_ERROR;
+			}
+			keys[nkeys++] = optarg;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -325,12 +611,21 @@ cmd_audit(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
-	verb = argc - optind == 1 ? argv[optind] : "";
-	if (strcmp(verb, "verify") != 0 && strcmp(verb, "checkpoint") != 0) {
+	verb = argc - optind >= 1 ? argv[optind] : "";
+	if (strcmp(verb, "check-proof") == 0 || strcmp(verb, "proof") == 0) {
+		if (argc - optind != 2 || nfiles > 0 || make ||
+		    (nkeys > 0) != (strcmp(verb, "check-proof") == 0) ||
+		    (out != NULL && strcmp(verb, "proof") != 0)) {
+			fputs(audit_usage, stderr);
+			return EXIT_ERROR;
+		}
+		if (strcmp(verb, "check-proof") == 0)
+			return audit_check_proof(argv[optind + 1], keys, nkeys);
+	} else if (argc - optind != 1 || (strcmp(verb, "verify") != 0 &&
+	    strcmp(verb, "checkpoint") != 0) || nkeys > 0) {
 		fputs(audit_usage, stderr);
 		return EXIT_ERROR;
-	}
-	if ((nfiles > 0 && strcmp(verb, "verify") != 0) ||
+	} else if ((nfiles > 0 && strcmp(verb, "verify") != 0) ||
 	    ((make || out) && strcmp(verb, "checkpoint") != 0)) {
 		fprintf(stderr, "airlock audit: --checkpoint is for verify, --make "
 		    "and -o for checkpoint\n\n%s", audit_usage);
@@ -340,8 +635,12 @@ cmd_audit(int argc, char **argv)
 		fprintf(stderr, "airlock audit: out of memory\n");
 		return EXIT_ERROR;
 	}
-	ret = strcmp(verb, "verify") == 0 ? audit_verify(dir, files, nfiles) :
-	    audit_checkpoint(dir, make, out);
+	if (strcmp(verb, "proof") == 0)
+		ret = audit_proof(dir, argv[optind + 1], out);
+	else if (strcmp(verb, "verify") == 0)
+		ret = audit_verify(dir, files, nfiles);
+	else
+		ret = audit_checkpoint(dir, make, out);
 	free(dir);
 	return ret;
 }
