@@ -34,7 +34,7 @@ CFLAGS_ALL = $(WARN) $(OPT) $(HARDEN) $(SAN) -pthread $(CFLAGS)
 LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(SAN) -pthread $(LDFLAGS)
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
-COMMON_SRC = common/err.c common/fold.c common/dynbuf.c common/util.c common/vocab.c common/os.c common/path.c common/text.c common/term.c common/json_text.c
+COMMON_SRC = common/err.c common/fold.c common/dynbuf.c common/util.c common/vocab.c common/os.c common/path.c common/text.c common/term.c common/json_text.c common/b64.c common/merkle.c
 # scanners/: the wire between the sides and the findings (both sides), the
 # rule set and its compiled engine (the parent, before any fork), what runs
 # in the sandboxed scan child, and the parent's side of a child.
@@ -48,7 +48,7 @@ SCAN_SRC = scanners/proto.c scanners/fdpass.c scanners/scan_finding.c \
 	scan_mail.c scan_bundle.c scan_pack.c extract_child.c) \
 	$(addprefix scanners/parent/,parent.c launcher.c inproc.c scan_walk.c \
 	extract.c)
-GATE_SRC = gate/attest.c gate/dirs.c gate/audit.c
+GATE_SRC = gate/attest.c gate/dirs.c gate/audit.c gate/note.c
 # The client: commands that talk to a gate over HTTP.
 CLIENT_SRC = gate/client/transport.c gate/client/tarpack.c gate/client/common.c \
 	gate/client/submit.c gate/client/list.c gate/client/diff.c gate/client/token.c \
@@ -64,7 +64,8 @@ SERVE_SRC = gate/serve/serve.c gate/serve/listener.c gate/serve/router.c \
 	gate/serve/scanq.c gate/serve/metrics.c gate/serve/store.c \
 	gate/serve/auth.c gate/serve/init.c gate/serve/api_person.c \
 	gate/serve/view.c gate/serve/record.c gate/serve/keys.c \
-	gate/serve/health.c gate/serve/integrity.c gate/serve/conn.c
+	gate/serve/health.c gate/serve/integrity.c gate/serve/conn.c \
+	gate/serve/api_audit.c
 DB_SRC = db/db.c db/db_stmt.c db/db_event.c db/db_principal.c db/db_person.c \
 	db/db_submission.c db/db_scan.c db/db_review.c db/db_audit.c
 # Generated: the schema migrations, compiled in (rule below).
@@ -75,10 +76,10 @@ LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/ob
 MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
 TESTS = check_util check_common check_rule check_patch check_bundle check_engine check_report check_proto check_sbx check_launch check_attest \
-	check_db check_audit
+	check_db check_audit check_note
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
 FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest fuzz_container fuzz_extract \
-	fuzz_pack fuzz_rules fuzz_policy fuzz_allowlist fuzz_keyring fuzz_body fuzz_fold fuzz_text
+	fuzz_pack fuzz_rules fuzz_policy fuzz_allowlist fuzz_keyring fuzz_body fuzz_fold fuzz_text fuzz_note
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 # make fuzz-long: FUZZ_RUNS executions of each of FUZZ_ONLY, one at a time
