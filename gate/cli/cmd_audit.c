@@ -43,6 +43,7 @@ static const char audit_usage[] =
     "       airlock audit checkpoint [--data DIR] [--make] [-o FILE]\n"
     "       airlock audit proof ID|SHA256 [--data DIR] [-o FILE]\n"
     "       airlock audit check-proof FILE --key PUB\n"
+    "       airlock audit consistency OLD NEW [--data DIR]\n"
     "\n"
     "verify      recomputes the audit log's Merkle tree from its entries,\n"
     "            checks each entry against the event it records and every\n"
@@ -61,6 +62,9 @@ static const char audit_usage[] =
     "            checkpoint's signature with the keys of PUB (PEM, e.g. from\n"
     "            `airlock key show --all`) and each entry's inclusion; prints\n"
     "            the entries. Exit 0 verified, 1 not, 2 unreadable.\n"
+    "consistency checks that checkpoint NEW extends checkpoint OLD (files):\n"
+    "            both signatures, and an RFC 9162 consistency proof from the\n"
+    "            gate's tree, printed; exit 1 if NEW rewrote what OLD signed.\n"
     "\n"
     "  --data DIR   the gate's data directory (default $AIRLOCK_DATA, else\n"
     "               ./airlock-data)\n";
@@ -557,6 +561,83 @@ out:
 	return ret;
 }
 
+/* A checkpoint file, its signature verified with the gate's keyring. */
+static int
+open_file(const char *path, const struct attest_keyring *kr,
+    const char *origin, struct checkpoint *c)
+{
+	char *text = NULL;
+	size_t len = 0, ki = 0;
+	int rc;
+
+	if ((rc = al_read_file(path, NOTE_MAX_BYTES, &text, &len)) == 0 &&
+	    (rc = gate_checkpoint_open(text, len, kr, origin, c, &ki)) < 0)
+		rc = al_err_set(rc, "%s: %s", path, al_err_msg());
+	free(text);
+	return rc;
+}
+
+static int
+audit_consistency(const char *dir, const char *old_path, const char *new_path)
+{
+	struct attest_keyring kr = {0};
+	struct checkpoint a = {0}, b = {0};
+	uint8_t path[MERKLE_MAX_PROOF][32];
+	struct db *db = NULL;
+	char *origin = NULL, h[45];
+	size_t n = 0, i;
+	int rc, ret = EXIT_ERROR;
+
+	if (open_db(dir, &db) < 0 || gate_keyring_load(dir, &kr, NULL) < 0 ||
+	    gate_audit_origin(dir, &origin) < 0)
+		goto fail;
+	if (open_file(old_path, &kr, origin, &a) < 0 ||
+	    open_file(new_path, &kr, origin, &b) < 0) {
+		printf("FAILED: %s\n", al_err_msg());
+		ret = EXIT_FINDINGS;
+		goto out;
+	}
+	if (a.size > b.size) {
+		printf("FAILED: %s (%" PRIu64 " entries) is larger than %s (%"
+		    PRIu64 ")\n", old_path, a.size, new_path, b.size);
+		ret = EXIT_FINDINGS;
+		goto out;
+	}
+	if (a.size == b.size || a.size == 0) {
+		/* RFC 9162: no proof; equal trees have equal roots. */
+		rc = a.size == 0 || memcmp(a.root, b.root, 32) == 0 ? 0 :
+		    al_err_set(AL_EINVAL, "the same size, different roots");
+	} else if (db_audit_consistency(db, a.size, b.size, path, &n) < 0) {
+		goto fail;
+	} else {
+		rc = merkle_verify_consistency(a.size, b.size, a.root, b.root,
+		    (const uint8_t (*)[32])path, n);
+	}
+	for (i = 0; i < n; i++) {
+		b64(path[i], h);
+		printf("proof %zu: %s\n", i, h);
+	}
+	if (rc < 0) {
+		printf("FAILED: %s does not extend %s: %s\n", new_path, old_path,
+		    al_err_msg());
+		ret = EXIT_FINDINGS;
+	} else {
+		printf("consistent: %s (%" PRIu64 " entries) extends %s (%" PRIu64
+		    ")\n", new_path, b.size, old_path, a.size);
+		ret = EXIT_OK;
+	}
+	goto out;
+fail:
+	fprintf(stderr, "airlock audit: %s\n", al_err_msg());
+out:
+	checkpoint_clear(&a);
+	checkpoint_clear(&b);
+	free(origin);
+	attest_keyring_clear(&kr);
+	db_close(db);
+	return ret;
+}
+
 int
 cmd_audit(int argc, char **argv)
 {
@@ -621,6 +702,12 @@ cmd_audit(int argc, char **argv)
 		}
 		if (strcmp(verb, "check-proof") == 0)
 			return audit_check_proof(argv[optind + 1], keys, nkeys);
+	} else if (strcmp(verb, "consistency") == 0) {
+		if (argc - optind != 3 || nfiles > 0 || make || nkeys > 0 ||
+		    out != NULL) {
+			fputs(audit_usage, stderr);
+			return EXIT_ERROR;
+		}
 	} else if (argc - optind != 1 || (strcmp(verb, "verify") != 0 &&
 	    strcmp(verb, "checkpoint") != 0) || nkeys > 0) {
 		fputs(audit_usage, stderr);
@@ -637,6 +724,8 @@ cmd_audit(int argc, char **argv)
 	}
 	if (strcmp(verb, "proof") == 0)
 		ret = audit_proof(dir, argv[optind + 1], out);
+	else if (strcmp(verb, "consistency") == 0)
+		ret = audit_consistency(dir, argv[optind + 1], argv[optind + 2]);
 	else if (strcmp(verb, "verify") == 0)
 		ret = audit_verify(dir, files, nfiles);
 	else
