@@ -2950,6 +2950,13 @@ t_audit_log_through_a_release() {
 	audit_verify "$PWD/data" 0 "after a rotation" --checkpoint ck1.txt --checkpoint ck2.txt
 	expect_out_has "checkpoint ck1.txt: $(sed -n 2p ck1.txt) entries: matches"
 	expect_out_has "checkpoint ck2.txt: $(sed -n 2p ck2.txt) entries: matches"
+	RC=0
+	"$BIN" audit consistency ck1.txt ck2.txt --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "audit consistency of two checkpoints"
+	expect_out_has "consistent: ck2.txt ($(sed -n 2p ck2.txt) entries) extends ck1.txt"
+	RC=0
+	"$BIN" audit consistency ck2.txt ck1.txt --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 1 "audit consistency, the newer first"
 
 	# Inclusion proofs of the released submission's events, checked
 	# offline: no data directory, only the gate's public keys.
@@ -3067,6 +3074,25 @@ t_audit_tampering_is_named() {
 	audit_verify "$PWD/t5" 1 "a consistent truncation and the exported checkpoint" --checkpoint ck.txt
 	expect_out_has "BEYOND the log"
 	expect_out_has "truncated"
+
+	# A rewrite of history by someone with the data directory, key and
+	# all: an event changed, the tree rebuilt from scratch (as the
+	# migration would) and signed again. It agrees with itself; the
+	# exported checkpoint finds it, and no consistency proof links them.
+	cp -a data t7
+	sql t7/airlock.db "UPDATE events SET detail = 'rewritten' WHERE action = 'approve'" \
+		"DROP TABLE audit_leaves" "DROP TABLE audit_nodes" "DROP TABLE audit_checkpoints" \
+		"DELETE FROM events WHERE action = 'audit.begin'" "PRAGMA user_version = 5"
+	RC=0
+	"$BIN" audit checkpoint --make --data "$PWD/t7" -o new.txt 2>"$ERR" || RC=$?
+	expect_rc 0 "a checkpoint of the rewritten log"
+	audit_verify "$PWD/t7" 0 "the rewritten log alone"
+	audit_verify "$PWD/t7" 1 "the rewritten log and the exported checkpoint" --checkpoint ck.txt
+	expect_out_has "DIFFERS from the log"
+	RC=0
+	"$BIN" audit consistency ck.txt new.txt --data "$PWD/t7" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 1 "consistency of the exported checkpoint and the rewrite's"
+	expect_out_has "does not extend"
 
 	# A stored checkpoint's row edited to agree with a rewrite.
 	cp -a data t6
