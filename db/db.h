@@ -464,6 +464,7 @@ struct db_audit_check {
 	uint8_t root[32];
 	int result;               /* DB_CHECK_*, set by db_audit_verify */
 };
+#define DB_AUDIT_NO_ENTRY UINT64_MAX  /* first_bad: a table's row, no entry */
 struct db_audit_report {
 	int ok;                   /* 1: nothing diverged */
 	uint64_t first_bad;       /* if not: the first index that did */

@@ -655,6 +655,119 @@ verify_counts(struct db *db, struct db_audit_report *r)
 	return rc;
 }
 
+/*
+ * The state tables against the log: each decision row (a submission, an
+ * approval, a rejection, an override, a release) has the event that
+ * records it, by the same actor at the same time saying the same, and
+ * each such event has its row. A row edited or added behind the gate's
+ * back, or one deleted with its event left, shows here.
+ */
+#define SAME(det) "substr(e.detail, 1, length(" det ")) = " det \
+	" AND (length(e.detail) = length(" det ") OR substr(e.detail, " \
+	"length(" det ") + 1, 1) = ' ')"
+#define APPROVE_DET "('sha256=' || a.sha256 || ' ruleset=' || " \
+	"a.ruleset_digest || ' scan=' || a.scan_id)"
+#define REJECT_DET "('sha256=' || s.sha256 || ' comment=' || r.comment)"
+#define OVERRIDE_DET "('scan=' || o.scan_id || ' reason=' || o.reason)"
+#define SUBMIT_DET "('sha256=' || s.sha256 || ' size=' || s.size)"
+
+static const struct table_check {
+	const char *pre, *post;   /* around the row's id or the entry's */
+	const char *sql;          /* one column: the first offender */
+	int by_entry;             /* the column is a leaf index */
+} table_checks[] = {
+	{"submission ", " has no submit event saying what it holds",
+	    "SELECT s.id FROM submissions s WHERE NOT EXISTS (SELECT 1 FROM "
+	    "events e WHERE e.action = 'submit' AND e.submission_id = s.id AND "
+	    "e.actor = s.submitter AND e.at = s.received_at AND "
+	    SAME(SUBMIT_DET) ") ORDER BY s.id LIMIT 1", 0},
+	{"entry ", " is a submit event with no submission row saying the same",
+	    "SELECT l.idx FROM events e JOIN audit_leaves l ON l.event_id = e.id "
+	    "WHERE e.action = 'submit' AND NOT EXISTS (SELECT 1 FROM submissions "
+	    "s WHERE s.id = e.submission_id AND s.submitter = e.actor AND "
+	    "s.received_at = e.at AND " SAME(SUBMIT_DET) ") ORDER BY l.idx "
+	    "LIMIT 1", 1},
+	{"approval ", " has no approve event by its reviewer saying what "
+	    "it approved",
+	    "SELECT a.id FROM approvals a WHERE NOT EXISTS (SELECT 1 "
+	    "FROM events e WHERE e.action = 'approve' AND e.submission_id = "
+	    "a.submission_id AND e.actor = a.reviewer AND e.at = a.at AND "
+	    SAME(APPROVE_DET) ") ORDER BY a.id LIMIT 1", 0},
+	{"entry ", " is an approve event with no approval row saying the same",
+	    "SELECT l.idx FROM events e JOIN audit_leaves l ON l.event_id = e.id "
+	    "WHERE e.action = 'approve' AND NOT EXISTS (SELECT 1 FROM approvals "
+	    "a WHERE a.submission_id = e.submission_id AND a.reviewer = e.actor "
+	    "AND a.at = e.at AND " SAME(APPROVE_DET) ") ORDER BY l.idx "
+	    "LIMIT 1", 1},
+	{"the rejection of submission ", " has no reject event saying the same",
+	    "SELECT r.submission_id FROM rejections r JOIN submissions s ON s.id "
+	    "= r.submission_id WHERE NOT EXISTS (SELECT 1 FROM events e WHERE "
+	    "e.action = 'reject' AND e.submission_id = r.submission_id AND "
+	    "e.actor = r.reviewer AND e.at = r.at AND e.detail = " REJECT_DET
+	    ") ORDER BY r.submission_id LIMIT 1", 0},
+	{"entry ", " is a reject event with no rejection row saying the same",
+	    "SELECT l.idx FROM events e JOIN audit_leaves l ON l.event_id = e.id "
+	    "WHERE e.action = 'reject' AND NOT EXISTS (SELECT 1 FROM rejections "
+	    "r JOIN submissions s ON s.id = r.submission_id WHERE "
+	    "r.submission_id = e.submission_id AND r.reviewer = e.actor AND "
+	    "r.at = e.at AND e.detail = " REJECT_DET ") ORDER BY l.idx LIMIT 1",
+	    1},
+	{"override ", " has no override event saying the same",
+	    "SELECT o.id FROM overrides o WHERE NOT EXISTS (SELECT 1 FROM events "
+	    "e WHERE e.action = 'override' AND e.submission_id = o.submission_id "
+	    "AND e.actor = o.admin AND e.at = o.at AND e.detail = " OVERRIDE_DET
+	    ") ORDER BY o.id LIMIT 1", 0},
+	{"entry ", " is an override event with no override row saying the same",
+	    "SELECT l.idx FROM events e JOIN audit_leaves l ON l.event_id = e.id "
+	    "WHERE e.action = 'override' AND NOT EXISTS (SELECT 1 FROM overrides "
+	    "o WHERE o.submission_id = e.submission_id AND o.admin = e.actor AND "
+	    "o.at = e.at AND e.detail = " OVERRIDE_DET ") ORDER BY l.idx LIMIT 1",
+	    1},
+	{"the release of submission ", " has no release event by its actor",
+	    "SELECT r.submission_id FROM releases r WHERE NOT EXISTS (SELECT 1 "
+	    "FROM events e WHERE e.action = 'release' AND e.submission_id = "
+	    "r.submission_id AND e.actor = r.actor AND e.at = r.at) ORDER BY "
+	    "r.submission_id LIMIT 1", 0},
+	{"entry ", " is a release event with no release row",
+	    "SELECT l.idx FROM events e JOIN audit_leaves l ON l.event_id = e.id "
+	    "WHERE e.action = 'release' AND NOT EXISTS (SELECT 1 FROM releases r "
+	    "WHERE r.submission_id = e.submission_id AND r.actor = e.actor AND "
+	    "r.at = e.at) ORDER BY l.idx LIMIT 1", 1},
+	{"submission ", " is released with no release row",
+	    "SELECT id FROM submissions WHERE state = 'released' AND id NOT IN "
+	    "(SELECT submission_id FROM releases) ORDER BY id LIMIT 1", 0},
+	{"submission ", " is rejected with no rejection row",
+	    "SELECT id FROM submissions WHERE state = 'rejected' AND id NOT IN "
+	    "(SELECT submission_id FROM rejections) ORDER BY id LIMIT 1", 0},
+};
+
+static int
+verify_tables(struct db *db, struct db_audit_report *r)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < sizeof(table_checks) /
+	    sizeof(table_checks[0]); i++) {
+		const struct table_check *t = &table_checks[i];
+		sqlite3_stmt *st;
+
+		if ((rc = dbi_prep(db, &st, t->sql)) == 0 &&
+		    (rc = dbi_step(db, st)) == 1) {
+			int64_t v = sqlite3_column_int64(st, 0);
+			char what[256];
+
+			snprintf(what, sizeof(what), "%s%lld%s", t->pre,
+			    (long long)v, t->post);
+			vfail(r, t->by_entry ? (uint64_t)v : DB_AUDIT_NO_ENTRY,
+			    "%s", what);
+			rc = 0;
+		}
+		sqlite3_finalize(st);
+	}
+	return rc;
+}
+
 static int
 cmp_check(const void *a, const void *b)
 {
@@ -773,6 +886,8 @@ db_audit_verify(struct db *db, struct db_audit_check *checks, size_t nchecks,
 	vroot(v, r->root);
 	if (rc == 0)
 		rc = verify_counts(db, r);
+	if (rc == 0)
+		rc = verify_tables(db, r);
 	rc = dbi_tx_end(db, rc);
 	for (i = 0; i < nchecks; i++)
 		if (checks[i].result == DB_CHECK_BEYOND)

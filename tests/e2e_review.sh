@@ -123,6 +123,10 @@ srv_stop() {
 	SPID=
 	[ "$rc" = 0 ] || fail "airlock serve exited $rc after SIGTERM, expected 0"
 	check_error_bodies
+	# Whatever the test did through the gate, its log verifies.
+	RC=0
+	"$BIN" audit verify --data "$PWD/data" >audit.out 2>&1 || RC=$?
+	[ "$RC" = 0 ] || fail "audit verify after the test: exit $RC: $(cat audit.out)"
 }
 
 # ---- requests (from tests/e2e_serve.sh) ------------------------------------------
@@ -2882,7 +2886,7 @@ sql() {
 	python3 - "$@" <<'PY' || fail "raw SQL failed"
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%no_%'").fetchall():
+for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND (name LIKE '%no_update' OR name LIKE '%no_delete' OR name LIKE '%append_only%')").fetchall():
     db.execute("DROP TRIGGER " + n)
 for q in sys.argv[2:]:
     db.execute(q)
@@ -3027,6 +3031,9 @@ t_audit_tampering_is_named() {
 	done
 	S=$SID
 	approve_as "${REV[1]}" "$S"
+	# The last events are of tokens, which no decision row depends on.
+	mk_token auditor aud-1
+	mk_token auditor aud-2
 	RC=0
 	"$BIN" audit checkpoint --make --data "$PWD/data" -o ck.txt 2>"$ERR" || RC=$?
 	expect_rc 0 "audit checkpoint --make"
@@ -3080,7 +3087,7 @@ t_audit_tampering_is_named() {
 	# migration would) and signed again. It agrees with itself; the
 	# exported checkpoint finds it, and no consistency proof links them.
 	cp -a data t7
-	sql t7/airlock.db "UPDATE events SET detail = 'rewritten' WHERE action = 'approve'" \
+	sql t7/airlock.db "UPDATE events SET detail = 'rewritten' WHERE id = (SELECT max(id) FROM events WHERE action = 'token.create')" \
 		"DROP TABLE audit_leaves" "DROP TABLE audit_nodes" "DROP TABLE audit_checkpoints" \
 		"DELETE FROM events WHERE action = 'audit.begin'" "PRAGMA user_version = 5"
 	RC=0
@@ -3093,6 +3100,21 @@ t_audit_tampering_is_named() {
 	"$BIN" audit consistency ck.txt new.txt --data "$PWD/t7" >"$OUT" 2>"$ERR" || RC=$?
 	expect_rc 1 "consistency of the exported checkpoint and the rewrite's"
 	expect_out_has "does not extend"
+
+	# Decision rows edited or deleted behind the gate's back.
+	cp -a data t8
+	sql t8/airlock.db "UPDATE approvals SET sha256 = '$(printf '%064d' 0)'"
+	audit_verify "$PWD/t8" 1 "an approval row edited"
+	expect_out_has "FAILED: approval "
+	expect_out_has "has no approve event by its reviewer saying what it approved"
+	cp -a data t9
+	sql t9/airlock.db "DELETE FROM approvals"
+	audit_verify "$PWD/t9" 1 "an approval row deleted"
+	expect_out_has "FAILED at entry $idx: entry $idx is an approve event with no approval row"
+	cp -a data t10
+	sql t10/airlock.db "UPDATE submissions SET state = 'released' WHERE id = $S"
+	audit_verify "$PWD/t10" 1 "a submission marked released by hand"
+	expect_out_has "FAILED: submission $S is released with no release row"
 
 	# A stored checkpoint's row edited to agree with a rewrite.
 	cp -a data t6

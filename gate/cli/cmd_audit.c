@@ -221,8 +221,11 @@ audit_verify(const char *dir, char **files, size_t nfiles)
 		    DB_CHECK_MATCHES ? "matches" : v.checks[i].result ==
 		    DB_CHECK_DIFFERS ? "DIFFERS from the log" : "BEYOND the log");
 	if (!r.ok) {
-		printf("FAILED at entry %llu: %s\n",
-		    (unsigned long long)r.first_bad, r.what);
+		if (r.first_bad == DB_AUDIT_NO_ENTRY)
+			printf("FAILED: %s\n", r.what);
+		else
+			printf("FAILED at entry %llu: %s\n",
+			    (unsigned long long)r.first_bad, r.what);
 		ret = EXIT_FINDINGS;
 	} else if (v.bad) {
 		printf("FAILED: a checkpoint does not verify (above)\n");
