@@ -285,6 +285,28 @@ dbi_audit_append(struct db *db, int64_t event_id)
 	return rc < 0 ? -1 : 0;
 }
 
+/* The leaves of the events a set-wise INSERT ... SELECT added after event
+ * `after` (db_event_last_id before it), in id order. */
+int
+dbi_audit_append_since(struct db *db, int64_t after)
+{
+	sqlite3_stmt *st;
+	int64_t *ids = NULL;
+	size_t n = 0, cap = 0, i;
+	int rc;
+
+	rc = dbi_prep_bind(db, &st, "SELECT id FROM events WHERE id > ? ORDER "
+	    "BY id", "i", after);
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1)
+		if ((rc = dbi_grow(&ids, &cap, n, sizeof(*ids))) == 0)
+			ids[n++] = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = dbi_audit_append(db, ids[i]);
+	free(ids);
+	return rc;
+}
+
 /* The events recorded before the log existed, in order, then the event
  * audit.begin (migration 0006, in its transaction). */
 int

@@ -83,6 +83,8 @@ int dbi_event_addf(struct db *db, int64_t now, int64_t actor,
 /* Appends event_id's leaf (and the subtrees it completes), inside the
  * caller's write transaction. */
 int dbi_audit_append(struct db *db, int64_t event_id);
+/* The leaves of every event after `after` (a set-wise insert's). */
+int dbi_audit_append_since(struct db *db, int64_t after);
 /* Migration 0006: leaves for the events recorded before the log, then the
  * event audit.begin. */
 #define DB_AUDIT_MIGRATION 6  /* migrations/0006_audit.sql */

@@ -585,16 +585,21 @@ db_expire_held(struct db *db, int64_t cutoff, int64_t now, size_t *n_out)
 	sqlite3_stmt *st;
 	int rc;
 
+	int64_t last;
+
 	*n_out = 0;
 	if ((rc = dbi_tx_begin(db, 1)) < 0)
 		return rc;
+	last = db_event_last_id(db);
 	rc = dbi_prep_bind(db, &st, "INSERT INTO events (at, actor, action, "
 	    "submission_id, detail) SELECT ?, NULL, 'expire', id, 'held since "
 	    "before the cutoff' FROM submissions WHERE state = 'held' AND "
-	    "received_at < ?", "ii", now, cutoff);
+	    "received_at < ? ORDER BY id", "ii", now, cutoff);
 	if (rc == 0)
 		rc = dbi_step_done(db, st);
 	sqlite3_finalize(st);
+	if (rc == 0)
+		rc = dbi_audit_append_since(db, last);
 	if (rc == 0) {
 		rc = dbi_prep_bind(db, &st, "UPDATE submissions SET state = "
 		    "'expired' WHERE state = 'held' AND received_at < ?", "i",
@@ -693,16 +698,24 @@ db_rescan_stale(struct db *db, const char *ruleset, int64_t now,
 	char sql[512];
 	int rc;
 
+	int64_t *ids = NULL;
+	size_t n = 0, cap = 0, i;
+
 	*n_out = 0;
 	if ((rc = dbi_tx_begin(db, 1)) < 0)
 		return rc;
-	snprintf(sql, sizeof(sql), "INSERT INTO events (at, actor, action, "
-	    "submission_id, detail) SELECT ?, NULL, 'rescan', id, 'the rule "
-	    "set changed' FROM submissions WHERE %s", stale);
-	rc = dbi_prep_bind(db, &st, sql, "it", now, ruleset);
-	if (rc == 0)
-		rc = dbi_step_done(db, st);
+	/* One event each, through the log (db_event.c appends its leaf). */
+	snprintf(sql, sizeof(sql), "SELECT id FROM submissions WHERE %s ORDER "
+	    "BY id", stale);
+	rc = dbi_prep_bind(db, &st, sql, "t", ruleset);
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1)
+		if ((rc = dbi_grow(&ids, &cap, n, sizeof(*ids))) == 0)
+			ids[n++] = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = dbi_event_addf(db, now, 0, "rescan", ids[i], "the rule set "
+		    "changed");
+	free(ids);
 	if (rc == 0) {
 		snprintf(sql, sizeof(sql), "UPDATE submissions SET state = "
 		    "'received' WHERE %s", stale);

@@ -87,9 +87,12 @@ db_scan_requeue(struct db *db, int64_t now, size_t *n_out)
 	sqlite3_stmt *st = NULL;
 	int rc;
 
+	int64_t last;
+
 	*n_out = 0;
 	if ((rc = dbi_tx_begin(db, 1)) < 0)
 		return rc;
+	last = db_event_last_id(db);
 	/* Set-wise, events first, while the rows still say "scanning". */
 	rc = dbi_prep_bind(db, &st, "INSERT INTO events (at, action, "
 	    "submission_id, detail) SELECT ?1, 'scan.resume', s.id, "
@@ -100,6 +103,8 @@ db_scan_requeue(struct db *db, int64_t now, size_t *n_out)
 		rc = dbi_step_done(db, st);
 	sqlite3_finalize(st);
 	st = NULL;
+	if (rc == 0)
+		rc = dbi_audit_append_since(db, last);
 	if (rc == 0)
 		rc = dbi_prep_bind(db, &st, "UPDATE scans SET finished_at = "
 		    "?1, outcome = 'interrupted' WHERE finished_at IS NULL AND "
@@ -225,8 +230,9 @@ db_scan_finish(struct db *db, const struct db_scan_job *job,
 	if (rc == 0)
 		rc = dbi_event_addf(db, now, 0, "scan.finish",
 		    job->submission_id, "scan=%lld verdict=%s kind=%s "
-		    "findings=%lld", (long long)job->scan_id, vname,
-		    kname ? kname : "unknown", (long long)nf);
+		    "findings=%lld worst=%s", (long long)job->scan_id, vname,
+		    kname ? kname : "unknown", (long long)nf,
+		    worst == AL_SEV_NONE ? "none" : al_severity_name(worst));
 	return dbi_tx_end(db, rc);
 }
 

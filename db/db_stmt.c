@@ -356,7 +356,9 @@ void_failed_commit(struct db *db, int ec)
 	    sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) ==
 	    SQLITE_OK;
 	if (ok) {
+		/* With its leaf, as every event (db_audit.c). */
 		ok = sqlite3_step(st) == SQLITE_DONE &&
+		    dbi_audit_append(db, sqlite3_last_insert_rowid(db->h)) == 0 &&
 		    sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
 		if (!sqlite3_get_autocommit(db->h))
 			sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);

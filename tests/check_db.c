@@ -29,6 +29,15 @@ setup(void)
 static void
 teardown(void)
 {
+	struct db_audit_report r;
+
+	/* Whatever a test did through db/, every event is in the log and
+	 * the log verifies (db_audit.c); a test that closed db is done. */
+	if (db != NULL) {
+		ck_assert_int_eq(db_audit_verify(db, NULL, 0, &r), 0);
+		ck_assert_msg(r.ok, "audit verify at the end of the test: %s",
+		    r.what);
+	}
 	db_close(db);
 	db = NULL;
 	tu_rmrf(dir);
