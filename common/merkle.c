@@ -88,6 +88,16 @@ get_node(merkle_get_fn get, void *ctx, unsigned level, uint64_t index,
 	return rc;
 }
 
+static int
+put_node(merkle_put_fn put, void *ctx, unsigned level, uint64_t index,
+    const uint8_t h[MERKLE_HASH_LEN])
+{
+	int rc = put(ctx, level, index, h);
+
+	AL_ASSERT(rc <= 0);
+	return rc;
+}
+
 /* MTH(D[start:end]) for a subtree range (merkle.h): one get for each 1 bit
  * of the width, the smallest (rightmost) first, each hashed in on the
  * left of what is already there. */
@@ -131,7 +141,7 @@ merkle_append(merkle_get_fn get, merkle_put_fn put, void *ctx,
 		    PRIu64 " would make it larger than %" PRIu64 " leaves",
 		    index, MERKLE_MAX_SIZE);
 	memcpy(h, leaf, sizeof(h));
-	if ((rc = put(ctx, 0, index, h)) < 0)
+	if ((rc = put_node(put, ctx, 0, index, h)) < 0)
 		return rc;
 	/* A node at an odd index is a right child: with its left sibling it
 	 * completes their parent. */
@@ -141,7 +151,7 @@ merkle_append(merkle_get_fn get, merkle_put_fn put, void *ctx,
 		merkle_node_hash(left, h, h);
 		index >>= 1;
 		level++;
-		if ((rc = put(ctx, level, index, h)) < 0)
+		if ((rc = put_node(put, ctx, level, index, h)) < 0)
 			return rc;
 	}
 	return 0;
