@@ -141,7 +141,9 @@ int merkle_verify_inclusion(uint64_t index, uint64_t size,
  * old_size 0 (no proof is defined from the empty tree, RFC 9162
  * §2.1.4), old_size > size, a size over MERKLE_MAX_SIZE, a path of the
  * wrong length, a path that leads to another old root or another new
- * root.
+ * root. (When old_size is a power of two the walk starts from old_root,
+ * RFC 9162 §2.1.4.2 step 2, so a wrong old root shows as another new
+ * root.)
  */
 int merkle_verify_consistency(uint64_t old_size, uint64_t size,
     const uint8_t old_root[MERKLE_HASH_LEN],
@@ -151,7 +153,8 @@ int merkle_verify_consistency(uint64_t old_size, uint64_t size,
 /*
  * A tree built leaf by leaf in O(log n) memory: the roots of the complete
  * subtrees it is made of (one for each 1 bit of the size, largest first),
- * what RFC 9162 calls a compact range of [0, size). `airlock audit verify`
+ * the compact range of [0, size) of transparency-dev/merkle's
+ * docs/compact_ranges.md. `airlock audit verify`
  * feeds it every entry's leaf hash and compares its root with each signed
  * checkpoint as the size reaches it. A plain value: no free needed, copy
  * it to keep a snapshot.
