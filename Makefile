@@ -34,7 +34,8 @@ CFLAGS_ALL = $(WARN) $(OPT) $(HARDEN) $(SAN) -pthread $(CFLAGS)
 LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(SAN) -pthread $(LDFLAGS)
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
-COMMON_SRC = common/err.c common/fold.c common/dynbuf.c common/util.c common/vocab.c common/os.c common/path.c common/text.c common/term.c common/json_text.c common/b64.c common/merkle.c
+COMMON_SRC = common/err.c common/fold.c common/dynbuf.c common/util.c common/vocab.c common/os.c common/path.c common/text.c common/term.c common/json_text.c \
+	common/b64.c common/merkle.c
 # scanners/: the wire between the sides and the findings (both sides), the
 # rule set and its compiled engine (the parent, before any fork), what runs
 # in the sandboxed scan child, and the parent's side of a child.
@@ -76,10 +77,10 @@ LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/ob
 MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
 TESTS = check_util check_common check_rule check_patch check_bundle check_engine check_report check_proto check_sbx check_launch check_attest \
-	check_db check_audit check_note
+	check_db check_audit check_note check_merkle
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
 FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest fuzz_container fuzz_extract \
-	fuzz_pack fuzz_rules fuzz_policy fuzz_allowlist fuzz_keyring fuzz_body fuzz_fold fuzz_text fuzz_note
+	fuzz_pack fuzz_rules fuzz_policy fuzz_allowlist fuzz_keyring fuzz_body fuzz_fold fuzz_text fuzz_note fuzz_merkle
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 # make fuzz-long: FUZZ_RUNS executions of each of FUZZ_ONLY, one at a time
