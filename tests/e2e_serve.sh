@@ -162,6 +162,10 @@ srv_stop() {
 	no_leftovers
 	[ ! -e "$SOCK" ] || fail "the intake socket is left behind"
 	check_error_bodies
+	# Whatever the test did through the gate, its log verifies.
+	RC=0
+	"$BIN" audit verify --data "$PWD/data" >audit.out 2>&1 || RC=$?
+	[ "$RC" = 0 ] || fail "audit verify after the test: exit $RC: $(cat audit.out)"
 }
 
 # srv_kill9: SIGKILLs the server (and, by pid, what it forked).

@@ -27,6 +27,7 @@ unscannable, and the next one is scanned). A round ends with the gate dead;
 the data directory is then checked offline:
 
   - PRAGMA integrity_check is "ok" and foreign_key_check finds nothing;
+  - `airlock audit verify` passes (docs/audit.md);
   - every submission answered 201 is there, with the sha256 and size
     answered, and so is its blob, whose bytes hash to that sha256; so is the
     blob of every other row (a row never lacks its bytes);
@@ -63,6 +64,7 @@ import random
 import shutil
 import signal
 import sqlite3
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -707,6 +709,13 @@ class Torture:
             bad += self.policy_holds(q, rows)
         finally:
             db.close()
+        # The audit log: every event a leaf, every node and checkpoint
+        # recomputed, the decision rows against their events.
+        v = subprocess.run([self.args.bin, "audit", "verify", "--data", g.data],
+                           capture_output=True, text=True, timeout=300)
+        if v.returncode != 0:
+            bad.append("audit verify exit %d: %s" % (v.returncode,
+                       (v.stdout + v.stderr).strip().splitlines()[-1:]))
         for b in bad:
             self.fail(no, b)
 
