@@ -13,6 +13,7 @@
 
 #include "audit.h"
 #include "err.h"
+#include "merkle.h"
 
 int
 gate_audit_origin(const char *datadir, char **out)
@@ -132,5 +133,383 @@ gate_checkpoint_open(const char *note, size_t len,
 		rc = checkpoint_parse(out, note, text_len);
 	for (i = 0; i < nv; i++)
 		note_verifier_clear(&v[i]);
+	return rc;
+}
+
+/* ---- the signer trusts the log ---------------------------------------- */
+
+/* The value of an entry's line KEY, %XX undone, into out; -1 if the entry
+ * has no such line or it does not fit. */
+static int
+entry_field(const char *e, size_t n, const char *key, char *out, size_t cap)
+{
+	size_t kl = strlen(key), i = 0, o = 0;
+
+	while (i < n) {
+		const char *nl = memchr(e + i, '\n', n - i);
+		size_t end = nl ? (size_t)(nl - e) : n;
+
+		if (end - i > kl && memcmp(e + i, key, kl) == 0 &&
+		    e[i + kl] == ' ') {
+			size_t k;
+
+			for (k = i + kl + 1; k < end; k++) {
+				unsigned v = (unsigned char)e[k];
+
+				if (v == '%' && k + 2 < end) {
+					char h[3] = {e[k + 1], e[k + 2], 0};
+
+					v = (unsigned)strtoul(h, NULL, 16);
+					k += 2;
+				}
+				if (o + 1 >= cap)
+					return -1;
+				out[o++] = (char)v;
+			}
+			out[o] = '\0';
+			return 0;
+		}
+		i = end + 1;
+	}
+	return -1;
+}
+
+/* A detail's token KEY=VALUE (up to the next space), into out. */
+static int
+detail_token(const char *d, const char *key, char *out, size_t cap)
+{
+	size_t kl = strlen(key);
+	const char *p = d;
+
+	while (p != NULL && *p != '\0') {
+		if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
+			size_t l = strcspn(p + kl + 1, " ");
+
+			if (l + 1 > cap)
+				return -1;
+			memcpy(out, p + kl + 1, l);
+			out[l] = '\0';
+			return 0;
+		}
+		p = strchr(p, ' ');
+		if (p != NULL)
+			p++;
+	}
+	return -1;
+}
+
+static int64_t
+num(const char *s)
+{
+	char *end;
+	long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtoll(s, &end, 10);
+	return *end == '\0' ? (int64_t)v : -1;
+}
+
+/* scan (a decimal) in a comma list like "3,5" ("-": none)? */
+static int
+in_list(const char *list, int64_t scan)
+{
+	char buf[32];
+	const char *p = list;
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)scan);
+	while (p != NULL && *p != '\0') {
+		size_t l = strcspn(p, ",");
+
+		if (l == strlen(buf) && strncmp(p, buf, l) == 0)
+			return 1;
+		p = p[l] == ',' ? p + l + 1 : NULL;
+	}
+	return 0;
+}
+
+void
+log_evidence_clear(struct log_evidence *ev)
+{
+	db_approvals_free(ev->approvals, ev->napprovals);
+	memset(ev, 0, sizeof(*ev));
+}
+
+int
+gate_log_evidence_met(const struct log_evidence *ev)
+{
+	return ev->scan > 0 && (int)ev->napprovals >= ev->needed &&
+	    (strcmp(ev->verdict, "unscannable") != 0 || ev->override);
+}
+
+/* One entry, read and proved included under (size, root). */
+static int
+proved_entry(struct db *db, uint64_t idx, uint64_t size, const uint8_t root[32],
+    struct db_audit_leaf *l)
+{
+	uint8_t path[MERKLE_MAX_PROOF][32], h[32];
+	size_t n = 0;
+	int rc;
+
+	if ((rc = db_audit_leaf(db, idx, l)) < 0)
+		return rc;
+	merkle_leaf_hash(l->entry, l->entry_len, h);
+	if (memcmp(h, l->hash, 32) != 0)
+		return al_err_set(AL_EINVAL, "entry %llu does not hash to its "
+		    "leaf", (unsigned long long)idx);
+	if ((rc = db_audit_inclusion(db, idx, size, path, &n)) < 0 ||
+	    (rc = merkle_verify_inclusion(idx, size, h,
+	    (const uint8_t (*)[32])path, n, root)) < 0)
+		return al_err_set(AL_EINVAL, "entry %llu is not in the signed "
+		    "checkpoint's tree: %s", (unsigned long long)idx,
+		    al_err_msg());
+	return 0;
+}
+
+struct ev_entry {
+	char action[32], detail[1024], person[32], person_name[256];
+	char actor_name[256], actor_role[16], sha256[65], at[32];
+};
+
+static int
+ev_read(const struct db_audit_leaf *l, struct ev_entry *x)
+{
+	memset(x, 0, sizeof(*x));
+	if (entry_field(l->entry, l->entry_len, "action", x->action,
+	    sizeof(x->action)) < 0 ||
+	    entry_field(l->entry, l->entry_len, "person", x->person,
+	    sizeof(x->person)) < 0 ||
+	    entry_field(l->entry, l->entry_len, "person-name", x->person_name,
+	    sizeof(x->person_name)) < 0 ||
+	    entry_field(l->entry, l->entry_len, "actor-name", x->actor_name,
+	    sizeof(x->actor_name)) < 0 ||
+	    entry_field(l->entry, l->entry_len, "actor-role", x->actor_role,
+	    sizeof(x->actor_role)) < 0 ||
+	    entry_field(l->entry, l->entry_len, "sha256", x->sha256,
+	    sizeof(x->sha256)) < 0 ||
+	    entry_field(l->entry, l->entry_len, "at", x->at,
+	    sizeof(x->at)) < 0)
+		return al_err_set(AL_EINVAL, "entry %llu is not a version 1 entry",
+		    (unsigned long long)l->idx);
+	/* A detail longer than this is not one of the decisions read. */
+	if (entry_field(l->entry, l->entry_len, "detail", x->detail,
+	    sizeof(x->detail)) < 0)
+		x->detail[0] = '\0';
+	return 0;
+}
+
+int
+gate_log_evidence(struct db *db, const char *datadir, int64_t id,
+    const char *sha256, const struct db_policy *pol, struct log_evidence *ev)
+{
+	struct attest_keyring kr = {0};
+	struct db_checkpoint *cp = NULL;
+	struct checkpoint c = {0};
+	struct db_audit_leaf l = {0};
+	struct ev_entry x;
+	uint8_t root[32];
+	uint64_t *idx = NULL, size;
+	size_t ncp = 0, n = 0, i, ki = 0, cap = 0;
+	char *origin = NULL, carries[1024] = "-", tok[128];
+	int64_t launched = -1, overridden_scan = -1;
+	struct { int64_t person, scan; char rev[256], pname[256], rules[128];
+	    int64_t at; } *ap = NULL;
+	struct { int64_t scan; char rules[128]; } *ss = NULL;
+	size_t nap = 0, apcap = 0, nss = 0, sscap = 0;
+	int rc;
+
+	memset(ev, 0, sizeof(*ev));
+	if ((rc = gate_keyring_load(datadir, &kr, NULL)) < 0 ||
+	    (rc = gate_audit_origin(datadir, &origin)) < 0 ||
+	    (rc = db_checkpoint_list(db, 1, &cp, &ncp)) < 0)
+		goto out;
+	if (ncp == 0) {
+		rc = al_err_set(AL_EINVAL, "the audit log has no signed checkpoint");
+		goto out;
+	}
+	if ((rc = gate_checkpoint_open(cp[0].note, strlen(cp[0].note), &kr,
+	    origin, &c, &ki)) < 0) {
+		rc = al_err_set(AL_EINVAL, "the newest checkpoint (#%lld) does "
+		    "not verify: %s", (long long)cp[0].id, al_err_msg());
+		goto out;
+	}
+	ev->ckpt_id = cp[0].id;
+	ev->ckpt_size = size = c.size;
+	if ((rc = db_audit_root(db, &size, root)) < 0 || size != c.size ||
+	    memcmp(root, c.root, 32) != 0) {
+		rc = al_err_set(AL_EINVAL, "the first %llu entries of the audit "
+		    "log no longer hash to checkpoint #%lld's root",
+		    (unsigned long long)c.size, (long long)cp[0].id);
+		goto out;
+	}
+	if ((rc = db_audit_leaves_about(db, id, NULL, &idx, &n)) < 0)
+		goto out;
+	for (i = 0; i < n && rc == 0; i++) {
+		if (idx[i] >= c.size) {
+			char act[32];
+
+			/* Not proved, so not counted; said, if it is one that
+			 * could decide (an alarm or a refusal could not). */
+			if ((rc = db_audit_leaf(db, idx[i], &l)) < 0)
+				break;
+			if (entry_field(l.entry, l.entry_len, "action", act,
+			    sizeof(act)) == 0 && (strcmp(act, "approve") == 0 ||
+			    strcmp(act, "override") == 0 ||
+			    strncmp(act, "scan.", 5) == 0))
+				ev->uncovered++;
+			free(l.entry);
+			l.entry = NULL;
+			continue;
+		}
+		if ((rc = proved_entry(db, idx[i], c.size, c.root, &l)) < 0 ||
+		    (rc = ev_read(&l, &x)) < 0)
+			break;
+		/* Every entry about it names its bytes: these. */
+		if (strcmp(x.sha256, sha256) != 0) {
+			rc = al_err_set(AL_EINVAL, "entry %llu is about other bytes "
+			    "(%s)", (unsigned long long)idx[i], x.sha256);
+			break;
+		}
+		if (strcmp(x.action, "submit") == 0) {
+			launched = num(x.person);
+		} else if (strcmp(x.action, "scan.start") == 0 &&
+		    detail_token(x.detail, "scan", tok, sizeof(tok)) == 0) {
+			if (nss == sscap) {
+				void *nv = realloc(ss, (sscap = sscap ? 2 * sscap : 4) *
+				    sizeof(*ss));
+
+				if (nv == NULL) {
+					rc = al_err_set(AL_ENOMEM, "out of memory");
+					break;
+				}
+				ss = nv;
+			}
+			ss[nss].scan = num(tok);
+			if (detail_token(x.detail, "ruleset", ss[nss].rules,
+			    sizeof(ss[nss].rules)) == 0)
+				nss++;
+		} else if (strcmp(x.action, "scan.finish") == 0 &&
+		    detail_token(x.detail, "scan", tok, sizeof(tok)) == 0) {
+			ev->scan = num(tok);
+			if (detail_token(x.detail, "verdict", ev->verdict,
+			    sizeof(ev->verdict)) < 0 ||
+			    detail_token(x.detail, "worst", ev->worst,
+			    sizeof(ev->worst)) < 0)
+				snprintf(ev->worst, sizeof(ev->worst), "unknown");
+			if (detail_token(x.detail, "carries", carries,
+			    sizeof(carries)) < 0)
+				snprintf(carries, sizeof(carries), "-");
+			overridden_scan = -1;
+		} else if (strcmp(x.action, "override") == 0 &&
+		    detail_token(x.detail, "scan", tok, sizeof(tok)) == 0) {
+			overridden_scan = num(tok);
+		} else if (strcmp(x.action, "approve") == 0 &&
+		    (strcmp(x.actor_role, "reviewer") == 0 ||
+		    strcmp(x.actor_role, "admin") == 0)) {
+			char asha[65] = "", arules[128] = "";
+
+			if (detail_token(x.detail, "sha256", asha, sizeof(asha)) < 0 ||
+			    detail_token(x.detail, "ruleset", arules,
+			    sizeof(arules)) < 0 ||
+			    detail_token(x.detail, "scan", tok, sizeof(tok)) < 0 ||
+			    strcmp(asha, sha256) != 0)
+				goto next;
+			if (nap == apcap) {
+				void *nv = realloc(ap, (apcap = apcap ? 2 * apcap : 8) *
+				    sizeof(*ap));
+
+				if (nv == NULL) {
+					rc = al_err_set(AL_ENOMEM, "out of memory");
+					break;
+				}
+				ap = nv;
+			}
+			memset(&ap[nap], 0, sizeof(ap[nap]));
+			ap[nap].person = num(x.person);
+			ap[nap].scan = num(tok);
+			ap[nap].at = num(x.at);
+			snprintf(ap[nap].rev, sizeof(ap[nap].rev), "%s",
+			    x.actor_name);
+			snprintf(ap[nap].pname, sizeof(ap[nap].pname), "%s",
+			    x.person_name);
+			snprintf(ap[nap].rules, sizeof(ap[nap].rules), "%s", arules);
+			nap++;
+		}
+next:
+		free(l.entry);
+		l.entry = NULL;
+	}
+	free(l.entry);
+	if (rc < 0)
+		goto out;
+	ev->override = ev->scan > 0 && overridden_scan == ev->scan;
+	for (i = 0; i < nss; i++)
+		if (ss[i].scan == ev->scan)
+			snprintf(ev->ruleset, sizeof(ev->ruleset), "%s", ss[i].rules);
+	/* The policy, from the log's verdict and worst severity (unknown:
+	 * as for the worst, fail closed). */
+	if (strcmp(ev->verdict, "unscannable") == 0)
+		ev->needed = pol->unscannable;
+	else if (strcmp(ev->verdict, "flagged") == 0)
+		ev->needed = strcmp(ev->worst, "high") == 0 ||
+		    strcmp(ev->worst, "critical") == 0 ||
+		    strcmp(ev->worst, "unknown") == 0 ? pol->high : pol->flagged;
+	else if (strcmp(ev->verdict, "clean") == 0)
+		ev->needed = pol->clean;
+	else
+		ev->needed = pol->high > pol->unscannable ? pol->high :
+		    pol->unscannable;
+	/* One per person, their first, of this scan or one still standing;
+	 * never the person the agent was launched for. */
+	for (i = 0; i < nap && rc == 0; i++) {
+		size_t k;
+		struct db_approval *a;
+
+		if (ev->scan <= 0 || ap[i].person <= 0 || ap[i].person == launched ||
+		    !(ap[i].scan == ev->scan || in_list(carries, ap[i].scan)))
+			continue;
+		/* The rule set it names is the one that scan ran. */
+		for (k = 0; k < nss && ss[k].scan != ap[i].scan; k++)
+			;
+		if (k == nss || strcmp(ss[k].rules, ap[i].rules) != 0)
+			continue;
+		for (k = 0; k < i; k++)
+			if (ap[k].person == ap[i].person &&
+			    (ap[k].scan == ev->scan || in_list(carries, ap[k].scan)))
+				break;
+		if (k < i)
+			continue;
+		if (ev->napprovals == cap) {
+			void *nv = realloc(ev->approvals, (cap = cap ? 2 * cap : 4) *
+			    sizeof(*ev->approvals));
+
+			if (nv == NULL) {
+				rc = al_err_set(AL_ENOMEM, "out of memory");
+				break;
+			}
+			ev->approvals = nv;
+		}
+		a = &ev->approvals[ev->napprovals];
+		memset(a, 0, sizeof(*a));
+		a->at = ap[i].at;
+		a->reviewer = strdup(ap[i].rev);
+		a->person = strdup(ap[i].pname);
+		a->sha256 = strdup(sha256);
+		a->ruleset_digest = strdup(ap[i].rules);
+		ev->napprovals++;
+		if (a->reviewer == NULL || a->person == NULL || a->sha256 == NULL ||
+		    a->ruleset_digest == NULL)
+			rc = al_err_set(AL_ENOMEM, "out of memory");
+	}
+out:
+	if (rc < 0)
+		log_evidence_clear(ev);
+	free(ss);
+	free(ap);
+	free(idx);
+	free(origin);
+	checkpoint_clear(&c);
+	db_checkpoint_list_free(cp, ncp);
+	attest_keyring_clear(&kr);
 	return rc;
 }

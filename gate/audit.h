@@ -49,4 +49,35 @@ int gate_checkpoint_open(const char *note, size_t len,
     const struct attest_keyring *kr, const char *origin,
     struct checkpoint *out, size_t *key_index);
 
+/*
+ * What the log proves about a submission's release (docs/audit.md, "The
+ * signer trusts the log"): from the entries about it that the newest
+ * signed checkpoint covers, each entry's hash and inclusion checked
+ * against that checkpoint's root, and that root against the stored tree:
+ * the latest finished scan (its verdict and worst severity), the
+ * approvals that count (distinct persons, not the one the agent was
+ * launched for, of these bytes, of that scan or of one its entry says
+ * they still stand for), and whether an override of an unscannable scan
+ * is there; needed is the policy's figure for that scan.
+ */
+struct log_evidence {
+	int64_t ckpt_id;          /* the checkpoint the entries are under */
+	uint64_t ckpt_size;
+	int64_t scan;             /* the latest finished scan, 0: none */
+	char verdict[16], worst[16], ruleset[128];
+	struct db_approval *approvals; /* reviewer, person, at, sha256, */
+	size_t napprovals;        /* ruleset_digest (comment NULL) */
+	int needed;
+	int override;
+	int uncovered;            /* entries about it after the checkpoint */
+};
+
+/* 0 with ev filled (ev->napprovals >= ev->needed, and the override when
+ * unscannable, is the policy met); AL_EINVAL when the log itself does
+ * not verify (the message says where). log_evidence_clear(ev) after. */
+int gate_log_evidence(struct db *db, const char *datadir, int64_t id,
+    const char *sha256, const struct db_policy *pol, struct log_evidence *ev);
+int gate_log_evidence_met(const struct log_evidence *ev);
+void log_evidence_clear(struct log_evidence *ev);
+
 #endif

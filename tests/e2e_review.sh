@@ -109,7 +109,8 @@ srv_start() {
 	fail "airlock serve did not start: $(tail -n 5 serve.log)"
 }
 
-# srv_stop: SIGTERM; the server must exit 0 within 10 s.
+# srv_stop [AUDIT_RC]: SIGTERM; the server must exit 0 within 10 s; then
+# airlock audit verify of ./data must exit AUDIT_RC (default 0).
 srv_stop() {
 	local i rc=0
 	alive "$SPID" || fail "airlock serve died before the end of the test"
@@ -123,10 +124,11 @@ srv_stop() {
 	SPID=
 	[ "$rc" = 0 ] || fail "airlock serve exited $rc after SIGTERM, expected 0"
 	check_error_bodies
-	# Whatever the test did through the gate, its log verifies.
+	# Whatever the test did through the gate, its log verifies (a test
+	# that wrote behind the gate's back says it expects 1).
 	RC=0
 	"$BIN" audit verify --data "$PWD/data" >audit.out 2>&1 || RC=$?
-	[ "$RC" = 0 ] || fail "audit verify after the test: exit $RC: $(cat audit.out)"
+	[ "$RC" = "${1:-0}" ] || fail "audit verify after the test: exit $RC, expected ${1:-0}: $(cat audit.out)"
 }
 
 # ---- requests (from tests/e2e_serve.sh) ------------------------------------------
@@ -3121,6 +3123,62 @@ t_audit_tampering_is_named() {
 	sql t6/airlock.db "UPDATE audit_checkpoints SET size = size - 1"
 	audit_verify "$PWD/t6" 1 "a checkpoint row edited"
 	expect_out_has "its row's size or root is not what its note signs"
+}
+
+# The signer trusts the log, not the tables: a critical submission set to
+# approved by hand, or given a forged approval row and event, is refused
+# at release with an integrity alarm, and no attestation is made; one
+# approval of two (the log's count) is refused too.
+t_release_trusts_the_log() {
+	local AG CI S S2 n
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 2
+	pat_file secret.env
+	held "$AG" secret.env name=secret.env
+	S=$SID
+	approve_as "${REV[1]}" "$S"
+	standing "$S" held 1 2
+	sql data/airlock.db "UPDATE submissions SET state = 'approved' WHERE id = $S"
+	as "$CI" release "$S" -o att.json
+	expect_rc 1 "release of a submission approved by hand"
+	expect_err_has "the audit log proves 1 of the 2 approvals the policy needs"
+	[ ! -s att.json ] || fail "an attestation was written"
+	expect_eq "$(sql1 data/airlock.db "SELECT count(*) FROM releases")" 0 "releases"
+	expect_eq "$(sql1 data/airlock.db "SELECT count(*) FROM events WHERE action = 'integrity.mismatch' AND submission_id = $S AND detail LIKE 'where=log %'")" 1 \
+		"integrity alarms of the log"
+	api GET /metrics "$ADMIN"
+	grep -q 'airlock_integrity_alarms_total{where="log"} 1' "$OUT" ||
+		fail "no log alarm in /metrics: $(grep integrity "$OUT")"
+
+	# A forged second approval: a row and an event, written behind the
+	# gate's back (no leaf: the forger cannot extend the signed log).
+	n=$(sql1 data/airlock.db "SELECT id FROM principals WHERE name = 'rev-2'")
+	sql data/airlock.db "INSERT INTO approvals (submission_id, reviewer, at, comment, sha256, ruleset_digest, scan_id) SELECT submission_id, $n, at + 1, 'ok', sha256, ruleset_digest, scan_id FROM approvals WHERE submission_id = $S" \
+		"INSERT INTO events (at, actor, action, submission_id, detail) SELECT at + 1, $n, 'approve', submission_id, 'sha256=' || sha256 || ' ruleset=' || ruleset_digest || ' scan=' || scan_id || ' person=rev-2' FROM approvals WHERE submission_id = $S AND reviewer <> $n"
+	as "$CI" release "$S" -o att.json
+	expect_rc 1 "release with a forged approval"
+	expect_err_has "the audit log proves 1 of the 2 approvals"
+	expect_eq "$(sql1 data/airlock.db "SELECT count(*) FROM releases")" 0 "releases after the forgery"
+
+	# The real second approval is what lets it out (another submission:
+	# this one's tables are forged for good).
+	pat_file s2.env
+	printf '# two\n' >>s2.env
+	held "$AG" s2.env name=s2.env
+	S2=$SID
+	approve_as "${REV[1]}" "$S2"
+	approve_as "${REV[2]}" "$S2"
+	as "$CI" release "$S2" -o att2.json
+	expect_rc 0 "release with two approvals in the log"
+	python3 -c 'import base64, json; e = json.load(open("att2.json")); p = json.loads(base64.b64decode(e["payload"]))["predicate"]; assert sorted(a["person"] for a in p["approvals"]) == ["rev-1", "rev-2"], p; assert p["audit_log"]["size"] > 0, p' ||
+		fail "the statement does not name the log's approvals and checkpoint"
+	srv_stop 1
+	grep -q "FAILED: approval .* has no approve event\|is an approve event with no approval row\|is not in the audit log" audit.out ||
+		fail "audit verify does not name the forgery: $(cat audit.out)"
 }
 
 run_tests

@@ -6,8 +6,10 @@
  *
  * Trust: the body is bounded JSON; a refusal says why in the gate's words.
  */
+#include <inttypes.h>
 #include <string.h>
 
+#include "audit.h"
 #include "err.h"
 #include "os.h"
 #include "serve.h"
@@ -83,6 +85,17 @@ api_decide(struct req *q, struct MHD_Connection *c, struct db *db)
 		/* The refusal says why (the gate's own words). */
 		return srv_fail(q, c, st, st == MHD_HTTP_FORBIDDEN ? REJ_FORBIDDEN :
 		    REJ_MAX, al_err_msg());
+	}
+	/* A decision is under a signed checkpoint at once: the release
+	 * counts only the approvals one covers (release.c). Recorded either
+	 * way; a failure is said, and the next checkpoint covers it. */
+	{
+		int made = 0;
+
+		if (gate_checkpoint_make(db, q->s->datadir, "decision", al_now_ms(),
+		    0, &made) < 0)
+			fprintf(stderr, "airlock serve: audit checkpoint after a "
+			    "decision on %" PRId64 ": %s\n", q->id, al_err_msg());
 	}
 	{
 		json_t *j = srv_review_json(&r);

@@ -31,6 +31,7 @@
 static const char *const where_names[SRV_INT_MAX] = {
 	[SRV_INT_CONTENT] = "content", [SRV_INT_ITEM] = "item",
 	[SRV_INT_SCAN] = "scan", [SRV_INT_RELEASE] = "release",
+	[SRV_INT_LOG] = "log",
 };
 
 const char *

@@ -76,12 +76,13 @@ approval_json(json_t *arr, const struct db_approval *a)
  */
 static int
 statement(json_t **out, struct db *db, const struct req *q,
-    const struct db_submission *b, const char *keyid, int64_t now)
+    const struct db_submission *b, const struct log_evidence *ev,
+    const char *keyid, int64_t now)
 {
 	struct db_scan_info si;
 	struct db_finding *f = NULL;
-	struct db_approval *a = NULL;
-	size_t nf = 0, na = 0, i, k;
+	const struct db_approval *a = ev->approvals;
+	size_t nf = 0, na = ev->napprovals, i, k;
 	json_t *asserted = json_object(), *counts = json_object();
 	json_t *appr = json_array(), *st = NULL, *pred, *ov;
 	char *admin = NULL, *reason = NULL;
@@ -91,8 +92,7 @@ statement(json_t **out, struct db *db, const struct req *q,
 	*out = NULL;
 	memset(&si, 0, sizeof(si));
 	if ((rc = db_scan_latest(db, b->id, &si)) < 0 ||
-	    (rc = db_findings_get(db, b->id, &f, &nf)) < 0 ||
-	    (rc = db_approvals_get(db, b->id, &a, &na)) < 0)
+	    (rc = db_findings_get(db, b->id, &f, &nf)) < 0)
 		goto out;
 	if (asserted == NULL || counts == NULL || appr == NULL) {
 		rc = al_err_set(AL_ENOMEM, "out of memory");
@@ -123,10 +123,9 @@ statement(json_t **out, struct db *db, const struct req *q,
 	    "received_at", srv_json_time(b->received_at),
 	    "kind", srv_json_str(b->kind_read != AL_KIND_AUTO ?
 	    al_kind_name(b->kind_read) : NULL),
-	    "scan", "ruleset", si.ruleset_digest ? si.ruleset_digest : "",
+	    "scan", "ruleset", ev->ruleset,
 	    "engine", si.engine_version ? si.engine_version : "",
-	    "verdict", b->verdict != AL_VERDICT_NONE ?
-	    al_verdict_name(b->verdict) : "", "findings", counts,
+	    "verdict", ev->verdict, "findings", counts,
 	    "approvals", appr,
 	    "released_at", srv_json_time(now),
 	    "gate_key", keyid);
@@ -135,6 +134,12 @@ statement(json_t **out, struct db *db, const struct req *q,
 		goto out;
 	}
 	pred = json_object_get(st, "predicate");
+	/* The signed checkpoint whose entries this statement was made from
+	 * (docs/audit.md): the release event itself is under the next. */
+	if ((rc = srv_json_set(pred, "audit_log", json_pack("{s:I, s:I}",
+	    "checkpoint", (json_int_t)ev->ckpt_id, "size",
+	    (json_int_t)ev->ckpt_size))) < 0)
+		goto out;
 	if ((rc = al_json_set_textz(pred, "submitter", b->submitter_name)) < 0 ||
 	    (rc = al_json_set_textz(pred, "launched_by", b->launched_by)) < 0 ||
 	    (rc = al_json_set_textz(pred, "released_by", q->who.name)) < 0)
@@ -157,7 +162,6 @@ out:
 	json_decref(appr);
 	db_scan_info_clear(&si);
 	db_findings_free(f, nf);
-	db_approvals_free(a, na);
 	if (rc < 0) {
 		json_decref(st);
 		return rc;
@@ -173,6 +177,7 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 	struct db_submission b;
 	char keyid[65], *env = NULL;
 	EVP_PKEY *key = NULL;
+	struct log_evidence ev;
 	int64_t now = al_now_ms();
 	json_t *st;
 	enum MHD_Result ok;
@@ -214,17 +219,54 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, "the stored bytes do "
 		    "not match the approved sha256: nothing was released");
 	}
+	/* The signer trusts the log, not the tables: what the statement
+	 * says of the scan and the approvals, and whether the policy is met,
+	 * comes from entries a signed checkpoint covers (gate/audit.c). A
+	 * release the tables allow and the log does not is an integrity
+	 * alarm: someone wrote to the database behind the gate's back. */
+	if ((rc = gate_log_evidence(db, s->datadir, b.id, b.sha256, &s->policy,
+	    &ev)) < 0 || !gate_log_evidence_met(&ev)) {
+		char why[768];
+
+		if (rc < 0)
+			snprintf(why, sizeof(why), "the audit log does not prove "
+			    "this release: %s", al_err_msg());
+		else if (ev.uncovered > 0 && ev.napprovals < (size_t)ev.needed)
+			snprintf(why, sizeof(why), "the audit log's newest signed "
+			    "checkpoint (#%lld) covers %zu of the %d approvals the "
+			    "policy needs; %d newer entries are not yet under one: "
+			    "try again once a checkpoint covers them",
+			    (long long)ev.ckpt_id, ev.napprovals, ev.needed,
+			    ev.uncovered);
+		else
+			snprintf(why, sizeof(why), "the audit log proves %zu of the "
+			    "%d approvals the policy needs for scan %lld (verdict "
+			    "%s, worst %s)%s, though the tables say approved: "
+			    "nothing was released", ev.napprovals, ev.needed,
+			    (long long)ev.scan, ev.verdict[0] ? ev.verdict : "none",
+			    ev.worst[0] ? ev.worst : "none",
+			    strcmp(ev.verdict, "unscannable") == 0 && !ev.override ?
+			    " and no override" : "");
+		if (rc < 0 || ev.uncovered == 0 || ev.napprovals >= (size_t)ev.needed)
+			(void)srv_integrity_alarm(s, db, SRV_INT_LOG, b.id, -1, NULL,
+			    b.sha256, why);
+		log_evidence_clear(&ev);
+		db_submission_clear(&b);
+		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, why);
+	}
 	/* The key on disk now: `airlock key rotate` takes effect at the next
 	 * release, without a restart. */
 	if ((rc = attest_key_load(s->datadir, &key)) < 0 ||
 	    (rc = attest_keyid(key, keyid)) < 0) {
 		EVP_PKEY_free(key);
+		log_evidence_clear(&ev);
 		db_submission_clear(&b);
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "cannot load the signing key");
 	}
-	if ((rc = statement(&st, db, q, &b, keyid, now)) == 0)
+	if ((rc = statement(&st, db, q, &b, &ev, keyid, now)) == 0)
 		rc = attest_sign(key, st, &env);
+	log_evidence_clear(&ev);
 	json_decref(st);
 	EVP_PKEY_free(key);
 	if (rc == 0)

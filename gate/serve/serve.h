@@ -81,6 +81,7 @@ enum reject {
 /* Where stored bytes were found not to verify (integrity.c). */
 enum srv_integrity_where {
 	SRV_INT_CONTENT, SRV_INT_ITEM, SRV_INT_SCAN, SRV_INT_RELEASE,
+	SRV_INT_LOG,              /* a release the audit log does not prove */
 	SRV_INT_MAX,
 };
 
