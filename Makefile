@@ -291,6 +291,12 @@ fuzz-long: fuzz-build
 		FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) bash tests/fuzz/fuzz_long.sh $(FUZZ_ONLY)
 
 # The load generator of bench/intake_bench.sh: libcurl clients in threads.
+# The audit log's costs by size (bench/audit_bench.py).
+$(BUILD)/bench/audit_append: bench/audit_append.c $(BUILD)/libairlock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
+		$(BUILD)/libairlock.a $(LIBS)
+
 $(BUILD)/bench/intake_load: bench/intake_load.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
@@ -304,10 +310,11 @@ $(BUILD)/tests/load: tests/load.c
 		$(shell pkg-config --libs libcurl 2>/dev/null)
 
 bench: deps
-	$(MAKE) $(BUILD)/airlock $(BUILD)/bench/intake_load
+	$(MAKE) $(BUILD)/airlock $(BUILD)/bench/intake_load $(BUILD)/bench/audit_append
 	bash bench/scan_bench.sh
 	bash bench/artifact_bench.sh
 	AIRLOCK_BIN=$(BUILD)/airlock INTAKE_LOAD=$(BUILD)/bench/intake_load bash bench/intake_bench.sh
+	python3 bench/audit_bench.py --bin $(BUILD)/airlock --append $(BUILD)/bench/audit_append
 
 # The gate on its embedded default: SQLite and the store in ./var (made on
 # first run; the admin token is kept in var/admin.token, 0600, for this
