@@ -7,11 +7,14 @@
  * auditor was handed, a server's answer); it is verified before its body
  * is parsed, and the body is parsed strictly (gate/note.c).
  */
+#include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audit.h"
+#include "b64.h"
 #include "err.h"
 #include "merkle.h"
 
@@ -511,5 +514,132 @@ out:
 	checkpoint_clear(&c);
 	db_checkpoint_list_free(cp, ncp);
 	attest_keyring_clear(&kr);
+	return rc;
+}
+
+/* ---- proof files ------------------------------------------------------ */
+
+/* One entry of a proof file: 0 verified, AL_EINVAL with why. */
+static int
+check_entry(json_t *e, const struct checkpoint *c, uint64_t *index,
+    char **text, size_t *len_out)
+{
+	uint8_t path[MERKLE_MAX_PROOF][32], leaf[32];
+	json_t *ej = json_object_get(e, "entry"), *pj = json_object_get(e, "path");
+	json_t *ij = json_object_get(e, "index"), *h;
+	unsigned char *entry = NULL;
+	char head[64];
+	size_t len = 0, i, n;
+	int rc;
+
+	*text = NULL;
+	if (!json_is_integer(ij) || json_integer_value(ij) < 0 ||
+	    !json_is_string(ej) || !json_is_array(pj) ||
+	    json_array_size(pj) > MERKLE_MAX_PROOF)
+		return al_err_set(AL_EINVAL, "not an entry of a proof (index, "
+		    "entry, path)");
+	*index = (uint64_t)json_integer_value(ij);
+	n = json_string_length(ej);
+	if ((entry = malloc(n / 4 * 3 + 1)) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	if (al_b64_decode(entry, n / 4 * 3, &len, json_string_value(ej), n) < 0) {
+		free(entry);
+		return al_err_set(AL_EINVAL, "the entry is not base64");
+	}
+	entry[len] = '\0';
+	json_array_foreach(pj, i, h) {
+		size_t hl = 0;
+
+		if (!json_is_string(h) || al_b64_decode(path[i], 32, &hl,
+		    json_string_value(h), json_string_length(h)) < 0 || hl != 32) {
+			free(entry);
+			return al_err_set(AL_EINVAL, "path hash %zu is not 32 bytes "
+			    "of base64", i);
+		}
+	}
+	/* The entry says where it is: the same index as the proof's. */
+	snprintf(head, sizeof(head), "airlock audit entry v1\nindex %" PRIu64
+	    "\n", *index);
+	if (len < strlen(head) || memcmp(entry, head, strlen(head)) != 0) {
+		free(entry);
+		return al_err_set(AL_EINVAL, "the entry is not a version 1 entry "
+		    "of index %" PRIu64, *index);
+	}
+	merkle_leaf_hash(entry, len, leaf);
+	rc = merkle_verify_inclusion(*index, c->size, leaf,
+	    (const uint8_t (*)[32])path, json_array_size(pj), c->root);
+	if (rc < 0) {
+		free(entry);
+		return rc;
+	}
+	*text = (char *)entry;
+	*len_out = len;
+	return 0;
+}
+
+void
+gate_proof_check_clear(struct proof_check *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		free(p->v[i].entry);
+	free(p->v);
+	checkpoint_clear(&p->c);
+	memset(p, 0, sizeof(*p));
+}
+
+int
+gate_proof_check(const char *text, size_t len,
+    const struct attest_keyring *kr, struct proof_check *out)
+{
+	json_error_t jerr;
+	json_t *j, *e, *arr;
+	size_t i;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	arr = json_object_get(j, "entries");
+	if (j == NULL || !json_is_integer(json_object_get(j,
+	    "airlock_audit_proof")) || json_integer_value(json_object_get(j,
+	    "airlock_audit_proof")) != PROOF_FORMAT ||
+	    !json_is_string(json_object_get(j, "checkpoint")) ||
+	    !json_is_array(arr) || json_array_size(arr) > PROOF_MAX_ENTRIES) {
+		json_decref(j);
+		return al_err_set(AL_EINVAL, "not an airlock audit proof (version "
+		    "%d)", PROOF_FORMAT);
+	}
+	e = json_object_get(j, "checkpoint");
+	if (gate_checkpoint_open(json_string_value(e), json_string_length(e), kr,
+	    NULL, &out->c, &out->key_index) < 0) {
+		rc = al_err_set(AL_EINVAL, "the checkpoint: %s", al_err_msg());
+		goto out;
+	}
+	if (json_array_size(arr) > 0 &&
+	    (out->v = calloc(json_array_size(arr), sizeof(*out->v))) == NULL) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	json_array_foreach(arr, i, e) {
+		struct proof_entry *pe = &out->v[out->n++];
+
+		int erc = check_entry(e, &out->c, &pe->index, &pe->entry,
+		    &pe->len);
+
+		if (erc == AL_ENOMEM) {
+			rc = erc;
+			goto out;
+		}
+		if (erc < 0) {
+			snprintf(pe->why, sizeof(pe->why), "%s", al_err_msg());
+			continue;
+		}
+		pe->ok = 1;
+	}
+out:
+	json_decref(j);
+	if (rc < 0)
+		gate_proof_check_clear(out);
 	return rc;
 }

@@ -80,4 +80,34 @@ int gate_log_evidence(struct db *db, const char *datadir, int64_t id,
 int gate_log_evidence_met(const struct log_evidence *ev);
 void log_evidence_clear(struct log_evidence *ev);
 
+/*
+ * Proof files (airlock audit proof, docs/audit.md): JSON with the format
+ * version, a signed checkpoint and entries with their inclusion paths.
+ * gate_proof_check parses one (hostile: a file anyone may hand an
+ * auditor), verifies its checkpoint with the keyring (under the name its
+ * origin gives) and each entry's inclusion under the signed root.
+ * AL_EINVAL when it is not a proof or its checkpoint does not verify;
+ * otherwise 0 with each entry's result (ok, or why not).
+ */
+#define PROOF_FORMAT 1
+#define PROOF_MAX_BYTES (256u << 20)
+#define PROOF_MAX_ENTRIES 1000000u
+
+struct proof_entry {
+	uint64_t index;
+	char *entry;              /* the entry, NUL-terminated (ok only) */
+	size_t len;
+	int ok;
+	char why[256];
+};
+struct proof_check {
+	struct checkpoint c;      /* the signed checkpoint */
+	size_t key_index;         /* the keyring's key that signed it */
+	struct proof_entry *v;
+	size_t n;
+};
+int gate_proof_check(const char *text, size_t len,
+    const struct attest_keyring *kr, struct proof_check *out);
+void gate_proof_check_clear(struct proof_check *p);
+
 #endif

@@ -292,9 +292,6 @@ done:
 
 /* ---- proofs ------------------------------------------------------------- */
 
-#define PROOF_FORMAT 1
-#define PROOF_MAX_BYTES (256u << 20)
-#define PROOF_MAX_ENTRIES 1000000u
 
 static json_t *
 b64_json(const void *p, size_t n)
@@ -409,63 +406,6 @@ done:
 	return ret;
 }
 
-/* One entry of a proof file: 0 verified, AL_EINVAL with why. */
-static int
-check_entry(json_t *e, const struct checkpoint *c, uint64_t *index,
-    char **text)
-{
-	uint8_t path[MERKLE_MAX_PROOF][32], leaf[32];
-	json_t *ej = json_object_get(e, "entry"), *pj = json_object_get(e, "path");
-	json_t *ij = json_object_get(e, "index"), *h;
-	unsigned char *entry = NULL;
-	char head[64];
-	size_t len = 0, i, n;
-	int rc;
-
-	*text = NULL;
-	if (!json_is_integer(ij) || json_integer_value(ij) < 0 ||
-	    !json_is_string(ej) || !json_is_array(pj) ||
-	    json_array_size(pj) > MERKLE_MAX_PROOF)
-		return al_err_set(AL_EINVAL, "not an entry of a proof (index, "
-		    "entry, path)");
-	*index = (uint64_t)json_integer_value(ij);
-	n = json_string_length(ej);
-	if ((entry = malloc(n / 4 * 3 + 1)) == NULL)
-		return al_err_set(AL_ENOMEM, "out of memory");
-	if (al_b64_decode(entry, n / 4 * 3, &len, json_string_value(ej), n) < 0) {
-		free(entry);
-		return al_err_set(AL_EINVAL, "the entry is not base64");
-	}
-	entry[len] = '\0';
-	json_array_foreach(pj, i, h) {
-		size_t hl = 0;
-
-		if (!json_is_string(h) || al_b64_decode(path[i], 32, &hl,
-		    json_string_value(h), json_string_length(h)) < 0 || hl != 32) {
-			free(entry);
-			return al_err_set(AL_EINVAL, "path hash %zu is not 32 bytes "
-			    "of base64", i);
-		}
-	}
-	/* The entry says where it is: the same index as the proof's. */
-	snprintf(head, sizeof(head), "airlock audit entry v1\nindex %" PRIu64
-	    "\n", *index);
-	if (len < strlen(head) || memcmp(entry, head, strlen(head)) != 0) {
-		free(entry);
-		return al_err_set(AL_EINVAL, "the entry is not a version 1 entry "
-		    "of index %" PRIu64, *index);
-	}
-	merkle_leaf_hash(entry, len, leaf);
-	rc = merkle_verify_inclusion(*index, c->size, leaf,
-	    (const uint8_t (*)[32])path, json_array_size(pj), c->root);
-	if (rc < 0) {
-		free(entry);
-		return rc;
-	}
-	*text = (char *)entry;
-	return 0;
-}
-
 /* An entry's line KEY, for the report ("" if none). */
 static void
 entry_line(const char *entry, const char *key, char *out, size_t cap)
@@ -490,11 +430,9 @@ static int
 audit_check_proof(const char *file, char **keys, size_t nkeys)
 {
 	struct attest_keyring kr = {0};
-	struct checkpoint c = {0};
-	json_error_t jerr;
-	json_t *j = NULL, *e;
+	struct proof_check pc = {0};
 	char *text = NULL;
-	size_t len = 0, i, ki = 0, bad = 0;
+	size_t len = 0, i, bad = 0;
 	int ret = EXIT_ERROR;
 
 	if (nkeys == 0) {
@@ -507,58 +445,41 @@ audit_check_proof(const char *file, char **keys, size_t nkeys)
 			goto fail;
 	if (al_read_file(file, PROOF_MAX_BYTES, &text, &len) < 0)
 		goto fail;
-	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (j == NULL || json_integer_value(json_object_get(j,
-	    "airlock_audit_proof")) != PROOF_FORMAT ||
-	    !json_is_string(json_object_get(j, "checkpoint")) ||
-	    !json_is_array(json_object_get(j, "entries")) ||
-	    json_array_size(json_object_get(j, "entries")) > PROOF_MAX_ENTRIES) {
-		printf("%s: FAILED: not an airlock audit proof (version %d)\n",
-		    file, PROOF_FORMAT);
-		ret = EXIT_FINDINGS;
-		goto out;
-	}
-	e = json_object_get(j, "checkpoint");
-	if (gate_checkpoint_open(json_string_value(e), json_string_length(e), &kr,
-	    NULL, &c, &ki) < 0) {
-		printf("%s: FAILED: the checkpoint: %s\n", file, al_err_msg());
+	if (gate_proof_check(text, len, &kr, &pc) < 0) {
+		printf("%s: FAILED: %s\n", file, al_err_msg());
 		ret = EXIT_FINDINGS;
 		goto out;
 	}
 	printf("checkpoint %s: %" PRIu64 " entries, signed by key %s\n",
-	    c.origin, c.size, kr.id[ki]);
-	json_array_foreach(json_object_get(j, "entries"), i, e) {
-		char *entry = NULL, at[32], action[64], actor[128], detail[200];
-		uint64_t index = 0;
+	    pc.c.origin, pc.c.size, kr.id[pc.key_index]);
+	for (i = 0; i < pc.n; i++) {
+		const struct proof_entry *e = &pc.v[i];
+		char at[32], action[64], actor[128], detail[200];
 
-		if (check_entry(e, &c, &index, &entry) < 0) {
-			printf("entry %" PRIu64 ": FAILED: %s\n", index, al_err_msg());
+		if (!e->ok) {
+			printf("entry %" PRIu64 ": FAILED: %s\n", e->index, e->why);
 			bad++;
 			continue;
 		}
-		entry_line(entry, "at", at, sizeof(at));
-		entry_line(entry, "action", action, sizeof(action));
-		entry_line(entry, "actor-name", actor, sizeof(actor));
-		entry_line(entry, "detail", detail, sizeof(detail));
-		printf("entry %" PRIu64 ": included: at %s %s by %s: %s\n", index, at,
-		    action, *actor ? actor : "the gate", detail);
-		free(entry);
+		entry_line(e->entry, "at", at, sizeof(at));
+		entry_line(e->entry, "action", action, sizeof(action));
+		entry_line(e->entry, "actor-name", actor, sizeof(actor));
+		entry_line(e->entry, "detail", detail, sizeof(detail));
+		printf("entry %" PRIu64 ": included: at %s %s by %s: %s\n",
+		    e->index, at, action, *actor ? actor : "the gate", detail);
 	}
-	if (bad > 0 || json_array_size(json_object_get(j, "entries")) == 0) {
-		printf("FAILED: %zu of %zu entries do not verify\n", bad,
-		    json_array_size(json_object_get(j, "entries")));
+	if (bad > 0 || pc.n == 0) {
+		printf("FAILED: %zu of %zu entries do not verify\n", bad, pc.n);
 		ret = EXIT_FINDINGS;
 	} else {
-		printf("verified: %zu entries in the signed log\n",
-		    json_array_size(json_object_get(j, "entries")));
+		printf("verified: %zu entries in the signed log\n", pc.n);
 		ret = EXIT_OK;
 	}
 	goto out;
 fail:
 	fprintf(stderr, "airlock audit: %s\n", al_err_msg());
 out:
-	checkpoint_clear(&c);
-	json_decref(j);
+	gate_proof_check_clear(&pc);
 	free(text);
 	attest_keyring_clear(&kr);
 	return ret;
