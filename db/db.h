@@ -199,6 +199,9 @@ int db_submission_get(struct db *db, int64_t id, struct db_submission *out);
 int db_submission_list(struct db *db, int state, int64_t submitter,
     size_t limit, struct db_submission **out, size_t *n_out);
 void db_submission_clear(struct db_submission *s);
+/* The ids of the submissions of one artifact (sha256), oldest first. */
+int db_submission_ids_of(struct db *db, const char *sha256, int64_t **out,
+    size_t *n_out);
 void db_submission_list_free(struct db_submission *v, size_t n);
 /* Submissions per state, for metrics: counts[s] for every enum al_state. */
 int db_submission_counts(struct db *db, int64_t counts[AL_STATE_MAX]);

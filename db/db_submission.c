@@ -289,3 +289,29 @@ db_object_refs(struct db *db, char (**out)[65], size_t *n_out)
 	*n_out = n;
 	return 0;
 }
+
+int
+db_submission_ids_of(struct db *db, const char *sha256, int64_t **out,
+    size_t *n_out)
+{
+	sqlite3_stmt *st;
+	int64_t *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n_out = 0;
+	rc = dbi_prep_bind(db, &st, "SELECT id FROM submissions WHERE sha256 = "
+	    "? ORDER BY id", "t", sha256);
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1)
+		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) == 0)
+			v[n++] = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}

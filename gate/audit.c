@@ -143,8 +143,9 @@ gate_checkpoint_open(const char *note, size_t len,
 
 /* The value of an entry's line KEY, %XX undone, into out; -1 if the entry
  * has no such line or it does not fit. */
-static int
-entry_field(const char *e, size_t n, const char *key, char *out, size_t cap)
+int
+gate_entry_field(const char *e, size_t n, const char *key, char *out,
+    size_t cap)
 {
 	size_t kl = strlen(key), i = 0, o = 0;
 
@@ -278,50 +279,54 @@ static int
 ev_read(const struct db_audit_leaf *l, struct ev_entry *x)
 {
 	memset(x, 0, sizeof(*x));
-	if (entry_field(l->entry, l->entry_len, "action", x->action,
+	if (gate_entry_field(l->entry, l->entry_len, "action", x->action,
 	    sizeof(x->action)) < 0 ||
-	    entry_field(l->entry, l->entry_len, "person", x->person,
+	    gate_entry_field(l->entry, l->entry_len, "person", x->person,
 	    sizeof(x->person)) < 0 ||
-	    entry_field(l->entry, l->entry_len, "person-name", x->person_name,
+	    gate_entry_field(l->entry, l->entry_len, "person-name", x->person_name,
 	    sizeof(x->person_name)) < 0 ||
-	    entry_field(l->entry, l->entry_len, "actor-name", x->actor_name,
+	    gate_entry_field(l->entry, l->entry_len, "actor-name", x->actor_name,
 	    sizeof(x->actor_name)) < 0 ||
-	    entry_field(l->entry, l->entry_len, "actor-role", x->actor_role,
+	    gate_entry_field(l->entry, l->entry_len, "actor-role", x->actor_role,
 	    sizeof(x->actor_role)) < 0 ||
-	    entry_field(l->entry, l->entry_len, "sha256", x->sha256,
+	    gate_entry_field(l->entry, l->entry_len, "sha256", x->sha256,
 	    sizeof(x->sha256)) < 0 ||
-	    entry_field(l->entry, l->entry_len, "at", x->at,
+	    gate_entry_field(l->entry, l->entry_len, "at", x->at,
 	    sizeof(x->at)) < 0)
 		return al_err_set(AL_EINVAL, "entry %llu is not a version 1 entry",
 		    (unsigned long long)l->idx);
 	/* A detail longer than this is not one of the decisions read. */
-	if (entry_field(l->entry, l->entry_len, "detail", x->detail,
+	if (gate_entry_field(l->entry, l->entry_len, "detail", x->detail,
 	    sizeof(x->detail)) < 0)
 		x->detail[0] = '\0';
 	return 0;
 }
 
+void
+gate_entries_clear(struct proved_entries *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		free(p->v[i].entry);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
 int
-gate_log_evidence(struct db *db, const char *datadir, int64_t id,
-    const char *sha256, const struct db_policy *pol, struct log_evidence *ev)
+gate_entries_about(struct db *db, const char *datadir, int64_t id,
+    struct proved_entries *out)
 {
 	struct attest_keyring kr = {0};
 	struct db_checkpoint *cp = NULL;
 	struct checkpoint c = {0};
-	struct db_audit_leaf l = {0};
-	struct ev_entry x;
 	uint8_t root[32];
 	uint64_t *idx = NULL, size;
-	size_t ncp = 0, n = 0, i, ki = 0, cap = 0;
-	char *origin = NULL, carries[1024] = "-", tok[128];
-	int64_t launched = -1, overridden_scan = -1;
-	struct { int64_t person, scan; char rev[256], pname[256], rules[128];
-	    int64_t at; } *ap = NULL;
-	struct { int64_t scan; char rules[128]; } *ss = NULL;
-	size_t nap = 0, apcap = 0, nss = 0, sscap = 0;
+	size_t ncp = 0, n = 0, i, ki = 0;
+	char *origin = NULL;
 	int rc;
 
-	memset(ev, 0, sizeof(*ev));
+	memset(out, 0, sizeof(*out));
 	if ((rc = gate_keyring_load(datadir, &kr, NULL)) < 0 ||
 	    (rc = gate_audit_origin(datadir, &origin)) < 0 ||
 	    (rc = db_checkpoint_list(db, 1, &cp, &ncp)) < 0)
@@ -336,8 +341,9 @@ gate_log_evidence(struct db *db, const char *datadir, int64_t id,
 		    "not verify: %s", (long long)cp[0].id, al_err_msg());
 		goto out;
 	}
-	ev->ckpt_id = cp[0].id;
-	ev->ckpt_size = size = c.size;
+	out->ckpt_id = cp[0].id;
+	out->ckpt_size = size = c.size;
+	snprintf(out->key_id, sizeof(out->key_id), "%s", kr.id[ki]);
 	if ((rc = db_audit_root(db, &size, root)) < 0 || size != c.size ||
 	    memcmp(root, c.root, 32) != 0) {
 		rc = al_err_set(AL_EINVAL, "the first %llu entries of the audit "
@@ -347,30 +353,92 @@ gate_log_evidence(struct db *db, const char *datadir, int64_t id,
 	}
 	if ((rc = db_audit_leaves_about(db, id, NULL, &idx, &n)) < 0)
 		goto out;
-	for (i = 0; i < n && rc == 0; i++) {
+	if (n > 0 && (out->v = calloc(n, sizeof(*out->v))) == NULL) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct proved_entry *e = &out->v[out->n++];
+		struct db_audit_leaf l;
+
+		e->idx = idx[i];
 		if (idx[i] >= c.size) {
+			if ((rc = db_audit_leaf(db, idx[i], &l)) < 0)
+				goto out;
+			e->status = PROOF_LATER;
+		} else if ((rc = proved_entry(db, idx[i], c.size, c.root, &l)) ==
+		    AL_ENOMEM) {
+			goto out;
+		} else if (rc < 0) {
+			e->status = PROOF_FAILED;
+			snprintf(e->why, sizeof(e->why), "%s", al_err_msg());
+			rc = 0;
+			if (l.entry == NULL)
+				continue;
+		}
+		e->entry = l.entry;
+		e->entry_len = l.entry_len;
+	}
+out:
+	if (rc < 0)
+		gate_entries_clear(out);
+	free(idx);
+	free(origin);
+	checkpoint_clear(&c);
+	db_checkpoint_list_free(cp, ncp);
+	attest_keyring_clear(&kr);
+	return rc;
+}
+
+int
+gate_log_evidence(struct db *db, const char *datadir, int64_t id,
+    const char *sha256, const struct db_policy *pol, struct log_evidence *ev)
+{
+	struct proved_entries pe = {0};
+	struct db_audit_leaf l = {0};
+	struct ev_entry x;
+	size_t i, cap = 0;
+	char carries[1024] = "-", tok[128];
+	int64_t launched = -1, overridden_scan = -1;
+	struct { int64_t person, scan; char rev[256], pname[256], rules[128];
+	    int64_t at; } *ap = NULL;
+	struct { int64_t scan; char rules[128]; } *ss = NULL;
+	size_t nap = 0, apcap = 0, nss = 0, sscap = 0;
+	int rc;
+
+	memset(ev, 0, sizeof(*ev));
+	if ((rc = gate_entries_about(db, datadir, id, &pe)) < 0)
+		goto out;
+	ev->ckpt_id = pe.ckpt_id;
+	ev->ckpt_size = pe.ckpt_size;
+	for (i = 0; i < pe.n && rc == 0; i++) {
+		const struct proved_entry *e = &pe.v[i];
+
+		l.idx = e->idx;
+		l.entry = e->entry;
+		l.entry_len = e->entry_len;
+		if (e->status == PROOF_LATER) {
 			char act[32];
 
 			/* Not proved, so not counted; said, if it is one that
 			 * could decide (an alarm or a refusal could not). */
-			if ((rc = db_audit_leaf(db, idx[i], &l)) < 0)
-				break;
-			if (entry_field(l.entry, l.entry_len, "action", act,
+			if (gate_entry_field(l.entry, l.entry_len, "action", act,
 			    sizeof(act)) == 0 && (strcmp(act, "approve") == 0 ||
 			    strcmp(act, "override") == 0 ||
 			    strncmp(act, "scan.", 5) == 0))
 				ev->uncovered++;
-			free(l.entry);
-			l.entry = NULL;
 			continue;
 		}
-		if ((rc = proved_entry(db, idx[i], c.size, c.root, &l)) < 0 ||
-		    (rc = ev_read(&l, &x)) < 0)
+		if (e->status == PROOF_FAILED) {
+			rc = al_err_set(AL_EINVAL, "%s", e->why);
+			break;
+		}
+		if ((rc = ev_read(&l, &x)) < 0)
 			break;
 		/* Every entry about it names its bytes: these. */
 		if (strcmp(x.sha256, sha256) != 0) {
 			rc = al_err_set(AL_EINVAL, "entry %llu is about other bytes "
-			    "(%s)", (unsigned long long)idx[i], x.sha256);
+			    "(%s)", (unsigned long long)e->idx, x.sha256);
 			break;
 		}
 		if (strcmp(x.action, "submit") == 0) {
@@ -439,10 +507,8 @@ gate_log_evidence(struct db *db, const char *datadir, int64_t id,
 			nap++;
 		}
 next:
-		free(l.entry);
-		l.entry = NULL;
+		;
 	}
-	free(l.entry);
 	if (rc < 0)
 		goto out;
 	ev->override = ev->scan > 0 && overridden_scan == ev->scan;
@@ -509,11 +575,7 @@ out:
 		log_evidence_clear(ev);
 	free(ss);
 	free(ap);
-	free(idx);
-	free(origin);
-	checkpoint_clear(&c);
-	db_checkpoint_list_free(cp, ncp);
-	attest_keyring_clear(&kr);
+	gate_entries_clear(&pe);
 	return rc;
 }
 

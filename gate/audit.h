@@ -50,6 +50,38 @@ int gate_checkpoint_open(const char *note, size_t len,
     struct checkpoint *out, size_t *key_index);
 
 /*
+ * The entries about one submission (every event naming it), each proved
+ * against the newest signed checkpoint: its leaf hash recomputed and its
+ * inclusion under the signed root verified, the stored tree's root at
+ * that size checked against the signed one first. An entry after the
+ * checkpoint is PROOF_LATER; one that fails is PROOF_FAILED with why.
+ * AL_EINVAL when there is no checkpoint, or it or the tree under it does
+ * not verify (nothing then is proved); each entry's fields unescaped.
+ */
+enum { PROOF_OK, PROOF_LATER, PROOF_FAILED };
+struct proved_entry {
+	uint64_t idx;
+	int status;               /* PROOF_* */
+	char why[160];
+	char *entry;              /* as stored; entry_len bytes */
+	size_t entry_len;
+};
+struct proved_entries {
+	int64_t ckpt_id;
+	uint64_t ckpt_size;
+	char key_id[65];          /* the keyring's key that signed it */
+	struct proved_entry *v;
+	size_t n;
+};
+int gate_entries_about(struct db *db, const char *datadir, int64_t id,
+    struct proved_entries *out);
+void gate_entries_clear(struct proved_entries *p);
+/* The value of an entry's line key (%XX undone) into out; -1 when there is
+ * no such line or it does not fit in cap bytes. */
+int gate_entry_field(const char *entry, size_t len, const char *key,
+    char *out, size_t cap);
+
+/*
  * What the log proves about a submission's release (docs/audit.md, "The
  * signer trusts the log"): from the entries about it that the newest
  * signed checkpoint covers, each entry's hash and inclusion checked

@@ -31,6 +31,7 @@ int cmd_pull(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_key(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_provenance(int argc, char **argv);
 /* gate/serve/keys.c: the text of keys/keyring.json as a keyring (each
  * key_id 64 hex digits, created an integer, retired one or null; caller
  * json_decref), or NULL when it is not one. */

@@ -2964,6 +2964,37 @@ t_audit_log_through_a_release() {
 	"$BIN" audit consistency ck2.txt ck1.txt --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
 	expect_rc 1 "audit consistency, the newer first"
 
+	# Its provenance: witnessed facts, the agent's assertions, and the
+	# log's timeline, every entry proved.
+	RC=0
+	"$BIN" provenance "$S" --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "airlock provenance ID"
+	expect_out_has "submission $S: released, verdict clean"
+	expect_out_has "witnessed: sha256 $(sha256sum x.py | cut -c1-64), 6 bytes"
+	expect_out_has "token agent-1 for alice"
+	expect_out_has "asserted by the agent: name 'x.py'"
+	expect_out_has " approve "
+	expect_out_has "verified: every entry above up to checkpoint"
+	RC=0
+	"$BIN" provenance x.py --data "$PWD/data" --json >prov.json 2>"$ERR" || RC=$?
+	expect_rc 0 "airlock provenance PATH --json"
+	python3 - prov.json <<'PY' || fail "provenance --json: $(head -c 600 prov.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))["submissions"]
+assert len(d) == 1, d
+s = d[0]
+acts = [e["action"] for e in s["timeline"]]
+for a in ("submit", "scan.start", "scan.finish", "view", "approve", "approved", "release"):
+    assert a in acts, (a, acts)
+assert all(e["proof"] in ("proved", "after the checkpoint") for e in s["timeline"]), s["timeline"]
+assert s["log"]["verified"] is True and s["witnessed"]["via"] in ("socket", "tcp"), s
+assert s["asserted"]["name"] == "x.py" and s["read_as"] == "file", s
+PY
+	RC=0
+	"$BIN" provenance "$(printf '%064d' 7)" --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 2 "provenance of bytes never submitted"
+	expect_err_has "no submission of the artifact"
+
 	# Inclusion proofs of the released submission's events, checked
 	# offline: no data directory, only the gate's public keys.
 	RC=0
@@ -3050,6 +3081,15 @@ t_audit_tampering_is_named() {
 	audit_verify "$PWD/t1" 1 "an edited event"
 	expect_out_has "FAILED at entry $idx: event"
 	expect_out_has "nothing to see"
+
+	# An entry of the log edited: provenance says which does not verify.
+	cp -a data t1b
+	sql t1b/airlock.db "UPDATE audit_leaves SET entry = CAST(replace(CAST(entry AS TEXT), 'action approve', 'action approvE') AS BLOB) WHERE idx = $idx"
+	RC=0
+	"$BIN" provenance "$S" --data "$PWD/t1b" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 1 "provenance with an edited entry"
+	expect_out_has "DOES NOT VERIFY"
+	expect_out_has "NOT VERIFIED"
 
 	# An event deleted (the approval), its leaf kept.
 	cp -a data t2
