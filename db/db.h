@@ -435,6 +435,10 @@ int db_audit_leaf_of_event(struct db *db, int64_t event_id, uint64_t *idx);
  * artifact sha256 (id 0), in order; free *out. */
 int db_audit_leaves_about(struct db *db, int64_t id, const char *sha256,
     uint64_t **out, size_t *n_out);
+/* Calls fn for each entry from index from on, in order, in one read
+ * transaction; fn's non-zero return stops it (and is returned). */
+int db_audit_each(struct db *db, uint64_t from,
+    int (*fn)(void *ctx, const struct db_audit_leaf *l), void *ctx);
 /* RFC 9162 proofs from the stored tree; path holds at most 64 hashes. */
 int db_audit_inclusion(struct db *db, uint64_t idx, uint64_t size,
     uint8_t path[][32], size_t *n);

@@ -412,6 +412,35 @@ db_audit_leaf(struct db *db, uint64_t idx, struct db_audit_leaf *out)
 	return rc;
 }
 
+int
+db_audit_each(struct db *db, uint64_t from,
+    int (*fn)(void *ctx, const struct db_audit_leaf *l), void *ctx)
+{
+	struct db_audit_leaf l;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	rc = dbi_prep_bind(db, &st, "SELECT idx, event_id, entry, hash FROM "
+	    "audit_leaves WHERE idx >= ? ORDER BY idx", "i",
+	    (int64_t)(from > INT64_MAX ? INT64_MAX : from));
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		memset(&l, 0, sizeof(l));
+		l.idx = (uint64_t)sqlite3_column_int64(st, 0);
+		l.event_id = sqlite3_column_int64(st, 1);
+		l.entry = (char *)sqlite3_column_blob(st, 2);
+		l.entry_len = (size_t)sqlite3_column_bytes(st, 2);
+		if (sqlite3_column_bytes(st, 3) == 32)
+			memcpy(l.hash, sqlite3_column_blob(st, 3), 32);
+		if (l.entry == NULL)
+			l.entry = (char *)"";
+		rc = fn(ctx, &l);
+	}
+	sqlite3_finalize(st);
+	return dbi_tx_end(db, rc);
+}
+
 /* The leaf index of an event. */
 int
 db_audit_leaf_of_event(struct db *db, int64_t event_id, uint64_t *idx)

@@ -32,6 +32,14 @@ int cmd_verify(int argc, char **argv);
 int cmd_key(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_provenance(int argc, char **argv);
+/* gate/cli/cmd_audit_log.c: `airlock audit log|query`, argv[0] the verb. */
+int cmd_audit_log(int argc, char **argv);
+/* gate/cli/audit_git.c: checkpoint cp appended to ref in the git
+ * repository repo, once it is proved to extend the ref's last one. */
+struct db;
+struct db_checkpoint;
+int audit_export_git(struct db *db, const char *datadir, const char *repo,
+    const char *ref, const struct db_checkpoint *cp);
 /* gate/serve/keys.c: the text of keys/keyring.json as a keyring (each
  * key_id 64 hex digits, created an integer, retired one or null; caller
  * json_decref), or NULL when it is not one. */

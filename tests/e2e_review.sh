@@ -664,6 +664,24 @@ assert st["predicate"]["scan"]["verdict"] == "unscannable", st
 assert o["reason"] == "password known; content checked by hand", o
 assert o["admin"] == "admin" and o["at"], o
 PY
+	# The auditor's questions: every unscannable scan and its fate, every
+	# override and who made it.
+	RC=0
+	"$BIN" audit query unscannable --data "$PWD/data" --json >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "audit query unscannable"
+	python3 - "$OUT" "$U" "$U2" <<'PY' || fail "audit query unscannable: $(cat "$OUT")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+fate = {r["submission"]: r["fate"] for r in rows}
+u, u2 = int(sys.argv[2]), int(sys.argv[3])
+assert fate.get(u) == "release" and fate.get(u2) == "approved", fate
+assert all("verdict=unscannable" in r["detail"] for r in rows), rows
+PY
+	RC=0
+	"$BIN" audit query overrides --data "$PWD/data" --csv >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "audit query overrides"
+	expect_eq "$(python3 -c 'import csv, sys; r = list(csv.DictReader(open(sys.argv[1]))); print(len(r), sorted(set(x["actor-name"] for x in r)))' "$OUT")" \
+		"2 ['admin']" "overrides in the CSV"
 	srv_stop
 }
 
@@ -2956,6 +2974,30 @@ t_audit_log_through_a_release() {
 	audit_verify "$PWD/data" 0 "after a rotation" --checkpoint ck1.txt --checkpoint ck2.txt
 	expect_out_has "checkpoint ck1.txt: $(sed -n 2p ck1.txt) entries: matches"
 	expect_out_has "checkpoint ck2.txt: $(sed -n 2p ck2.txt) entries: matches"
+	# A witness keeps the checkpoints in a git repository, each commit
+	# proved to extend the one before.
+	git init -q wit || fail "git init"
+	RC=0
+	"$BIN" audit checkpoint --data "$PWD/data" --git wit 2>"$ERR" || RC=$?
+	expect_rc 0 "audit checkpoint --git, the first"
+	git -C wit show refs/airlock/checkpoints:checkpoint >wit1.txt || fail "no checkpoint in the witness"
+	cmp -s wit1.txt ck2.txt || fail "the witness holds another checkpoint than the newest"
+	printf 'z = 3\n' >z.py
+	held "$AG" z.py name=z.py
+	RC=0
+	"$BIN" audit checkpoint --make --data "$PWD/data" --git wit 2>"$ERR" || RC=$?
+	expect_rc 0 "audit checkpoint --git, the second"
+	expect_err_has "consistent with the one before"
+	expect_eq "$(git -C wit rev-list --count refs/airlock/checkpoints)" 2 "commits in the witness"
+	RC=0
+	"$BIN" audit checkpoint --data "$PWD/data" --git wit 2>"$ERR" || RC=$?
+	expect_rc 0 "audit checkpoint --git of the same checkpoint"
+	expect_err_has "already holds this checkpoint"
+	expect_eq "$(git -C wit rev-list --count refs/airlock/checkpoints)" 2 "commits after the same one"
+	RC=0
+	"$BIN" audit checkpoint --data "$PWD/data" --git nowhere 2>"$ERR" || RC=$?
+	expect_rc 2 "audit checkpoint --git of a directory that is not a repository"
+
 	RC=0
 	"$BIN" audit consistency ck1.txt ck2.txt --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
 	expect_rc 0 "audit consistency of two checkpoints"
@@ -2994,6 +3036,48 @@ PY
 	"$BIN" provenance "$(printf '%064d' 7)" --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
 	expect_rc 2 "provenance of bytes never submitted"
 	expect_err_has "no submission of the artifact"
+
+	# The log as JSON lines round-trips against the events table, read
+	# here on its own; filters and the must-be-empty questions.
+	RC=0
+	"$BIN" audit log --data "$PWD/data" --json >log.jsonl 2>"$ERR" || RC=$?
+	expect_rc 0 "audit log --json"
+	python3 - log.jsonl data/airlock.db <<'PY' || fail "audit log --json does not match the events"
+import json, sqlite3, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+db = sqlite3.connect(sys.argv[2])
+ev = db.execute("SELECT e.id, e.at, e.action, ifnull(p.name, ''), ifnull(e.submission_id, 0), ifnull(e.detail, '') "
+                "FROM events e LEFT JOIN principals p ON p.id = e.actor ORDER BY e.id").fetchall()
+assert [r["index"] for r in rows] == list(range(len(rows))), "indexes"
+got = [(r["event"], r["at"], r["action"], r["actor-name"], r["submission"], r["detail"]) for r in rows]
+assert got == [tuple(e) for e in ev], (got[:3], ev[:3])
+PY
+	RC=0
+	"$BIN" audit log --data "$PWD/data" --action approve --submission "$S" --csv >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "audit log --action --submission --csv"
+	expect_eq "$(python3 -c 'import csv, sys; r = list(csv.DictReader(open(sys.argv[1]))); print(len(r), r[0]["actor-name"], r[0]["person-name"])' "$OUT")" \
+		"1 rev-1 rev-1" "the approval in the CSV"
+	RC=0
+	"$BIN" audit log --data "$PWD/data" --since 2999-01-01 >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "audit log --since the future"
+	expect_out_empty
+	RC=0
+	"$BIN" audit log --data "$PWD/data" --since yesterday >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 2 "audit log --since a word"
+	expect_err_has "not a time"
+	RC=0
+	"$BIN" audit query approvals --person rev-1 --data "$PWD/data" --json >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "audit query approvals"
+	expect_eq "$(wc -l <"$OUT")" 1 "approvals by rev-1"
+	for q in self-approvals unattested after-revocation; do
+		RC=0
+		"$BIN" audit query "$q" --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
+		expect_rc 0 "audit query $q (must be empty)"
+		expect_out_empty
+	done
+	RC=0
+	"$BIN" audit query nothing --data "$PWD/data" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 2 "audit query of an unknown name"
 
 	# Inclusion proofs of the released submission's events, checked
 	# offline: no data directory, only the gate's public keys.
@@ -3072,6 +3156,8 @@ t_audit_tampering_is_named() {
 	expect_rc 0 "audit checkpoint --make"
 	srv_stop
 	audit_verify "$PWD/data" 0 "untouched" --checkpoint ck.txt
+	git init -q wit || fail "git init"
+	"$BIN" audit checkpoint --data "$PWD/data" --git wit 2>"$ERR" || fail "the witness's first checkpoint: $(cat "$ERR")"
 	size=$(sql1 data/airlock.db "SELECT count(*) FROM audit_leaves")
 
 	# An approval's detail rewritten.
@@ -3090,6 +3176,24 @@ t_audit_tampering_is_named() {
 	expect_rc 1 "provenance with an edited entry"
 	expect_out_has "DOES NOT VERIFY"
 	expect_out_has "NOT VERIFIED"
+
+	# The log says the person the agent was launched for approved (an
+	# edited copy): the must-be-empty question is not, exit 1.
+	cp -a data t1c
+	python3 - t1c/airlock.db <<'PY' || fail "cannot edit the copy"
+import re, sqlite3
+db = sqlite3.connect("t1c/airlock.db")
+sub = db.execute("SELECT entry FROM audit_leaves l JOIN events e ON e.id = l.event_id WHERE e.action = 'submit'").fetchone()[0]
+person = re.search(rb"\nperson (\d+)\n", sub).group(1)
+idx, e = db.execute("SELECT l.idx, l.entry FROM audit_leaves l JOIN events e ON e.id = l.event_id WHERE e.action = 'approve'").fetchone()
+db.execute("DROP TRIGGER audit_leaves_no_update")
+db.execute("UPDATE audit_leaves SET entry = ? WHERE idx = ?", (re.sub(rb"\nperson \d+\n", b"\nperson " + person + b"\n", e), idx))
+db.commit()
+PY
+	RC=0
+	"$BIN" audit query self-approvals --data "$PWD/t1c" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 1 "audit query self-approvals of the edited copy"
+	expect_out_has " approve "
 
 	# An event deleted (the approval), its leaf kept.
 	cp -a data t2
@@ -3123,6 +3227,12 @@ t_audit_tampering_is_named() {
 	audit_verify "$PWD/t5" 1 "a consistent truncation and the exported checkpoint" --checkpoint ck.txt
 	expect_out_has "BEYOND the log"
 	expect_out_has "truncated"
+	cp -a wit wit5
+	RC=0
+	"$BIN" audit checkpoint --make --data "$PWD/t5" --git wit5 2>"$ERR" || RC=$?
+	expect_rc 1 "the witness, given the truncated log's checkpoint"
+	expect_err_has "the log was cut short"
+	expect_eq "$(git -C wit5 rev-list --count refs/airlock/checkpoints)" 1 "the witness's commits after the refusal"
 
 	# A rewrite of history by someone with the data directory, key and
 	# all: an event changed, the tree rebuilt from scratch (as the
@@ -3142,6 +3252,11 @@ t_audit_tampering_is_named() {
 	"$BIN" audit consistency ck.txt new.txt --data "$PWD/t7" >"$OUT" 2>"$ERR" || RC=$?
 	expect_rc 1 "consistency of the exported checkpoint and the rewrite's"
 	expect_out_has "does not extend"
+	cp -a wit wit7
+	RC=0
+	"$BIN" audit checkpoint --data "$PWD/t7" --git wit7 2>"$ERR" || RC=$?
+	expect_rc 1 "the witness, given the rewritten log's checkpoint"
+	expect_err_has "the log was rewritten"
 
 	# Decision rows edited or deleted behind the gate's back.
 	cp -a data t8

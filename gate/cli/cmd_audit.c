@@ -40,10 +40,12 @@
 
 static const char audit_usage[] =
     "usage: airlock audit verify [--data DIR] [--checkpoint FILE]...\n"
-    "       airlock audit checkpoint [--data DIR] [--make] [-o FILE]\n"
+    "       airlock audit checkpoint [--data DIR] [--make] [-o FILE |\n"
+    "           --git REPO [--ref REF]]\n"
     "       airlock audit proof ID|SHA256 [--data DIR] [-o FILE]\n"
     "       airlock audit check-proof FILE --key PUB\n"
     "       airlock audit consistency OLD NEW [--data DIR]\n"
+    "       airlock audit log|query ... (airlock audit log --help)\n"
     "\n"
     "verify      recomputes the audit log's Merkle tree from its entries,\n"
     "            checks each entry against the event it records and every\n"
@@ -53,7 +55,10 @@ static const char audit_usage[] =
     "            Exit 0 verified, 1 a divergence, 2 could not read the log.\n"
     "checkpoint  prints the newest signed checkpoint (C2SP signed note), to\n"
     "            keep outside the gate; --make signs one of the log as it is\n"
-    "            now first; -o writes it to FILE instead of stdout.\n"
+    "            now first; -o writes it to FILE instead of stdout; --git\n"
+    "            appends it to REF (refs/airlock/checkpoints) in the git\n"
+    "            repository REPO, as a witness: only if it extends the last\n"
+    "            one there (a consistency proof), else it is refused.\n"
     "proof       writes the inclusion proofs of every event about submission\n"
     "            ID (or about every submission of the artifact SHA256) against\n"
     "            a signed checkpoint that covers them (made if need be), with\n"
@@ -251,7 +256,8 @@ out:
 }
 
 static int
-audit_checkpoint(const char *dir, int make, const char *out)
+audit_checkpoint(const char *dir, int make, const char *out, const char *git,
+    const char *ref)
 {
 	struct db_checkpoint *cp = NULL;
 	struct db *db = NULL;
@@ -267,6 +273,17 @@ audit_checkpoint(const char *dir, int make, const char *out)
 		al_err_set(AL_ENOTFOUND, "the log has no checkpoint yet (make one "
 		    "with --make)");
 		goto fail;
+	}
+	if (git != NULL) {
+		/* A log the witness's checkpoint proves cut short or rewritten
+		 * is a finding (1); anything else that fails, an error (2). */
+		int rc = audit_export_git(db, dir, git, ref, &cp[0]);
+
+		if (rc < 0)
+			fprintf(stderr, "airlock audit: %s\n", al_err_msg());
+		ret = rc == 0 ? EXIT_OK : rc == AL_EINVAL ? EXIT_FINDINGS :
+		    EXIT_ERROR;
+		goto done;
 	}
 	if (out != NULL && (f = fopen(out, "w")) == NULL) {
 		al_err_set(AL_EIO, "%s: cannot write", out);
@@ -570,15 +587,22 @@ cmd_audit(int argc, char **argv)
 		{"checkpoint", required_argument, NULL, 'c'},
 		{"make", no_argument, NULL, 'm'},
 		{"key", required_argument, NULL, 'k'},
+		{"git", required_argument, NULL, 'g'},
+		{"ref", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	char *files[AUDIT_MAX_CHECKPOINT_FILES], *keys[AUDIT_MAX_CHECKPOINT_FILES];
-	const char *data_opt = NULL, *verb, *out = NULL;
+	const char *data_opt = NULL, *verb, *out = NULL, *git = NULL;
+	const char *ref = "refs/airlock/checkpoints";
 	size_t nfiles = 0, nkeys = 0;
 	char *dir;
 	int c, make = 0, ret;
 
+	/* log and query have options of their own (cmd_audit_log.c). */
+	if (argc >= 2 && (strcmp(argv[1], "log") == 0 ||
+	    strcmp(argv[1], "query") == 0))
+		return cmd_audit_log(argc - 1, argv + 1);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
@@ -607,6 +631,12 @@ cmd_audit(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'g':
+			git = optarg;
+			break;
+		case 'r':
+			ref = optarg;
 			break;
 		case 'h':
 			fputs(audit_usage, stdout);
@@ -637,9 +667,10 @@ cmd_audit(int argc, char **argv)
 		fputs(audit_usage, stderr);
 		return EXIT_ERROR;
 	} else if ((nfiles > 0 && strcmp(verb, "verify") != 0) ||
-	    ((make || out) && strcmp(verb, "checkpoint") != 0)) {
-		fprintf(stderr, "airlock audit: --checkpoint is for verify, --make "
-		    "and -o for checkpoint\n\n%s", audit_usage);
+	    ((make || out || git) && strcmp(verb, "checkpoint") != 0) ||
+	    (git && out)) {
+		fprintf(stderr, "airlock audit: --checkpoint is for verify; --make, "
+		    "-o and --git for checkpoint (-o or --git)\n\n%s", audit_usage);
 		return EXIT_ERROR;
 	}
 	if ((dir = gate_data_dir(data_opt)) == NULL) {
@@ -653,7 +684,7 @@ cmd_audit(int argc, char **argv)
 	else if (strcmp(verb, "verify") == 0)
 		ret = audit_verify(dir, files, nfiles);
 	else
-		ret = audit_checkpoint(dir, make, out);
+		ret = audit_checkpoint(dir, make, out, git, ref);
 	free(dir);
 	return ret;
 }
