@@ -431,10 +431,19 @@ int db_audit_root(struct db *db, uint64_t *size, uint8_t root[32]);
 /* Entry idx; free out->entry. */
 int db_audit_leaf(struct db *db, uint64_t idx, struct db_audit_leaf *out);
 int db_audit_leaf_of_event(struct db *db, int64_t event_id, uint64_t *idx);
-/* The leaves of every event about the submissions of id (id > 0) or of the
- * artifact sha256 (id 0), in order; free *out. */
+/* The leaves whose entries are about submission id (id > 0) or about the
+ * artifact sha256 (id 0), by the entries' own lines, in order; free *out.
+ * One pass over the log. */
 int db_audit_leaves_about(struct db *db, int64_t id, const char *sha256,
     uint64_t **out, size_t *n_out);
+/* The first entry holding both byte strings a and b (one pass over the
+ * log); AL_ENOTFOUND when none does. */
+int db_audit_find(struct db *db, const char *a, const char *b, uint64_t *idx);
+/* Entries [from, to) checked: each hashes to its stored leaf hash and is
+ * what the tables now give; *why is "" when all are, else the first
+ * that is not. */
+int db_audit_check_range(struct db *db, uint64_t from, uint64_t to,
+    char *why, size_t whylen);
 /* Calls fn for each entry from index from on, in order, in one read
  * transaction; fn's non-zero return stops it (and is returned). */
 int db_audit_each(struct db *db, uint64_t from,

@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,24 +38,119 @@ gate_audit_origin(const char *datadir, char **out)
 	return 0;
 }
 
+/*
+ * The checkpoint the gate signed last, in this process: deleting the
+ * stored ones does not make it forget what it signed (and so sign a
+ * shorter or another tree). Guarded with the lock that also keeps two
+ * makers of one process from racing.
+ */
+static pthread_mutex_t ckpt_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	int valid;
+	uint64_t size;
+	uint8_t root[32];
+} last_signed;
+
+/*
+ * Before signing the tree as it is now, what a witness would check: it
+ * extends the last checkpoint signed (the newest stored one, verified,
+ * or the one this process signed last, whichever is larger) by a
+ * consistency proof, and every entry added since is what the tables say.
+ * AL_EINVAL with why when it does not: the gate does not sign a history
+ * that was cut or rewritten.
+ */
+static int
+extends_signed(struct db *db, const char *datadir, uint64_t size,
+    const uint8_t root[32], int *same)
+{
+	struct attest_keyring kr = {0};
+	struct db_checkpoint *cp = NULL;
+	struct checkpoint c = {0};
+	uint8_t path[MERKLE_MAX_PROOF][32], prev_root[32];
+	uint64_t prev = 0;
+	size_t ncp = 0, n = 0, ki = 0;
+	char *origin = NULL, why[512];
+	int rc, have = 0;
+
+	*same = 0;
+	if ((rc = db_checkpoint_list(db, 1, &cp, &ncp)) < 0)
+		goto out;
+	if (ncp == 1) {
+		if ((rc = gate_keyring_load(datadir, &kr, NULL)) < 0 ||
+		    (rc = gate_audit_origin(datadir, &origin)) < 0)
+			goto out;
+		if (gate_checkpoint_open(cp[0].note, strlen(cp[0].note), &kr,
+		    origin, &c, &ki) < 0) {
+			rc = al_err_set(AL_EINVAL, "the newest stored checkpoint "
+			    "(#%lld) does not verify: %s", (long long)cp[0].id,
+			    al_err_msg());
+			goto out;
+		}
+		prev = c.size;
+		memcpy(prev_root, c.root, 32);
+		have = 1;
+	}
+	if (last_signed.valid && (!have || last_signed.size > prev)) {
+		prev = last_signed.size;
+		memcpy(prev_root, last_signed.root, 32);
+		have = 1;
+	}
+	if (!have)
+		goto out; /* the first checkpoint: nothing to extend */
+	if (size < prev) {
+		rc = al_err_set(AL_EINVAL, "the log has %llu entries; a checkpoint "
+		    "of %llu was signed: the log was cut short, and is not signed",
+		    (unsigned long long)size, (unsigned long long)prev);
+		goto out;
+	}
+	if (size == prev) {
+		if (memcmp(root, prev_root, 32) != 0)
+			rc = al_err_set(AL_EINVAL, "the log's root at %llu entries is "
+			    "not the one signed: the log was rewritten, and is not "
+			    "signed", (unsigned long long)size);
+		*same = rc == 0;
+		goto out;
+	}
+	if (prev > 0 && ((rc = db_audit_consistency(db, prev, size, path,
+	    &n)) < 0 || (rc = merkle_verify_consistency(prev, size, prev_root,
+	    root, (const uint8_t (*)[32])path, n)) < 0)) {
+		rc = al_err_set(AL_EINVAL, "the log no longer extends the "
+		    "checkpoint of %llu entries signed before: it was rewritten, "
+		    "and is not signed (%s)", (unsigned long long)prev,
+		    al_err_msg());
+		goto out;
+	}
+	if ((rc = db_audit_check_range(db, prev, size, why, sizeof(why))) < 0)
+		goto out;
+	if (why[0] != '\0')
+		rc = al_err_set(AL_EINVAL, "%s: the log is not signed", why);
+out:
+	checkpoint_clear(&c);
+	db_checkpoint_list_free(cp, ncp);
+	attest_keyring_clear(&kr);
+	free(origin);
+	return rc;
+}
+
 int
 gate_checkpoint_make(struct db *db, const char *datadir, const char *reason,
     int64_t now, int force, int *made)
 {
 	struct checkpoint c = {0};
-	struct db_checkpoint dc = {0}, *last = NULL;
+	struct db_checkpoint dc = {0};
 	struct note_signer signer;
 	EVP_PKEY *key = NULL;
 	char *text = NULL, *note = NULL, keyid[65];
-	size_t nlast = 0, tlen = 0, nlen = 0;
+	size_t tlen = 0, nlen = 0;
 	uint64_t size = 0;
-	int rc;
+	int rc, same = 0;
 
 	*made = 0;
+	pthread_mutex_lock(&ckpt_lock);
 	if ((rc = db_audit_root(db, &size, c.root)) < 0 ||
-	    (rc = db_checkpoint_list(db, 1, &last, &nlast)) < 0)
+	    (rc = extends_signed(db, datadir, size, c.root, &same)) < 0)
 		goto out;
-	if (!force && nlast == 1 && last[0].size == size)
+	if (same && !force)
 		goto out;
 	c.size = size;
 	if ((rc = gate_audit_origin(datadir, &c.origin)) < 0 ||
@@ -72,10 +168,14 @@ gate_checkpoint_make(struct db *db, const char *datadir, const char *reason,
 	dc.at = now;
 	dc.reason = (char *)reason;
 	dc.note = note;
-	if ((rc = db_checkpoint_add(db, &dc)) == 0)
+	if ((rc = db_checkpoint_add(db, &dc)) == 0) {
 		*made = 1;
+		last_signed.valid = 1;
+		last_signed.size = size;
+		memcpy(last_signed.root, c.root, 32);
+	}
 out:
-	db_checkpoint_list_free(last, nlast);
+	pthread_mutex_unlock(&ckpt_lock);
 	checkpoint_clear(&c);
 	EVP_PKEY_free(key);
 	free(text);
@@ -242,7 +342,8 @@ log_evidence_clear(struct log_evidence *ev)
 int
 gate_log_evidence_met(const struct log_evidence *ev)
 {
-	return ev->scan > 0 && (int)ev->napprovals >= ev->needed &&
+	return ev->scan > 0 && ev->voided == NULL && ev->uncovered == 0 &&
+	    (int)ev->napprovals >= ev->needed &&
 	    (strcmp(ev->verdict, "unscannable") != 0 || ev->override);
 }
 
@@ -270,9 +371,13 @@ proved_entry(struct db *db, uint64_t idx, uint64_t size, const uint8_t root[32],
 	return 0;
 }
 
+/* An entry's fields, sized for what the gate lets them hold (names of
+ * at most 256 bytes escaped, a detail of a decision of any length the
+ * gate writes); one that does not fit is refused, never cut. */
 struct ev_entry {
-	char action[32], detail[1024], person[32], person_name[256];
-	char actor_name[256], actor_role[16], sha256[65], at[32];
+	char action[64], person[32], person_name[1024], submission[32];
+	char actor_name[1024], actor_role[16], sha256[65], at[32];
+	char detail[16384];
 };
 
 static int
@@ -292,13 +397,14 @@ ev_read(const struct db_audit_leaf *l, struct ev_entry *x)
 	    gate_entry_field(l->entry, l->entry_len, "sha256", x->sha256,
 	    sizeof(x->sha256)) < 0 ||
 	    gate_entry_field(l->entry, l->entry_len, "at", x->at,
-	    sizeof(x->at)) < 0)
-		return al_err_set(AL_EINVAL, "entry %llu is not a version 1 entry",
-		    (unsigned long long)l->idx);
-	/* A detail longer than this is not one of the decisions read. */
-	if (gate_entry_field(l->entry, l->entry_len, "detail", x->detail,
+	    sizeof(x->at)) < 0 ||
+	    gate_entry_field(l->entry, l->entry_len, "submission",
+	    x->submission, sizeof(x->submission)) < 0 ||
+	    gate_entry_field(l->entry, l->entry_len, "detail", x->detail,
 	    sizeof(x->detail)) < 0)
-		x->detail[0] = '\0';
+		return al_err_set(AL_EINVAL, "entry %llu is not a version 1 entry "
+		    "the gate can judge (a field missing or too long)",
+		    (unsigned long long)l->idx);
 	return 0;
 }
 
@@ -344,8 +450,12 @@ gate_entries_about(struct db *db, const char *datadir, int64_t id,
 	out->ckpt_id = cp[0].id;
 	out->ckpt_size = size = c.size;
 	snprintf(out->key_id, sizeof(out->key_id), "%s", kr.id[ki]);
-	if ((rc = db_audit_root(db, &size, root)) < 0 || size != c.size ||
-	    memcmp(root, c.root, 32) != 0) {
+	if (size == 0)
+		merkle_empty_root(root); /* db_audit_root reads 0 as "all" */
+	else if ((rc = db_audit_root(db, &size, root)) < 0)
+		goto out;
+	memcpy(out->root, c.root, 32);
+	if (size != c.size || memcmp(root, c.root, 32) != 0) {
 		rc = al_err_set(AL_EINVAL, "the first %llu entries of the audit "
 		    "log no longer hash to checkpoint #%lld's root",
 		    (unsigned long long)c.size, (long long)cp[0].id);
@@ -390,6 +500,33 @@ out:
 	return rc;
 }
 
+/* Is there a token.create of the token named name under the checkpoint
+ * of pe, its hash and inclusion proved? */
+static int
+token_logged(struct db *db, const char *name, const struct proved_entries *pe)
+{
+	struct db_audit_leaf l = {0};
+	char a[64], b[1200], act[64], det[1200];
+	uint64_t idx = 0;
+	int ok;
+
+	snprintf(a, sizeof(a), "\naction token.create\n");
+	snprintf(b, sizeof(b), "\ndetail name=%s role=", name);
+	if (strlen(name) > 1000 || db_audit_find(db, a, b, &idx) < 0 ||
+	    idx >= pe->ckpt_size ||
+	    proved_entry(db, idx, pe->ckpt_size, pe->root, &l) < 0) {
+		free(l.entry);
+		return 0;
+	}
+	snprintf(b, sizeof(b), "name=%s role=", name);
+	ok = gate_entry_field(l.entry, l.entry_len, "action", act,
+	    sizeof(act)) == 0 && strcmp(act, "token.create") == 0 &&
+	    gate_entry_field(l.entry, l.entry_len, "detail", det,
+	    sizeof(det)) == 0 && strncmp(det, b, strlen(b)) == 0;
+	free(l.entry);
+	return ok;
+}
+
 int
 gate_log_evidence(struct db *db, const char *datadir, int64_t id,
     const char *sha256, const struct db_policy *pol, struct log_evidence *ev)
@@ -400,7 +537,7 @@ gate_log_evidence(struct db *db, const char *datadir, int64_t id,
 	size_t i, cap = 0;
 	char carries[1024] = "-", tok[128];
 	int64_t launched = -1, overridden_scan = -1;
-	struct { int64_t person, scan; char rev[256], pname[256], rules[128];
+	struct { int64_t person, scan; char rev[1024], pname[1024], rules[128];
 	    int64_t at; } *ap = NULL;
 	struct { int64_t scan; char rules[128]; } *ss = NULL;
 	size_t nap = 0, apcap = 0, nss = 0, sscap = 0;
@@ -423,9 +560,12 @@ gate_log_evidence(struct db *db, const char *datadir, int64_t id,
 			/* Not proved, so not counted; said, if it is one that
 			 * could decide (an alarm or a refusal could not). */
 			if (gate_entry_field(l.entry, l.entry_len, "action", act,
-			    sizeof(act)) == 0 && (strcmp(act, "approve") == 0 ||
+			    sizeof(act)) < 0 || strcmp(act, "approve") == 0 ||
 			    strcmp(act, "override") == 0 ||
-			    strncmp(act, "scan.", 5) == 0))
+			    strncmp(act, "scan.", 5) == 0 ||
+			    strcmp(act, "rescan") == 0 ||
+			    strcmp(act, "reject") == 0 ||
+			    strcmp(act, "expire") == 0)
 				ev->uncovered++;
 			continue;
 		}
@@ -435,11 +575,34 @@ gate_log_evidence(struct db *db, const char *datadir, int64_t id,
 		}
 		if ((rc = ev_read(&l, &x)) < 0)
 			break;
-		/* Every entry about it names its bytes: these. */
+		/* Every entry about it names it and its bytes: these. */
+		if (num(x.submission) != id) {
+			rc = al_err_set(AL_EINVAL, "entry %llu is about submission "
+			    "%s, not %lld", (unsigned long long)e->idx,
+			    x.submission, (long long)id);
+			break;
+		}
 		if (strcmp(x.sha256, sha256) != 0) {
 			rc = al_err_set(AL_EINVAL, "entry %llu is about other bytes "
 			    "(%s)", (unsigned long long)e->idx, x.sha256);
 			break;
+		}
+		/* After the scan that counts, anything that takes the bytes
+		 * back (a new scan, a rescan) or decides them otherwise voids
+		 * it until a new scan.finish. */
+		{
+			/* An integrity alarm is not among them: one at a review
+			 * read sends the bytes back to be scanned (scan.start
+			 * follows), one at release leaves the approval standing
+			 * for the bytes once they are back (release.c). */
+			static const char *const voids[] = {"rescan", "scan.start",
+			    "scan.resume", "scan.retry", "reject", "expire",
+			    "release"};
+			size_t k;
+
+			for (k = 0; k < sizeof(voids) / sizeof(voids[0]); k++)
+				if (strcmp(x.action, voids[k]) == 0)
+					ev->voided = voids[k];
 		}
 		if (strcmp(x.action, "submit") == 0) {
 			launched = num(x.person);
@@ -462,6 +625,7 @@ gate_log_evidence(struct db *db, const char *datadir, int64_t id,
 		} else if (strcmp(x.action, "scan.finish") == 0 &&
 		    detail_token(x.detail, "scan", tok, sizeof(tok)) == 0) {
 			ev->scan = num(tok);
+			ev->voided = NULL;
 			if (detail_token(x.detail, "verdict", ev->verdict,
 			    sizeof(ev->verdict)) < 0 ||
 			    detail_token(x.detail, "worst", ev->worst,
@@ -541,6 +705,11 @@ next:
 		for (k = 0; k < nss && ss[k].scan != ap[i].scan; k++)
 			;
 		if (k == nss || strcmp(ss[k].rules, ap[i].rules) != 0)
+			continue;
+		/* The approver's token came in through the gate: its
+		 * token.create is in the signed log (a row minted behind the
+		 * gate's back has none). */
+		if (!token_logged(db, ap[i].rev, &pe))
 			continue;
 		for (k = 0; k < i; k++)
 			if (ap[k].person == ap[i].person &&

@@ -69,6 +69,7 @@ struct proved_entry {
 struct proved_entries {
 	int64_t ckpt_id;
 	uint64_t ckpt_size;
+	uint8_t root[32];         /* its signed root */
 	char key_id[65];          /* the keyring's key that signed it */
 	struct proved_entry *v;
 	size_t n;
@@ -101,7 +102,9 @@ struct log_evidence {
 	size_t napprovals;        /* ruleset_digest (comment NULL) */
 	int needed;
 	int override;
-	int uncovered;            /* entries about it after the checkpoint */
+	int uncovered;            /* decisive entries after the checkpoint */
+	const char *voided;       /* what came after the counted scan and
+	                           * voids it (a rescan, an alarm...), or NULL */
 };
 
 /* 0 with ev filled (ev->napprovals >= ev->needed, and the override when

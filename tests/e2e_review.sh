@@ -2863,6 +2863,8 @@ rows = [("admin", "admin", h(at), None), ("bob", "reviewer", h(rt), None),
         ("agent-1", "agent", h(ag), "Alice"), ("alice", "reviewer", h("x"), None)]
 for n, r, t, o in rows:
     db.execute("INSERT INTO principals (name, role, token_hash, on_behalf_of, created_at) VALUES (?, ?, ?, ?, 1)", (n, r, t, o))
+    # As the gate of that version recorded it.
+    db.execute("INSERT INTO events (at, action, detail) VALUES (1, 'token.create', ?)", ("name=%s role=%s" % (n, r),))
 db.commit()
 os.chmod(path, 0o600)
 PY
@@ -3222,7 +3224,8 @@ PY
 	sql t5/airlock.db "DELETE FROM events WHERE id IN (SELECT event_id FROM audit_leaves WHERE idx >= $((size - 3)))" \
 		"DELETE FROM audit_leaves WHERE idx >= $((size - 3))" \
 		"DELETE FROM audit_nodes WHERE (idx + 1) << level > $((size - 3))" \
-		"DELETE FROM audit_checkpoints"
+		"DELETE FROM audit_checkpoints" \
+		"DELETE FROM principals WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.action = 'token.create' AND e.detail LIKE 'name=' || principals.name || ' role=%')"
 	audit_verify "$PWD/t5" 0 "a consistent truncation, no checkpoint given"
 	audit_verify "$PWD/t5" 1 "a consistent truncation and the exported checkpoint" --checkpoint ck.txt
 	expect_out_has "BEYOND the log"
@@ -3239,7 +3242,7 @@ PY
 	# migration would) and signed again. It agrees with itself; the
 	# exported checkpoint finds it, and no consistency proof links them.
 	cp -a data t7
-	sql t7/airlock.db "UPDATE events SET detail = 'rewritten' WHERE id = (SELECT max(id) FROM events WHERE action = 'token.create')" \
+	sql t7/airlock.db "UPDATE events SET detail = 'rewritten' WHERE id = (SELECT max(id) FROM events WHERE action = 'view')" \
 		"DROP TABLE audit_leaves" "DROP TABLE audit_nodes" "DROP TABLE audit_checkpoints" \
 		"DELETE FROM events WHERE action = 'audit.begin'" "PRAGMA user_version = 5"
 	RC=0
@@ -3272,6 +3275,16 @@ PY
 	sql t10/airlock.db "UPDATE submissions SET state = 'released' WHERE id = $S"
 	audit_verify "$PWD/t10" 1 "a submission marked released by hand"
 	expect_out_has "FAILED: submission $S is released with no release row"
+
+	# A token minted behind the gate's back, and one revoked by hand.
+	cp -a data t11
+	sql t11/airlock.db "INSERT INTO principals (name, role, token_hash, created_at, person_id) SELECT 'minted', 'admin', '$(printf '%064d' 5)', 1, person_id FROM principals WHERE name = 'rev-1'"
+	audit_verify "$PWD/t11" 1 "a minted token"
+	expect_out_has "(a principals row) has no token.create event"
+	cp -a data t12
+	sql t12/airlock.db "UPDATE principals SET token_hash = '$(printf '%064d' 6)' WHERE name = 'rev-1'"
+	audit_verify "$PWD/t12" 1 "a token re-keyed"
+	expect_out_has "(a principals row) has no token.create event"
 
 	# A stored checkpoint's row edited to agree with a rewrite.
 	cp -a data t6
@@ -3331,9 +3344,62 @@ t_release_trusts_the_log() {
 	expect_rc 0 "release with two approvals in the log"
 	python3 -c 'import base64, json; e = json.load(open("att2.json")); p = json.loads(base64.b64decode(e["payload"]))["predicate"]; assert sorted(a["person"] for a in p["approvals"]) == ["rev-1", "rev-2"], p; assert p["audit_log"]["size"] > 0, p' ||
 		fail "the statement does not name the log's approvals and checkpoint"
+
+	# A token minted behind the gate's back (a principals row, no
+	# token.create in the log) for rev-2's person: its approval makes the
+	# tables say approved, and the log does not count it.
+	local minted
+	minted=alk_$(python3 -c 'print("M" * 44)')
+	sql data/airlock.db "INSERT INTO principals (name, role, token_hash, created_at, person_id) SELECT 'rev-2-minted', 'reviewer', '$(printf '%s' "$minted" | sha256sum | cut -c1-64)', 1, person_id FROM principals WHERE name = 'rev-2'"
+	pat_file s3.env
+	printf '# three\n' >>s3.env
+	held "$AG" s3.env name=s3.env
+	approve_as "${REV[1]}" "$SID"
+	approve_as "$minted" "$SID"
+	standing "$SID" approved 2 2
+	as "$CI" release "$SID" -o att3.json
+	expect_rc 1 "release approved with a minted token"
+	expect_err_has "the audit log proves 1 of the 2 approvals"
 	srv_stop 1
-	grep -q "FAILED: approval .* has no approve event\|is an approve event with no approval row\|is not in the audit log" audit.out ||
-		fail "audit verify does not name the forgery: $(cat audit.out)"
+
+	# History rewritten while the gate is down, the tree rebuilt as the
+	# migration would, the old signed checkpoints put back: the gate
+	# will not sign the rewritten tree, and releases nothing on it.
+	python3 - data/airlock.db <<'PY' || fail "cannot rewrite the copy"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+keep = db.execute("SELECT size, root, key_id, at, reason, note FROM audit_checkpoints").fetchall()
+open("ckpts.txt", "w").write(repr(keep))
+for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%no_%'").fetchall():
+    db.execute("DROP TRIGGER " + n)
+db.execute("UPDATE events SET detail = 'rewritten' WHERE id = (SELECT min(id) FROM events WHERE action = 'view')")
+db.execute("DELETE FROM events WHERE action = 'audit.begin'")
+for t in ("audit_leaves", "audit_nodes", "audit_checkpoints"):
+    db.execute("DROP TABLE " + t)
+db.execute("PRAGMA user_version = 5")
+db.commit()
+PY
+	"$BIN" audit log --data "$PWD/data" >/dev/null 2>&1 || fail "the migration of the rewritten copy"
+	python3 - data/airlock.db <<'PY' || fail "cannot put the checkpoints back"
+import ast, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executemany("INSERT INTO audit_checkpoints (size, root, key_id, at, reason, note) VALUES (?, ?, ?, ?, ?, ?)",
+               ast.literal_eval(open("ckpts.txt").read()))
+db.commit()
+PY
+	srv_start
+	pat_file s4.env
+	printf '# four\n' >>s4.env
+	held "$AG" s4.env name=s4.env
+	approve_as "${REV[1]}" "$SID"
+	approve_as "${REV[2]}" "$SID"
+	as "$CI" release "$SID" -o att4.json
+	expect_rc 1 "release on a rewritten history"
+	expect_err_has "the audit log cannot be signed"
+	expect_err_has "rewritten"
+	grep -q "audit checkpoint.*rewritten" serve.log || fail "the gate did not say it refused to sign: $(tail -n 5 serve.log)"
+	srv_stop 1
+	grep -q "DIFFERS from the log" audit.out || fail "audit verify does not find the rewrite: $(cat audit.out)"
 }
 
 run_tests

@@ -41,7 +41,7 @@ CREATE TABLE audit_checkpoints (
 	root BLOB NOT NULL CHECK (length(root) = 32),
 	key_id TEXT NOT NULL,                     -- the signing key's (keys/)
 	at INTEGER NOT NULL,
-	reason TEXT NOT NULL,                     -- release, events, time, asked
+	reason TEXT NOT NULL,     -- release, prerelease, decision, events, time, asked
 	note TEXT NOT NULL                        -- the signed note, whole
 ) STRICT;
 CREATE INDEX audit_checkpoints_size ON audit_checkpoints (size, id);

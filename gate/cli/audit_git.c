@@ -17,6 +17,7 @@
  * (the last checkpoint is verified before it is believed).
  */
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,24 +42,46 @@ static int
 run_git(const char *repo, const char *const *args, const char *input,
     size_t inlen, struct dynbuf *out)
 {
-	const char *argv[16];
+	const char *argv[20];
 	int in[2], op[2], st = 0;
 	size_t n = 0, off = 0;
 	pid_t pid;
 	char buf[4096];
 	ssize_t r;
 
+	/* The repository's own hooks and config do not run for us. */
 	argv[n++] = "git";
 	argv[n++] = "-C";
 	argv[n++] = repo;
-	while (*args != NULL && n < 15)
+	argv[n++] = "-c";
+	argv[n++] = "core.hooksPath=/dev/null";
+	while (*args != NULL && n < 19)
 		argv[n++] = *args++;
 	argv[n] = NULL;
-	if (pipe(in) < 0 || pipe(op) < 0)
+	if (pipe(in) < 0)
 		return al_err_set(AL_EIO, "pipe: %s", strerror(errno));
-	if ((pid = fork()) < 0)
+	if (pipe(op) < 0) {
+		close(in[0]);
+		close(in[1]);
+		return al_err_set(AL_EIO, "pipe: %s", strerror(errno));
+	}
+	if ((pid = fork()) < 0) {
+		close(in[0]);
+		close(in[1]);
+		close(op[0]);
+		close(op[1]);
 		return al_err_set(AL_EIO, "fork: %s", strerror(errno));
+	}
 	if (pid == 0) {
+		/* Only the repository named: not one the environment points
+		 * at. */
+		unsetenv("GIT_DIR");
+		unsetenv("GIT_WORK_TREE");
+		unsetenv("GIT_INDEX_FILE");
+		unsetenv("GIT_OBJECT_DIRECTORY");
+		unsetenv("GIT_ALTERNATE_OBJECT_DIRECTORIES");
+		setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+		signal(SIGPIPE, SIG_DFL);
 		dup2(in[0], 0);
 		dup2(op[1], 1);
 		close(in[0]);
@@ -70,9 +93,16 @@ run_git(const char *repo, const char *const *args, const char *input,
 	}
 	close(in[0]);
 	close(op[1]);
-	/* A note is small: it fits the pipe before git reads its output. */
-	while (off < inlen && (r = write(in[1], input + off, inlen - off)) > 0)
-		off += (size_t)r;
+	/* A note is small: it fits the pipe before git reads its output. A
+	 * git that exits first makes write fail (SIGPIPE is ignored here). */
+	{
+		void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+
+		while (off < inlen && (r = write(in[1], input + off,
+		    inlen - off)) > 0)
+			off += (size_t)r;
+		signal(SIGPIPE, old);
+	}
 	close(in[1]);
 	dynbuf_reset(out);
 	while ((r = read(op[0], buf, sizeof(buf))) > 0)
@@ -208,9 +238,10 @@ audit_export_git(struct db *db, const char *datadir, const char *repo,
 		snprintf(commit, sizeof(commit), "%s", dynbuf_str(&o));
 	}
 	{
-		/* Against the old value: "" (a zero id) when there was none. */
+		/* Against the old value: "" (must not exist) when there was
+		 * none. */
 		const char *a[] = {"update-ref", ref, commit, parent[0] ? parent :
-		    "0000000000000000000000000000000000000000", NULL};
+		    "", NULL};
 
 		if ((rc = git_ok(repo, a, NULL, &o, "update-ref")) < 0)
 			goto out;

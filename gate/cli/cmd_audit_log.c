@@ -70,7 +70,8 @@ struct row {
 };
 
 struct filter {
-	int64_t since, until;     /* -1: none */
+	int has_since, has_until;
+	int64_t since, until;
 	const char *actor, *person, *action;
 	int64_t submission;       /* 0: any */
 };
@@ -118,7 +119,10 @@ parse_time(const char *s, int64_t *out)
 	const char *end;
 	int64_t ms = 0;
 
-	if (strspn(s, "0123456789") == strlen(s) && *s != '\0') {
+	if (*s < '0' || *s > '9')
+		return al_err_set(AL_EINVAL, "%s: not a time (2026-12-01, "
+		    "2026-12-01T10:00:00Z or ms since the epoch)", s);
+	if (strspn(s, "0123456789") == strlen(s)) {
 		*out = strtoll(s, NULL, 10);
 		return 0;
 	}
@@ -135,13 +139,27 @@ parse_time(const char *s, int64_t *out)
 			for (k = 0, end++; k < 3 && *end >= '0' && *end <= '9';
 			    k++, end++)
 				ms = ms * 10 + (*end - '0');
+			if (k == 0)
+				return al_err_set(AL_EINVAL, "%s: no digits after the "
+				    "point", s);
 			for (; k < 3; k++)
 				ms *= 10;
 		}
 		if (strcmp(end, "Z") != 0 && *end != '\0')
 			return al_err_set(AL_EINVAL, "%s: a time is in UTC (Z)", s);
 	}
-	*out = (int64_t)timegm(&tm) * 1000 + ms;
+	{
+		/* Strict: a date that timegm would move (2026-02-31) is not. */
+		struct tm back, want = tm;
+		time_t t = timegm(&tm);
+
+		if (gmtime_r(&t, &back) == NULL || back.tm_year != want.tm_year ||
+		    back.tm_mon != want.tm_mon || back.tm_mday != want.tm_mday ||
+		    back.tm_hour != want.tm_hour || back.tm_min != want.tm_min ||
+		    back.tm_sec != want.tm_sec)
+			return al_err_set(AL_EINVAL, "%s: no such time", s);
+		*out = (int64_t)t * 1000 + ms;
+	}
 	return 0;
 }
 
@@ -270,8 +288,8 @@ passes(const struct ctx *c, const struct row *r)
 {
 	int64_t at = strtoll(fv(r, "at"), NULL, 10);
 
-	return (c->f.since < 0 || at >= c->f.since) &&
-	    (c->f.until < 0 || at < c->f.until) &&
+	return (!c->f.has_since || at >= c->f.since) &&
+	    (!c->f.has_until || at < c->f.until) &&
 	    (c->f.actor == NULL || strcmp(fv(r, "actor-name"), c->f.actor) == 0) &&
 	    (c->f.person == NULL || strcmp(fv(r, "person-name"), c->f.person) ==
 	    0) && (c->f.action == NULL || strcmp(fv(r, "action"), c->f.action) ==
@@ -373,15 +391,17 @@ each(void *arg, const struct db_audit_leaf *l)
 		    detail_has(fv(r, "detail"), "verdict=unscannable") &&
 		    passes(c, r)) {
 			if (c->nunsc == c->capunsc) {
-				void *nv = realloc(c->unsc, (c->capunsc = c->capunsc ?
-				    2 * c->capunsc : 16) * sizeof(*c->unsc));
-				void *nf = nv == NULL ? NULL : realloc(c->fate,
-				    c->capunsc * sizeof(*c->fate));
+				size_t cap = c->capunsc ? 2 * c->capunsc : 16;
+				void *nv = realloc(c->unsc, cap * sizeof(*c->unsc));
 
-				if (nv == NULL || nf == NULL)
+				if (nv == NULL)
 					return al_err_set(AL_ENOMEM, "out of memory");
 				c->unsc = nv;
-				c->fate = nf;
+				if ((nv = realloc(c->fate, cap * sizeof(*c->fate))) ==
+				    NULL)
+					return al_err_set(AL_ENOMEM, "out of memory");
+				c->fate = nv;
+				c->capunsc = cap;
 			}
 			memcpy(&c->unsc[c->nunsc], r, sizeof(*r));
 			snprintf(c->fate[c->nunsc++], sizeof(c->fate[0]), "held");
@@ -431,7 +451,6 @@ cmd_audit_log(int argc, char **argv)
 	int ch, rc, ret = EXIT_ERROR, isquery = strcmp(argv[0], "query") == 0;
 
 	memset(&c, 0, sizeof(c));
-	c.f.since = c.f.until = -1;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
@@ -445,6 +464,7 @@ cmd_audit_log(int argc, char **argv)
 				fprintf(stderr, "airlock audit: %s\n", al_err_msg());
 				return EXIT_ERROR;
 			}
+			*(ch == 's' ? &c.f.has_since : &c.f.has_until) = 1;
 			break;
 		case 'a':
 			c.f.actor = optarg;

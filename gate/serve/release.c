@@ -177,7 +177,7 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 	struct db_submission b;
 	char keyid[65], *env = NULL;
 	EVP_PKEY *key = NULL;
-	struct log_evidence ev;
+	struct log_evidence ev = {0};
 	int64_t now = al_now_ms();
 	json_t *st;
 	enum MHD_Result ok;
@@ -221,24 +221,38 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 	}
 	/* The signer trusts the log, not the tables: what the statement
 	 * says of the scan and the approvals, and whether the policy is met,
-	 * comes from entries a signed checkpoint covers (gate/audit.c). A
-	 * release the tables allow and the log does not is an integrity
-	 * alarm: someone wrote to the database behind the gate's back. */
-	if ((rc = gate_log_evidence(db, s->datadir, b.id, b.sha256, &s->policy,
-	    &ev)) < 0 || !gate_log_evidence_met(&ev)) {
-		char why[768];
+	 * comes from entries a signed checkpoint covers (gate/audit.c), one
+	 * signed now if the log still extends the last one signed. A release
+	 * the tables allow and the log does not is an integrity alarm:
+	 * someone wrote to the database behind the gate's back. */
+	{
+		struct db_scan_info si;
+		char why[768] = "";
+		int made = 0, alarm = 1;
 
-		if (rc < 0)
+		memset(&si, 0, sizeof(si));
+		if ((rc = gate_checkpoint_make(db, s->datadir, "prerelease", now,
+		    0, &made)) < 0) {
+			snprintf(why, sizeof(why), "the audit log cannot be signed: "
+			    "%s", al_err_msg());
+			alarm = rc == AL_EINVAL;
+		} else if ((rc = gate_log_evidence(db, s->datadir, b.id, b.sha256,
+		    &s->policy, &ev)) < 0) {
 			snprintf(why, sizeof(why), "the audit log does not prove "
 			    "this release: %s", al_err_msg());
-		else if (ev.uncovered > 0 && ev.napprovals < (size_t)ev.needed)
-			snprintf(why, sizeof(why), "the audit log's newest signed "
-			    "checkpoint (#%lld) covers %zu of the %d approvals the "
-			    "policy needs; %d newer entries are not yet under one: "
-			    "try again once a checkpoint covers them",
-			    (long long)ev.ckpt_id, ev.napprovals, ev.needed,
-			    ev.uncovered);
-		else
+		} else if (db_scan_latest(db, b.id, &si) < 0 || si.id != ev.scan) {
+			snprintf(why, sizeof(why), "the audit log's latest scan of it "
+			    "is %lld, the tables' %lld: nothing was released",
+			    (long long)ev.scan, (long long)si.id);
+		} else if (ev.voided != NULL) {
+			snprintf(why, sizeof(why), "the audit log records %s after "
+			    "scan %lld, though the tables say approved: nothing was "
+			    "released", ev.voided, (long long)ev.scan);
+		} else if (ev.uncovered > 0) {
+			snprintf(why, sizeof(why), "%d entries about it are not under "
+			    "a signed checkpoint yet: try again", ev.uncovered);
+			alarm = 0;
+		} else if (!gate_log_evidence_met(&ev)) {
 			snprintf(why, sizeof(why), "the audit log proves %zu of the "
 			    "%d approvals the policy needs for scan %lld (verdict "
 			    "%s, worst %s)%s, though the tables say approved: "
@@ -247,12 +261,16 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 			    ev.worst[0] ? ev.worst : "none",
 			    strcmp(ev.verdict, "unscannable") == 0 && !ev.override ?
 			    " and no override" : "");
-		if (rc < 0 || ev.uncovered == 0 || ev.napprovals >= (size_t)ev.needed)
-			(void)srv_integrity_alarm(s, db, SRV_INT_LOG, b.id, -1, NULL,
-			    b.sha256, why);
-		log_evidence_clear(&ev);
-		db_submission_clear(&b);
-		return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, why);
+		}
+		db_scan_info_clear(&si);
+		if (why[0] != '\0') {
+			if (alarm)
+				(void)srv_integrity_alarm(s, db, SRV_INT_LOG, b.id, -1,
+				    NULL, b.sha256, why);
+			log_evidence_clear(&ev);
+			db_submission_clear(&b);
+			return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, why);
+		}
 	}
 	/* The key on disk now: `airlock key rotate` takes effect at the next
 	 * release, without a restart. */
