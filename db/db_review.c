@@ -33,6 +33,7 @@
 #include "db_int.h"
 #include "err.h"
 #include "fold.h"
+#include "util.h"
 
 /* The submission's facts that decisions need, read inside a transaction. */
 struct subfacts {
@@ -551,9 +552,15 @@ db_release(struct db *db, int64_t id, int64_t actor, const char *attestation,
 			rc = dbi_step_done(db, st);
 		sqlite3_finalize(st);
 	}
-	if (rc == 0)
+	/* The event names the attestation by its digest: the log binds the
+	 * release to the statement that was signed. */
+	if (rc == 0) {
+		char dig[AL_SHA256_HEX];
+
+		al_sha256_hex(dig, attestation, strlen(attestation));
 		rc = dbi_event_addf(db, now, actor, "release", id,
-		    "attested=yes");
+		    "attested=yes attestation_sha256=%s", dig);
+	}
 	return dbi_tx_end(db, rc);
 }
 

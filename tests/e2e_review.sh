@@ -3094,7 +3094,7 @@ PY
 	(cd offline && env -u AIRLOCK_DATA "$BIN" audit check-proof proof.json --key keyring.pem) >"$OUT" 2>"$ERR" || RC=$?
 	expect_rc 0 "audit check-proof offline"
 	expect_out_has "verified: $n entries in the signed log"
-	expect_out_has " release by ci-1: "
+	expect_out_has " release by ci-1: attested=yes attestation_sha256=$(sha256sum att.json | cut -c1-64)"
 	expect_out_has " approve by rev-1"
 	# The key that signed alone verifies it; an entry changed does not.
 	RC=0
