@@ -3197,6 +3197,25 @@ PY
 	expect_rc 1 "audit query self-approvals of the edited copy"
 	expect_out_has " approve "
 
+	# The log says rev-1's person was disabled before everything rev-1
+	# did (entry 0 edited): after-revocation names rev-1's acts.
+	cp -a data t1d
+	python3 - t1d/airlock.db <<'PY' || fail "cannot edit the copy"
+import re, sqlite3
+db = sqlite3.connect("t1d/airlock.db")
+e = db.execute("SELECT entry FROM audit_leaves WHERE idx = 0").fetchone()[0]
+e = re.sub(rb"\nat \d+\n", b"\nat 0\n", e).replace(b"action audit.begin", b"action person.disable")
+e = re.sub(rb"\ndetail [^\n]*\n", b"\ndetail name=rev-1 tokens_revoked=1\n", e)
+db.execute("DROP TRIGGER audit_leaves_no_update")
+db.execute("UPDATE audit_leaves SET entry = ? WHERE idx = 0", (e,))
+db.commit()
+PY
+	RC=0
+	"$BIN" audit query after-revocation --data "$PWD/t1d" >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 1 "audit query after-revocation of the edited copy"
+	expect_out_has "after its person was disabled"
+	expect_out_has " approve "
+
 	# An event deleted (the approval), its leaf kept.
 	cp -a data t2
 	sql t2/airlock.db "DELETE FROM events WHERE action = 'approve'"

@@ -13,8 +13,9 @@
  *   self-approvals     approvals by the submitter or the person the agent
  *                      was launched for                    (must be empty)
  *   unattested         releases without an attestation     (must be empty)
- *   after-revocation   tokens that acted after their revocation (must be
- *                      empty; refused attempts are not acts)
+ *   after-revocation   tokens that acted after their revocation, or after
+ *                      their person was disabled (must be empty; refused
+ *                      attempts are not acts)
  *
  * Output: text, or --json (one JSON object per entry and line, every field
  * of the entry, the text scheme of json_text.h for text), or --csv (RFC
@@ -91,7 +92,8 @@ struct seen {
 	char actor[256], person[32];
 };
 struct revoked {
-	char name[256];
+	char name[1024];          /* a token's name, or a person's */
+	int person;               /* person.disable: every token of theirs */
 	int64_t at;
 };
 
@@ -336,20 +338,31 @@ each(void *arg, const struct db_audit_leaf *l)
 		s->sub = sub;
 		snprintf(s->actor, sizeof(s->actor), "%s", fv(r, "actor-name"));
 		snprintf(s->person, sizeof(s->person), "%s", fv(r, "person"));
-	} else if (strcmp(act, "token.revoke") == 0) {
-		const char *d = fv(r, "detail");
+	} else if (strcmp(act, "token.revoke") == 0 ||
+	    strcmp(act, "person.disable") == 0) {
+		/* A token revoked by name, or every token of a person disabled
+		 * ("name=PERSON tokens_revoked=N"; a person's name may hold
+		 * spaces, so up to the last " tokens_revoked="). */
+		const char *d = fv(r, "detail"), *end = NULL, *q;
+		int person = act[0] == 'p';
 
-		if (strncmp(d, "name=", 5) == 0) {
+		for (q = d; person && (q = strstr(q, " tokens_revoked=")) != NULL;
+		    q++)
+			end = q;
+		if (strncmp(d, "name=", 5) == 0 && (!person || end != NULL)) {
 			if (c->nrev == c->caprev) {
-				void *nv = realloc(c->rev, (c->caprev = c->caprev ?
-				    2 * c->caprev : 16) * sizeof(*c->rev));
+				size_t cap = c->caprev ? 2 * c->caprev : 16;
+				void *nv = realloc(c->rev, cap * sizeof(*c->rev));
 
 				if (nv == NULL)
 					return al_err_set(AL_ENOMEM, "out of memory");
 				c->rev = nv;
+				c->caprev = cap;
 			}
-			snprintf(c->rev[c->nrev].name, sizeof(c->rev[0].name), "%s",
+			snprintf(c->rev[c->nrev].name, sizeof(c->rev[0].name), "%.*s",
+			    (int)(person ? (size_t)(end - d - 5) : strlen(d + 5)),
 			    d + 5);
+			c->rev[c->nrev].person = person;
 			c->rev[c->nrev++].at = strtoll(fv(r, "at"), NULL, 10);
 		}
 	}
@@ -380,10 +393,14 @@ each(void *arg, const struct db_audit_leaf *l)
 		if (n > 8 && strcmp(act + n - 8, ".refused") == 0)
 			return 0;
 		for (i = 0; i < c->nrev; i++)
-			if (strcmp(c->rev[i].name, fv(r, "actor-name")) == 0 &&
+			if (strcmp(c->rev[i].name, fv(r, c->rev[i].person ?
+			    "person-name" : "actor-name")) == 0 &&
+			    fv(r, "actor-name")[0] != '\0' &&
 			    strtoll(fv(r, "at"), NULL, 10) > c->rev[i].at &&
 			    passes(c, r))
-				return emit(c, r, "revoked_at", "after its revocation");
+				return emit(c, r, "revoked_at", c->rev[i].person ?
+				    "after its person was disabled" :
+				    "after its revocation");
 		return 0;
 	}
 	case Q_UNSCANNABLE:
