@@ -901,6 +901,12 @@ static const struct table_check {
 	    "WHERE e.action = 'token.revoke' AND NOT EXISTS (SELECT 1 FROM "
 	    "principals p WHERE e.detail = 'name=' || p.name AND p.revoked_at = "
 	    "e.at) ORDER BY l.idx LIMIT 1", 1},
+	{"submission ", " is approved with no approved event after its latest "
+	    "scan", "SELECT s.id FROM submissions s WHERE s.state IN ('approved', "
+	    "'released') AND NOT EXISTS (SELECT 1 FROM events e WHERE "
+	    "e.submission_id = s.id AND e.action = 'approved' AND e.id > "
+	    "ifnull((SELECT max(f.id) FROM events f WHERE f.submission_id = "
+	    "s.id AND f.action = 'scan.finish'), 0)) ORDER BY s.id LIMIT 1", 0},
 	{"submission ", " is released with no release row",
 	    "SELECT id FROM submissions WHERE state = 'released' AND id NOT IN "
 	    "(SELECT submission_id FROM releases) ORDER BY id LIMIT 1", 0},

@@ -3290,6 +3290,10 @@ PY
 	sql t9/airlock.db "DELETE FROM approvals"
 	audit_verify "$PWD/t9" 1 "an approval row deleted"
 	expect_out_has "FAILED at entry $idx: entry $idx is an approve event with no approval row"
+	cp -a data t13
+	sql t13/airlock.db "UPDATE submissions SET state = 'approved' WHERE id = (SELECT min(id) FROM submissions)"
+	audit_verify "$PWD/t13" 1 "a held submission marked approved by hand"
+	expect_out_has "is approved with no approved event after its latest scan"
 	cp -a data t10
 	sql t10/airlock.db "UPDATE submissions SET state = 'released' WHERE id = $S"
 	audit_verify "$PWD/t10" 1 "a submission marked released by hand"
