@@ -28,6 +28,7 @@
 
 #include "err.h"
 #include "merkle.h"
+#include "util.h"
 
 /* SHA-256(prefix || a || b). A libcrypto that cannot hash leaves nothing
  * safe to go on with (as util.c's hashing). */
@@ -39,7 +40,7 @@ hash3(uint8_t prefix, const void *a, size_t an, const void *b, size_t bn,
 	unsigned int len = 0;
 
 	AL_ASSERT(md != NULL &&
-	    EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 &&
+	    EVP_DigestInit_ex(md, al_sha256_md(), NULL) == 1 &&
 	    EVP_DigestUpdate(md, &prefix, 1) == 1 &&
 	    (an == 0 || EVP_DigestUpdate(md, a, an) == 1) &&
 	    (bn == 0 || EVP_DigestUpdate(md, b, bn) == 1) &&
@@ -66,7 +67,7 @@ merkle_empty_root(uint8_t out[MERKLE_HASH_LEN])
 {
 	unsigned int len = 0;
 
-	AL_ASSERT(EVP_Digest("", 0, out, &len, EVP_sha256(), NULL) == 1 &&
+	AL_ASSERT(EVP_Digest("", 0, out, &len, al_sha256_md(), NULL) == 1 &&
 	    len == MERKLE_HASH_LEN);
 }
 

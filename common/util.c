@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,25 @@
 #include "err.h"
 #include "util.h"
 
+static const EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void
+sha256_fetch(void)
+{
+	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	if (sha256_md == NULL)
+		sha256_md = EVP_sha256();
+}
+
+const void *
+al_sha256_md(void)
+{
+	AL_ASSERT(pthread_once(&sha256_once, sha256_fetch) == 0 &&
+	    sha256_md != NULL);
+	return sha256_md;
+}
+
 void
 al_sha256_hex(char out[AL_SHA256_HEX], const void *p, size_t n)
 {
@@ -21,7 +41,7 @@ al_sha256_hex(char out[AL_SHA256_HEX], const void *p, size_t n)
 	unsigned int mdlen = 0;
 
 	/* libcrypto that cannot hash leaves nothing safe to go on with. */
-	AL_ASSERT(EVP_Digest(p, n, md, &mdlen, EVP_sha256(), NULL) == 1 &&
+	AL_ASSERT(EVP_Digest(p, n, md, &mdlen, al_sha256_md(), NULL) == 1 &&
 	    mdlen == sizeof(md));
 	al_hex(out, md, sizeof(md));
 }
@@ -44,7 +64,7 @@ al_hash_begin(struct al_hash *h)
 {
 	h->md = EVP_MD_CTX_new();
 	AL_ASSERT(h->md != NULL &&
-	    EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) == 1);
+	    EVP_DigestInit_ex(h->md, al_sha256_md(), NULL) == 1);
 }
 
 void
@@ -81,7 +101,7 @@ al_sha256_fd(int fd, char out[AL_SHA256_HEX])
 	ssize_t n;
 
 	out[0] = '\0';
-	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+	if (ctx == NULL || EVP_DigestInit_ex(ctx, al_sha256_md(), NULL) != 1) {
 		EVP_MD_CTX_free(ctx);
 		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
 	}

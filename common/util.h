@@ -12,6 +12,10 @@
 
 #define AL_SHA256_HEX 65 /* 64 hex digits and a NUL */
 
+/* libcrypto's SHA-256, fetched once (EVP_sha256() looks it up under a
+ * lock each time it is used: a cost per hash that the audit tree's node
+ * hashes and small files feel). Never NULL. */
+const void *al_sha256_md(void); /* const EVP_MD * */
 void al_sha256_hex(char out[AL_SHA256_HEX], const void *p, size_t n);
 /* The SHA-256 (hex) of what fd reads from where it is to its end. */
 int al_sha256_fd(int fd, char out[AL_SHA256_HEX]);

@@ -151,7 +151,7 @@ keyid_hash(const char *name, size_t nlen, const unsigned char *enc,
 	unsigned int mdlen = 0;
 
 	AL_ASSERT(ctx != NULL);
-	AL_ASSERT(EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
+	AL_ASSERT(EVP_DigestInit_ex(ctx, al_sha256_md(), NULL) == 1 &&
 	    EVP_DigestUpdate(ctx, name, nlen) == 1 &&
 	    EVP_DigestUpdate(ctx, "\n", 1) == 1 &&
 	    EVP_DigestUpdate(ctx, enc, elen) == 1 &&

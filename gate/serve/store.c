@@ -135,7 +135,7 @@ store_upload_begin(struct gate_store *s, uint64_t max,
 		free(u);
 		return al_err_set(AL_ENOMEM, "out of memory");
 	}
-	if (EVP_DigestInit_ex(u->md, EVP_sha256(), NULL) != 1) {
+	if (EVP_DigestInit_ex(u->md, al_sha256_md(), NULL) != 1) {
 		EVP_MD_CTX_free(u->md);
 		free(u);
 		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
@@ -390,7 +390,7 @@ store_blob_check(int fd, const char *want, char got[65])
 	ssize_t n;
 
 	got[0] = '\0';
-	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+	if (ctx == NULL || EVP_DigestInit_ex(ctx, al_sha256_md(), NULL) != 1) {
 		EVP_MD_CTX_free(ctx);
 		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
 	}

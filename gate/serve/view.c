@@ -274,7 +274,7 @@ srv_serve_view(struct req *q, struct MHD_Connection *c, struct db *db,
 		return refuse_damaged(q, c, db, sha256, item, path, al_err_msg());
 	}
 	if ((v = calloc(1, sizeof(*v))) == NULL || (v->md = EVP_MD_CTX_new()) ==
-	    NULL || EVP_DigestInit_ex(v->md, EVP_sha256(), NULL) != 1 ||
+	    NULL || EVP_DigestInit_ex(v->md, al_sha256_md(), NULL) != 1 ||
 	    (path != NULL && (v->path = strdup(path)) == NULL)) {
 		if (v != NULL) {
 			v->fd = -1;

@@ -774,7 +774,7 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	w->mime = NULL;
 	w->ibuf_len = 0;
 	w->ibuf_over = 0;
-	if (item && EVP_DigestInit_ex(w->imd, EVP_sha256(), NULL) != 1)
+	if (item && EVP_DigestInit_ex(w->imd, al_sha256_md(), NULL) != 1)
 		return al_err_set(AL_EENGINE, "libcrypto cannot hash");
 	file_begin(w, path, relpath, out);
 	if (w->nomem)
@@ -903,7 +903,7 @@ scan_fd(struct scan_worker *w, int fd, const char *path, const char *relpath,
 	if (digest != NULL) {
 		digest[0] = '\0';
 		if ((src.md = EVP_MD_CTX_new()) == NULL ||
-		    EVP_DigestInit_ex(src.md, EVP_sha256(), NULL) != 1) {
+		    EVP_DigestInit_ex(src.md, al_sha256_md(), NULL) != 1) {
 			EVP_MD_CTX_free(src.md);
 			return al_err_set(AL_ENOMEM, "out of memory");
 		}
