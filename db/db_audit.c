@@ -816,6 +816,19 @@ verify_counts(struct db *db, struct db_audit_report *r)
 #define REJECT_DET "('sha256=' || s.sha256 || ' comment=' || r.comment)"
 #define OVERRIDE_DET "('scan=' || o.scan_id || ' reason=' || o.reason)"
 #define SUBMIT_DET "('sha256=' || s.sha256 || ' size=' || s.size)"
+/* A view's (or pull's) event, from its views row v: "content TAIL", or
+ * "PATH item=N TAIL" (the path is the scan's), where TAIL is "full
+ * bytes=N sha256=S scan=K" or "partial range=R bytes=N scan=K". */
+#define VIEW_TAIL "(CASE WHEN v.full = 1 THEN ' full bytes=' || v.bytes || " \
+	"' sha256=' || v.sha256 ELSE ' bytes=' || v.bytes END || ' scan=' || " \
+	"coalesce(v.scan_id, 0))"
+#define VIEW_OF_ROW "e.submission_id = v.submission_id AND e.actor = " \
+	"v.actor AND e.at = v.at AND ((v.item IS NULL AND e.action IN " \
+	"('view', 'pull') AND substr(e.detail, 1, 8) = 'content ') OR " \
+	"(v.item IS NOT NULL AND e.action IN ('view.item', 'pull.item') AND " \
+	"instr(e.detail, ' item=' || v.item || ' ') > 0)) AND " \
+	"(v.full = 1) = (instr(e.detail, ' full bytes=') > 0) AND " \
+	"substr(e.detail, -length(" VIEW_TAIL ")) = " VIEW_TAIL
 
 static const struct table_check {
 	const char *pre, *post;   /* around the row's id or the entry's */
@@ -879,6 +892,18 @@ static const struct table_check {
 	    "WHERE e.action = 'release' AND NOT EXISTS (SELECT 1 FROM releases r "
 	    "WHERE r.submission_id = e.submission_id AND r.actor = e.actor AND "
 	    "r.at = e.at) ORDER BY l.idx LIMIT 1", 1},
+	/* What was served: each views row has its view (or pull) event, and
+	 * each such event its row. Events in the format of the views table's
+	 * time only: view events are older than the table, and migration 0005
+	 * kept them ("content", or the item's path) without rows. */
+	{"view ", " (a views row) has no view event saying what was served",
+	    "SELECT v.id FROM views v WHERE NOT EXISTS (SELECT 1 FROM events e "
+	    "WHERE " VIEW_OF_ROW ") ORDER BY v.id LIMIT 1", 0},
+	{"entry ", " is a view event with no views row saying the same",
+	    "SELECT l.idx FROM events e JOIN audit_leaves l ON l.event_id = e.id "
+	    "WHERE e.action IN ('view', 'view.item', 'pull', 'pull.item') AND "
+	    "e.detail GLOB '* bytes=[0-9]* scan=[0-9]*' AND NOT EXISTS (SELECT 1 FROM views v WHERE " VIEW_OF_ROW ") ORDER BY "
+	    "l.idx LIMIT 1", 1},
 	/* Tokens: each row has the token.create event naming it, its role
 	 * and (since this log) its token's hash; a revocation has its event
 	 * (token.revoke, or person.disable of its person) at that time. */

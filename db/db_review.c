@@ -664,13 +664,16 @@ db_view_record(struct db *db, int64_t id, int64_t actor, int64_t item,
 	else
 		snprintf(what, sizeof(what), "partial range=%.40s bytes=%lld",
 		    range ? range : "?", (long long)bytes);
+	/* Bytes fetched once they were released are a pull (airlock pull, a
+	 * developer's or CI's copy), not review. */
 	if (rc == 0 && item < 0)
-		rc = dbi_event_addf(db, now, actor, "view", id, "content %s "
-		    "scan=%lld", what, (long long)f.scan_id);
-	else if (rc == 0)
-		rc = dbi_event_addf(db, now, actor, "view.item", id, "%s "
-		    "item=%lld %s scan=%lld", path, (long long)item, what,
+		rc = dbi_event_addf(db, now, actor, f.state == AL_STATE_RELEASED ?
+		    "pull" : "view", id, "content %s scan=%lld", what,
 		    (long long)f.scan_id);
+	else if (rc == 0)
+		rc = dbi_event_addf(db, now, actor, f.state == AL_STATE_RELEASED ?
+		    "pull.item" : "view.item", id, "%s item=%lld %s scan=%lld",
+		    path, (long long)item, what, (long long)f.scan_id);
 	return dbi_tx_end(db, rc);
 }
 

@@ -2,10 +2,13 @@
  * attest.c - DSSE envelopes of in-toto statements; see attest.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/pem.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "attest.h"
 #include "dynbuf.h"
@@ -13,33 +16,144 @@
 #include "util.h"
 
 int
-attest_key_load(const char *datadir, EVP_PKEY **out)
+attest_key_path(const char *datadir, struct dynbuf *out, int *external)
 {
-	struct dynbuf p;
-	FILE *f;
+	const char *env = getenv("AIRLOCK_SIGNING_KEY");
+	int ext = env != NULL && env[0] != '\0';
 
-	*out = NULL;
-	dynbuf_init(&p, 8192);
-	if (dynbuf_addf(&p, "%s/keys/signing.key", datadir) < 0)
+	dynbuf_reset(out);
+	if (external != NULL)
+		*external = ext;
+	if ((ext ? dynbuf_adds(out, env) : dynbuf_addf(out,
+	    "%s/keys/signing.key", datadir)) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");
-	f = fopen(dynbuf_str(&p), "re");
-	if (f == NULL) {
-		int rc = al_err_set(AL_EIO, "%s: %s (run airlock init)",
-		    dynbuf_str(&p), strerror(errno));
+	return 0;
+}
 
-		dynbuf_free(&p);
-		return rc;
+/* The private key in path: a regular file that nobody but its owner may
+ * read or write. external, pub_only: for the message when it is not
+ * there. */
+static int
+key_read(const char *path, int external, int pub_only, EVP_PKEY **out)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return al_err_set(AL_EIO, "the signing key %s: %s (%s)", path,
+		    strerror(errno), external ? "AIRLOCK_SIGNING_KEY or "
+		    "--signing-key names it" : errno == ENOENT && pub_only ?
+		    "the data directory holds only its public half: name the "
+		    "key with --signing-key or AIRLOCK_SIGNING_KEY" :
+		    "run airlock init");
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return al_err_set(AL_EINVAL, "the signing key %s is not a "
+		    "regular file", path);
+	}
+	if ((st.st_mode & 077) != 0) {
+		close(fd);
+		return al_err_set(AL_EINVAL, "the signing key %s may be read or "
+		    "written by others (mode %04o): chmod 600 it", path,
+		    (unsigned)(st.st_mode & 07777));
+	}
+	if ((f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return al_err_set(AL_EIO, "%s: %s", path, strerror(errno));
 	}
 	*out = PEM_read_PrivateKey(f, NULL, NULL, NULL);
 	fclose(f);
-	dynbuf_free(&p);
 	if (*out == NULL || EVP_PKEY_get_base_id(*out) != EVP_PKEY_ED25519) {
 		EVP_PKEY_free(*out);
 		*out = NULL;
-		return al_err_set(AL_EINVAL, "the signing key is not an Ed25519 "
-		    "private key");
+		return al_err_set(AL_EINVAL, "the signing key %s is not an "
+		    "Ed25519 private key", path);
 	}
 	return 0;
+}
+
+/* k is the data directory's current key (keys/signing.pub): what it signs
+ * verifies with the keyring verifiers are given. */
+static int
+key_is_current(const char *datadir, const char *path, EVP_PKEY *k)
+{
+	struct dynbuf p;
+	EVP_PKEY *pub = NULL;
+	char id[65], cur[65];
+	int rc;
+
+	dynbuf_init(&p, 8192);
+	if (dynbuf_addf(&p, "%s/keys/signing.pub", datadir) < 0) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = attest_keyid(k, id)) < 0 ||
+	    (rc = attest_pub_load(dynbuf_str(&p), &pub)) < 0 ||
+	    (rc = attest_keyid(pub, cur)) < 0)
+		goto out;
+	if (strcmp(id, cur) != 0)
+		rc = al_err_set(AL_EINVAL, "the signing key %s (key id %.16s) is "
+		    "not the data directory's current key (%s, key id %.16s): "
+		    "what it signed would not verify", path, id,
+		    dynbuf_str(&p), cur);
+out:
+	EVP_PKEY_free(pub);
+	dynbuf_free(&p);
+	return rc;
+}
+
+int
+attest_key_not_inside(const char *datadir, const char *path)
+{
+	struct dynbuf in;
+	int rc = 0;
+
+	dynbuf_init(&in, 8192);
+	if (dynbuf_addf(&in, "%s/keys/signing.key", datadir) < 0)
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+	else if (access(dynbuf_str(&in), F_OK) == 0)
+		rc = al_err_set(AL_EINVAL, "%s is a signing key inside the data "
+		    "directory while the gate's key is %s: move it there (mv) "
+		    "or remove it", dynbuf_str(&in), path);
+	dynbuf_free(&in);
+	return rc;
+}
+
+/* DATA/keys/signing.pub is there (the key may be kept elsewhere). */
+static int
+pub_only(const char *datadir)
+{
+	struct dynbuf p;
+	int there;
+
+	dynbuf_init(&p, 8192);
+	there = dynbuf_addf(&p, "%s/keys/signing.pub", datadir) == 0 &&
+	    access(dynbuf_str(&p), F_OK) == 0;
+	dynbuf_free(&p);
+	return there;
+}
+
+int
+attest_key_load(const char *datadir, EVP_PKEY **out)
+{
+	struct dynbuf p;
+	int rc, external = 0;
+
+	*out = NULL;
+	dynbuf_init(&p, 8192);
+	if ((rc = attest_key_path(datadir, &p, &external)) == 0 &&
+	    (!external || (rc = attest_key_not_inside(datadir,
+	    dynbuf_str(&p))) == 0) &&
+	    (rc = key_read(dynbuf_str(&p), external, pub_only(datadir),
+	    out)) == 0 &&
+	    (rc = key_is_current(datadir, dynbuf_str(&p), *out)) < 0) {
+		EVP_PKEY_free(*out);
+		*out = NULL;
+	}
+	dynbuf_free(&p);
+	return rc;
 }
 
 int

@@ -21,8 +21,21 @@
 #define ATTEST_STATEMENT_TYPE "https://in-toto.io/Statement/v1"
 #define ATTEST_PREDICATE_TYPE "https://airlock.dev/release/v1"
 
-/* The gate's private key (DATA/keys/signing.key). */
+struct dynbuf;
+/* Where the gate's private key is: $AIRLOCK_SIGNING_KEY if it is set (a
+ * file outside the data directory, so that a copy of the data directory
+ * is not a copy of the key: docs/operations.md), else
+ * DATA/keys/signing.key. *external (if not NULL): 1 for the former. */
+int attest_key_path(const char *datadir, struct dynbuf *out, int *external);
+/* The gate's private key, from attest_key_path(): refused unless it is a
+ * regular file only its owner may read or write, an Ed25519 key, and the
+ * data directory's current key (DATA/keys/signing.pub); a key outside with
+ * one inside is refused too (attest_key_not_inside). */
 int attest_key_load(const char *datadir, EVP_PKEY **out);
+/* With the key at path, outside: the data directory may not hold a key of
+ * its own (keys/signing.key), or a copy of the directory would be a copy
+ * of a key (AL_EINVAL, saying so). */
+int attest_key_not_inside(const char *datadir, const char *path);
 /* A public key from a PEM file (or the public half of a private key). */
 int attest_pub_load(const char *path, EVP_PKEY **out);
 /* SHA-256 hex of the public key's DER (SubjectPublicKeyInfo). */

@@ -1,6 +1,7 @@
 /*
  * dirs.c - the rules, cache and data directories; see dirs.h.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "dirs.h"
 #include "dynbuf.h"
+#include "err.h"
 #include "gate.h"
 
 #ifndef AIRLOCK_SHARE_DIR
@@ -102,4 +104,27 @@ gate_data_dir(const char *opt)
 	const char *env = getenv("AIRLOCK_DATA");
 
 	return strdup(opt ? opt : env && env[0] ? env : "var");
+}
+
+int
+gate_signing_key_opt(const char *opt)
+{
+	struct dynbuf b;
+	char cwd[4096];
+	int rc = 0;
+
+	if (opt == NULL)
+		return 0;
+	if (opt[0] == '\0')
+		return al_err_set(AL_EINVAL, "--signing-key takes a file name");
+	dynbuf_init(&b, 8192);
+	if (opt[0] != '/' && getcwd(cwd, sizeof(cwd)) == NULL)
+		rc = al_err_set(AL_EIO, "getcwd: %s", strerror(errno));
+	else if ((opt[0] == '/' ? dynbuf_adds(&b, opt) : dynbuf_addf(&b,
+	    "%s/%s", cwd, opt)) < 0)
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+	else if (setenv("AIRLOCK_SIGNING_KEY", dynbuf_str(&b), 1) < 0)
+		rc = al_err_set(AL_ENOMEM, "setenv: %s", strerror(errno));
+	dynbuf_free(&b);
+	return rc;
 }

@@ -18,5 +18,9 @@ char *gate_cache_dir(void);
 /* The data directory: the option if given, else $AIRLOCK_DATA, else
  * "var" (malloc'd). */
 char *gate_data_dir(const char *opt);
+/* --signing-key FILE: made absolute and put in $AIRLOCK_SIGNING_KEY, where
+ * attest_key_path() (gate/attest.h) and the processes started from here
+ * look for the key. NULL changes nothing. */
+int gate_signing_key_opt(const char *opt);
 
 #endif

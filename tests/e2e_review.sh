@@ -2938,6 +2938,14 @@ t_audit_log_through_a_release() {
 	approve_as "${REV[1]}" "$S"
 	as "$CI" release "$S" -o att.json
 	expect_rc 0 "airlock release"
+	# What CI fetches once released is a pull, not a view.
+	mkdir pulled
+	as "$CI" pull "$S" -o pulled/x.py
+	expect_rc 0 "airlock pull"
+	expect_eq "$(sql1 data/airlock.db "SELECT count(*) FROM events WHERE action = 'pull' AND submission_id = $S AND detail LIKE 'content full bytes=%'")" 1 \
+		"pull events"
+	expect_eq "$(sql1 data/airlock.db "SELECT count(*) FROM events e JOIN principals p ON p.id = e.actor WHERE e.action = 'view' AND p.role = 'ci'")" 0 \
+		"view events by CI"
 	expect_eq "$(sql1 data/airlock.db "SELECT count(*) FROM events")" \
 		"$(sql1 data/airlock.db "SELECT count(*) FROM audit_leaves")" "events and leaves"
 	expect_eq "$(sql1 data/airlock.db "SELECT count(*) FROM audit_checkpoints WHERE reason = 'release'")" 1 \
@@ -3103,7 +3111,7 @@ PY
 	python3 - proof.json bad.json <<'PY' || fail "cannot tamper with the proof"
 import base64, json, sys
 p = json.load(open(sys.argv[1]))
-e = p["entries"][-1]
+e = [e for e in p["entries"] if b"\naction release\n" in base64.b64decode(e["entry"])][0]
 t = base64.b64decode(e["entry"]).replace(b"action release", b"action rejects")
 e["entry"] = base64.b64encode(t).decode()
 json.dump(p, open(sys.argv[2], "w"))
@@ -3169,6 +3177,17 @@ t_audit_tampering_is_named() {
 	audit_verify "$PWD/t1" 1 "an edited event"
 	expect_out_has "FAILED at entry $idx: event"
 	expect_out_has "nothing to see"
+
+	# What was served: a views row deleted, or one added with no event.
+	cp -a data t1v
+	a=$(sql1 t1v/airlock.db "SELECT l.idx FROM audit_leaves l JOIN events e ON e.id = l.event_id WHERE e.action = 'view' ORDER BY l.idx DESC LIMIT 1")
+	sql t1v/airlock.db "DELETE FROM views WHERE id = (SELECT max(id) FROM views)"
+	audit_verify "$PWD/t1v" 1 "a views row deleted"
+	expect_out_has "entry $a is a view event with no views row saying the same"
+	cp -a data t1w
+	sql t1w/airlock.db "INSERT INTO views (submission_id, scan_id, actor, item, bytes, sha256, full, at) SELECT submission_id, scan_id, actor, item, bytes, sha256, full, at + 1 FROM views WHERE id = (SELECT max(id) FROM views)"
+	audit_verify "$PWD/t1w" 1 "a views row added"
+	expect_out_has "view $(sql1 t1w/airlock.db "SELECT max(id) FROM views") (a views row) has no view event saying what was served"
 
 	# An entry of the log edited: provenance says which does not verify.
 	cp -a data t1b
@@ -3262,6 +3281,7 @@ PY
 	# exported checkpoint finds it, and no consistency proof links them.
 	cp -a data t7
 	sql t7/airlock.db "UPDATE events SET detail = 'rewritten' WHERE id = (SELECT max(id) FROM events WHERE action = 'view')" \
+		"DELETE FROM views WHERE id = (SELECT max(id) FROM views)" \
 		"DROP TABLE audit_leaves" "DROP TABLE audit_nodes" "DROP TABLE audit_checkpoints" \
 		"DELETE FROM events WHERE action = 'audit.begin'" "PRAGMA user_version = 5"
 	RC=0
@@ -3396,6 +3416,7 @@ open("ckpts.txt", "w").write(repr(keep))
 for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%no_%'").fetchall():
     db.execute("DROP TRIGGER " + n)
 db.execute("UPDATE events SET detail = 'rewritten' WHERE id = (SELECT min(id) FROM events WHERE action = 'view')")
+db.execute("DELETE FROM views WHERE id = (SELECT min(id) FROM views)")  # consistently
 db.execute("DELETE FROM events WHERE action = 'audit.begin'")
 for t in ("audit_leaves", "audit_nodes", "audit_checkpoints"):
     db.execute("DROP TABLE " + t)
@@ -3423,6 +3444,89 @@ PY
 	grep -q "audit checkpoint.*rewritten" serve.log || fail "the gate did not say it refused to sign: $(tail -n 5 serve.log)"
 	srv_stop 1
 	grep -q "DIFFERS from the log" audit.out || fail "audit verify does not find the rewrite: $(cat audit.out)"
+}
+
+# ---- the signing key outside the data directory (issue 14) -------------------------
+
+# check_config_refused WHAT PATTERN [ENV...]: serve --check-config exits 1 and
+# says PATTERN.
+check_config_refused() {
+	local what=$1 pat=$2
+	shift 2
+	RC=0
+	env "$@" "$BIN" serve --data "$PWD/data" --check-config >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 1 "serve --check-config: $what"
+	expect_err_has "$pat"
+}
+
+t_signing_key_outside_the_data_directory() {
+	local AG CI key=$PWD/secret/signing.key old
+	mkdir -m 700 secret
+	"$BIN" init --data "$PWD/data" --signing-key secret/signing.key >admin.tok 2>init.err ||
+		fail "airlock init --signing-key: $(cat init.err)"
+	ADMIN=$(cat admin.tok)
+	grep -q "made a new signing key $key (outside the data directory" init.err ||
+		fail "init does not say where the key is: $(cat init.err)"
+	[ "$(stat -c %a "$key")" = 600 ] || fail "the key's mode: $(stat -c %a "$key")"
+	[ -e data/keys/signing.key ] && fail "init wrote a private key into the data directory"
+	grep -rlq 'PRIVATE KEY' data && fail "a private key in the data directory: $(grep -rl 'PRIVATE KEY' data)"
+	# The key is found by the option or the variable, or not at all.
+	check_config_refused "no key given" "holds only its public half"
+	srv_start --signing-key "$key"
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	printf 'x = 1\n' >x.py
+	held "$AG" x.py name=x.py
+	approve_as "${REV[1]}" "$SID"
+	as "$CI" release "$SID" -o att.json
+	expect_rc 0 "a release signed with the key outside"
+	verify_rc 0 "the release, with the data directory's public key" \
+		--key data/keys/signing.pub att.json x.py
+	srv_stop # its checkpoints verify with the keyring
+	# A copy of the data directory cannot sign.
+	cp -a data copy
+	RC=0
+	"$BIN" key rotate --data "$PWD/copy" >"$OUT" 2>"$ERR" || RC=$?
+	[ "$RC" != 0 ] || fail "a copy of the data directory made a new key with the old one"
+	expect_err_has "holds only its public half"
+	RC=0
+	"$BIN" serve --data "$PWD/copy" --check-config >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 1 "serve --check-config on a copy of the data directory"
+	expect_err_has "holds only its public half"
+	# Refused: a key others may read, a copy of it inside the data
+	# directory, a key that is not the data directory's.
+	chmod 640 "$key"
+	check_config_refused "a key of mode 0640" "may be read or written by others (mode 0640)" \
+		AIRLOCK_SIGNING_KEY="$key"
+	chmod 600 "$key"
+	cp -p "$key" data/keys/signing.key
+	check_config_refused "a key inside as well" "is a signing key inside the data directory" \
+		AIRLOCK_SIGNING_KEY="$key"
+	rm data/keys/signing.key
+	mkdir -m 700 other
+	"$BIN" init --data "$PWD/other" >/dev/null 2>&1 || fail "init of another data directory"
+	check_config_refused "another gate's key" "not the data directory's current key" \
+		AIRLOCK_SIGNING_KEY="$PWD/other/keys/signing.key"
+	# Rotation replaces the key where it is kept; the gate signs with the
+	# new one, and the data directory still holds no private key.
+	old=$(sha256sum <"$key")
+	AIRLOCK_SIGNING_KEY=$key "$BIN" key rotate --data "$PWD/data" >/dev/null 2>"$ERR" ||
+		fail "key rotate with the key outside: $(cat "$ERR")"
+	[ "$(sha256sum <"$key")" != "$old" ] || fail "the rotation did not replace the key outside"
+	[ "$(stat -c %a "$key")" = 600 ] || fail "the rotated key's mode: $(stat -c %a "$key")"
+	grep -rlq 'PRIVATE KEY' data && fail "a private key in the data directory after the rotation"
+	AIRLOCK_SIGNING_KEY=$key srv_start
+	printf 'y = 2\n' >y.py
+	held "$AG" y.py name=y.py
+	approve_as "${REV[1]}" "$SID"
+	as "$CI" release "$SID" -o att2.json
+	expect_rc 0 "a release after the rotation"
+	verify_rc 0 "the second release, with the new public key" \
+		--key data/keys/signing.pub att2.json y.py
+	srv_stop
 }
 
 run_tests

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attest.h"
 #include "auth.h"
 #include "dynbuf.h"
 #include "err.h"
@@ -148,28 +149,58 @@ write_pem(const char *path, mode_t mode, EVP_PKEY *k, int private)
 	return 0;
 }
 
+/* A key made outside the data directory: its public half goes in
+ * (DATA/keys/signing.pub), unless it is there (attest_key_load checks that
+ * they match). */
+static int
+key_adopt(const char *path, const char *pub)
+{
+	EVP_PKEY *k = NULL;
+	int rc;
+
+	if (access(pub, F_OK) == 0)
+		return AL_EEXIST;
+	if ((rc = attest_pub_load(path, &k)) == 0)
+		rc = write_pem(pub, 0644, k, 0);
+	EVP_PKEY_free(k);
+	return rc < 0 ? rc : AL_EEXIST;
+}
+
 int
 gate_key_create(const char *datadir)
 {
-	struct dynbuf p;
+	struct dynbuf p, pub;
 	EVP_PKEY *k = NULL;
-	size_t base;
-	int rc;
+	int rc, external = 0;
 
 	dynbuf_init(&p, 8192);
-	if (dynbuf_addf(&p, "%s/keys", datadir) < 0)
-		return al_err_set(AL_ENOMEM, "out of memory");
-	if (mkdir(dynbuf_str(&p), 0700) < 0 && errno != EEXIST) {
-		rc = al_err_set(AL_EIO, "%s: %s", dynbuf_str(&p), strerror(errno));
-		goto out;
-	}
-	base = p.len;
-	if (dynbuf_adds(&p, "/signing.key") < 0) {
+	dynbuf_init(&pub, 8192);
+	if (dynbuf_addf(&pub, "%s/keys", datadir) < 0) {
 		rc = al_err_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
+	if (mkdir(dynbuf_str(&pub), 0700) < 0 && errno != EEXIST) {
+		rc = al_err_set(AL_EIO, "%s: %s", dynbuf_str(&pub),
+		    strerror(errno));
+		goto out;
+	}
+	if (dynbuf_adds(&pub, "/signing.pub") < 0) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = attest_key_path(datadir, &p, &external)) < 0 ||
+	    (external && (rc = attest_key_not_inside(datadir, dynbuf_str(&p))) < 0))
+		goto out;
 	if (access(dynbuf_str(&p), F_OK) == 0) {
-		rc = al_err_set(AL_EEXIST, "%s exists", dynbuf_str(&p));
+		rc = external ? key_adopt(dynbuf_str(&p), dynbuf_str(&pub)) :
+		    al_err_set(AL_EEXIST, "%s exists", dynbuf_str(&p));
+		goto out;
+	}
+	if (external && access(dynbuf_str(&pub), F_OK) == 0) {
+		rc = al_err_set(AL_EINVAL, "%s names a key already, and %s does "
+		    "not exist: a new key would not be that one (to keep the "
+		    "data directory's key outside it, move keys/signing.key "
+		    "there)", dynbuf_str(&pub), dynbuf_str(&p));
 		goto out;
 	}
 	if ((k = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519")) == NULL) {
@@ -178,16 +209,11 @@ gate_key_create(const char *datadir)
 	}
 	if ((rc = write_pem(dynbuf_str(&p), 0600, k, 1)) < 0)
 		goto out;
-	p.len = base;
-	p.data[base] = '\0';
-	if (dynbuf_adds(&p, "/signing.pub") < 0) {
-		rc = al_err_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	(void)unlink(dynbuf_str(&p)); /* the public half follows the key */
-	rc = write_pem(dynbuf_str(&p), 0644, k, 0);
+	(void)unlink(dynbuf_str(&pub)); /* the public half follows the key */
+	rc = write_pem(dynbuf_str(&pub), 0644, k, 0);
 out:
 	EVP_PKEY_free(k);
 	dynbuf_free(&p);
+	dynbuf_free(&pub);
 	return rc;
 }

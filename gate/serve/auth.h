@@ -36,9 +36,12 @@ const char *gate_token_refusal(char *buf, size_t n, int64_t revoked_at,
 int gate_parse_duration(const char *s, int64_t *ms_out);
 
 /*
- * Creates keys/ in datadir with an Ed25519 key pair: signing.key (PKCS#8
- * PEM, mode 0600) and signing.pub (PEM). Never overwrites: AL_EEXIST when
- * the private key is there.
+ * Creates keys/ in datadir with an Ed25519 key pair: the private key
+ * (PKCS#8 PEM, mode 0600) where attest_key_path() says (keys/signing.key,
+ * or $AIRLOCK_SIGNING_KEY outside the data directory) and signing.pub
+ * (PEM). Never overwrites: AL_EEXIST when the private key is there (a key
+ * made outside gets its signing.pub written if it has none). With a key
+ * outside, a keys/signing.key inside is an error (AL_EINVAL).
  */
 int gate_key_create(const char *datadir);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "attest.h"
 #include "dirs.h"
 #include "auth.h"
 #include "db.h"
@@ -25,7 +26,7 @@
 #include "store.h"
 
 static const char init_usage[] =
-    "usage: airlock init [--data DIR]\n"
+    "usage: airlock init [--data DIR] [--signing-key FILE]\n"
     "\n"
     "Creates the gate's data directory (mode 0700): the SQLite database,\n"
     "the content-addressed store, the Ed25519 signing key (keys/signing.key,\n"
@@ -33,18 +34,44 @@ static const char init_usage[] =
     "printed once, on stdout. Run again, it changes nothing that exists.\n"
     "\n"
     "options:\n"
-    "  --data DIR   the data directory (default: $AIRLOCK_DATA, or ./var)\n"
-    "  -h, --help   this help\n";
+    "  --data DIR          the data directory (default: $AIRLOCK_DATA, or\n"
+    "                      ./var)\n"
+    "  --signing-key FILE  keep the private key in FILE, outside the data\n"
+    "                      directory (default: $AIRLOCK_SIGNING_KEY); made\n"
+    "                      there (0600) unless it exists, and only its public\n"
+    "                      half goes in keys/. serve and the key commands\n"
+    "                      then need the same option or variable\n"
+    "                      (docs/operations.md, \"The signing key\").\n"
+    "  -h, --help          this help\n";
+
+/* Which key, and where: a key outside the data directory is named. */
+static void
+key_said(const char *dir, int kept)
+{
+	struct dynbuf k;
+	int external = 0;
+
+	dynbuf_init(&k, 8192);
+	if (attest_key_path(dir, &k, &external) == 0 && external)
+		fprintf(stderr, "airlock init: %s: %s signing key %s (outside "
+		    "the data directory; keys/ holds its public half)\n", dir,
+		    kept ? "kept the existing" : "made a new", dynbuf_str(&k));
+	else
+		fprintf(stderr, "airlock init: %s: %s signing key\n", dir,
+		    kept ? "kept the existing" : "made a new");
+	dynbuf_free(&k);
+}
 
 int
 cmd_init(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"data", required_argument, NULL, 'd'},
+		{"signing-key", required_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *data_opt = NULL;
+	const char *data_opt = NULL, *key_opt = NULL;
 	char *dir = NULL, token[GATE_TOKEN_MAX], hash[65];
 	struct db *db = NULL;
 	struct gate_store *store = NULL;
@@ -59,6 +86,9 @@ cmd_init(int argc, char **argv)
 		case 'd':
 			data_opt = optarg;
 			break;
+		case 'k':
+			key_opt = optarg;
+			break;
 		case 'h':
 			fputs(init_usage, stdout);
 			return EXIT_OK;
@@ -70,6 +100,10 @@ cmd_init(int argc, char **argv)
 	if (optind != argc) {
 		fprintf(stderr, "airlock init: unexpected argument '%s'\n\n%s",
 		    argv[optind], init_usage);
+		return EXIT_ERROR;
+	}
+	if (gate_signing_key_opt(key_opt) < 0) {
+		fprintf(stderr, "airlock init: %s\n", al_err_msg());
 		return EXIT_ERROR;
 	}
 	dir = gate_data_dir(data_opt);
@@ -106,8 +140,7 @@ cmd_init(int argc, char **argv)
 		fprintf(stderr, "airlock init: %s\n", al_err_msg());
 		goto out;
 	}
-	fprintf(stderr, "airlock init: %s: %s signing key\n", dir,
-	    rc == AL_EEXIST ? "kept the existing" : "made a new");
+	key_said(dir, rc == AL_EEXIST);
 	rc = db_principal_by_name(db, "admin", &admin);
 	if (rc == 0) {
 		db_principal_clear(&admin);

@@ -4,14 +4,17 @@
  * gate's admin already; no token is asked).
  *
  * Layout of DATA/keys:
- *   signing.key    the current private key (PKCS#8 PEM, 0600)
+ *   signing.key    the current private key (PKCS#8 PEM, 0600), unless it
+ *                  is kept outside the data directory ($AIRLOCK_SIGNING_KEY:
+ *                  attest_key_path; rotation then replaces that file)
  *   signing.pub    its public half
  *   KEYID.pub      the public half of every key the gate ever signed with
  *   keyring.json   {"keys": [{"key_id", "created", "retired"}]}: the
  *                  validity window of each (ms since the epoch; retired
  *                  null for the current key)
  * A data directory made before rotation existed has no keyring.json: its
- * one key counts as created when signing.key was written.
+ * one key counts as created when signing.key (or signing.pub, when the
+ * key is not at hand) was written.
  *
  * Rotation writes the new key's public half and the keyring first, then
  * renames the new private key over signing.key (atomic: a release reads
@@ -61,7 +64,11 @@ static const char key_usage[] =
     "         so that what it signed still verifies with the keyring.\n"
     "\n"
     "These work on the data directory (run them as the gate's user, as\n"
-    "airlock init); rotate is recorded in the audit log.\n"
+    "airlock init); rotate is recorded in the audit log. A private key kept\n"
+    "outside the data directory is found as serve finds it:\n"
+    "$AIRLOCK_SIGNING_KEY (rotate replaces that file; a gate that reads a\n"
+    "copy of it, as systemd's LoadCredential= gives, signs again after a\n"
+    "restart).\n"
     "\n"
     "options:\n"
     "  --all        (show) every key, current and retired\n"
@@ -104,7 +111,7 @@ bad:
 
 /*
  * The keyring: keyring.json, or for a data directory older than rotation
- * its one key, created when signing.key was written.
+ * its one key, created when it was written.
  */
 static int
 keyring_read(const char *dir, json_t **out)
@@ -133,7 +140,12 @@ keyring_read(const char *dir, json_t **out)
 	    (rc = attest_pub_load(dynbuf_str(&p), &k)) < 0 ||
 	    (rc = attest_keyid(k, id)) < 0)
 		goto out;
-	if ((rc = key_path(&p, dir, "signing.key")) < 0)
+	/* The key's own time; a verifier that has not the key (it may be
+	 * kept outside: attest_key_path) takes its public half's, written
+	 * with it. */
+	if ((rc = attest_key_path(dir, &p, NULL)) < 0 ||
+	    (stat(dynbuf_str(&p), &st) < 0 && errno == ENOENT &&
+	    (rc = key_path(&p, dir, "signing.pub")) < 0))
 		goto out;
 	if (stat(dynbuf_str(&p), &st) < 0) {
 		rc = al_err_set(AL_EIO, "%s: %s", dynbuf_str(&p), strerror(errno));
@@ -155,19 +167,23 @@ out:
 	return rc;
 }
 
-/* fsync of a directory: the renames in it are durable. */
+/* fsync of the directory holding path: the renames in it are durable. */
 static int
-dir_sync(const char *dir)
+dir_sync(const char *path)
 {
 	struct dynbuf p;
+	char *slash;
 	int fd, rc = 0;
 
 	dynbuf_init(&p, 8192);
-	if (dynbuf_addf(&p, "%s/keys", dir) < 0)
+	/* "./" first: a relative name's directory is never "". */
+	if (dynbuf_addf(&p, "%s%s", path[0] == '/' ? "" : "./", path) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");
-	fd = open(dynbuf_str(&p), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	slash = strrchr(p.data, '/');
+	slash[slash == p.data] = '\0';  /* "/" stays "/" */
+	fd = open(p.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fsync(fd) < 0)
-		rc = al_err_set(AL_EIO, "%s: %s", dynbuf_str(&p), strerror(errno));
+		rc = al_err_set(AL_EIO, "%s: %s", p.data, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	dynbuf_free(&p);
@@ -217,31 +233,44 @@ write_new(const char *path, mode_t mode, EVP_PKEY *k, int private,
 	return 0;
 }
 
-/* Writes to DATA/keys/NAME.new, then renames it to NAME. */
+/* Writes to dst.new, then renames it to dst. */
 static int
-replace_file(const char *dir, const char *name, mode_t mode, EVP_PKEY *k,
-    int private, const char *text, const struct stat *owner)
+replace_path(const char *dst, mode_t mode, EVP_PKEY *k, int private,
+    const char *text, const struct stat *owner)
 {
-	struct dynbuf tmp, dst;
+	struct dynbuf tmp;
 	int rc;
 
 	dynbuf_init(&tmp, 8192);
-	dynbuf_init(&dst, 8192);
-	if ((rc = key_path(&dst, dir, name)) < 0 ||
-	    (rc = key_path(&tmp, dir, name)) < 0 ||
-	    (rc = dynbuf_adds(&tmp, ".new") < 0 ? al_err_set(AL_ENOMEM,
-	    "out of memory") : 0) < 0)
+	if (dynbuf_addf(&tmp, "%s.new", dst) < 0) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
 		goto out;
+	}
 	if ((rc = write_new(dynbuf_str(&tmp), mode, k, private, text,
 	    owner)) < 0)
 		goto out;
-	if (rename(dynbuf_str(&tmp), dynbuf_str(&dst)) < 0) {
+	if (rename(dynbuf_str(&tmp), dst) < 0) {
 		rc = al_err_set(AL_EIO, "rename %s: %s", dynbuf_str(&tmp),
 		    strerror(errno));
 		(void)unlink(dynbuf_str(&tmp));
 	}
 out:
 	dynbuf_free(&tmp);
+	return rc;
+}
+
+/* DATA/keys/NAME, replaced (replace_path). */
+static int
+replace_file(const char *dir, const char *name, mode_t mode, EVP_PKEY *k,
+    int private, const char *text, const struct stat *owner)
+{
+	struct dynbuf dst;
+	int rc;
+
+	dynbuf_init(&dst, 8192);
+	if ((rc = key_path(&dst, dir, name)) == 0)
+		rc = replace_path(dynbuf_str(&dst), mode, k, private, text,
+		    owner);
 	dynbuf_free(&dst);
 	return rc;
 }
@@ -290,7 +319,7 @@ rotate(const char *dir, char oldid[65], char newid[65])
 	if ((rc = attest_key_load(dir, &old)) < 0 ||
 	    (rc = attest_keyid(old, oldid)) < 0 ||
 	    (rc = keyring_read(dir, &kr)) < 0 ||
-	    (rc = key_path(&p, dir, "signing.key")) < 0)
+	    (rc = attest_key_path(dir, &p, NULL)) < 0)
 		goto out;
 	if (stat(dynbuf_str(&p), &owner) < 0) {
 		rc = al_err_set(AL_EIO, "%s: %s", dynbuf_str(&p), strerror(errno));
@@ -324,14 +353,15 @@ rotate(const char *dir, char oldid[65], char newid[65])
 	/* In this order, so that a failure half-way fails closed: until the
 	 * public key and the keyring name the new key, what the new key
 	 * signs does not verify; nothing the old key signs is called new. */
-	if ((rc = replace_file(dir, "signing.key", 0600, fresh, 1, NULL,
-	    &owner)) < 0 ||
+	if ((rc = replace_path(dynbuf_str(&p), 0600, fresh, 1, NULL,
+	    &owner)) < 0 || (rc = dir_sync(dynbuf_str(&p))) < 0 ||
 	    (rc = replace_file(dir, "signing.pub", 0644, fresh, 0, NULL,
 	    NULL)) < 0 ||
 	    (rc = replace_file(dir, "keyring.json", 0644, NULL, 0, text,
 	    NULL)) < 0)
 		goto out;
-	rc = dir_sync(dir);
+	if ((rc = key_path(&p, dir, "keyring.json")) == 0)
+		rc = dir_sync(dynbuf_str(&p));
 out:
 	EVP_PKEY_free(old);
 	EVP_PKEY_free(fresh);

@@ -61,6 +61,10 @@ static const char serve_usage[] =
     "                        an answer move (default 60)\n"
     "  --rules DIR           rule directory (default as airlock scan)\n"
     "  --timeout SECONDS     wall-clock limit per artifact scan (default 120)\n"
+    "  --signing-key FILE    the private signing key, kept outside the data\n"
+    "                        directory (default: $AIRLOCK_SIGNING_KEY, else\n"
+    "                        DATA/keys/signing.key); mode 0600, and the key\n"
+    "                        DATA/keys/signing.pub names\n"
     "  --check-config        load the rules and DATA/policy, check the data\n"
     "                        directory, and exit: 0 valid, 1 not, 2 usage\n"
     "  -h, --help            this help\n";
@@ -355,6 +359,7 @@ cmd_serve(int argc, char **argv)
 		{"body-timeout", required_argument, NULL, 'B'},
 		{"rules", required_argument, NULL, 'r'},
 		{"timeout", required_argument, NULL, 'T'},
+		{"signing-key", required_argument, NULL, 'k'},
 		{"check-config", no_argument, NULL, 'C'},
 		{"routes", no_argument, NULL, 'R'},  /* for tests; see below */
 		{"help", no_argument, NULL, 'h'},
@@ -389,6 +394,12 @@ cmd_serve(int argc, char **argv)
 		case 'l': listen_opt = optarg; break;
 		case 'i': sock_opt = optarg; break;
 		case 'r': rules_opt = optarg; break;
+		case 'k':
+			if (gate_signing_key_opt(optarg) < 0) {
+				fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+				return EXIT_ERROR;
+			}
+			break;
 		case 'C': check = 1; break;
 		case 'R': routes = 1; break;
 		case 'n':
