@@ -3526,6 +3526,14 @@ t_signing_key_outside_the_data_directory() {
 	expect_rc 0 "a release after the rotation"
 	verify_rc 0 "the second release, with the new public key" \
 		--key data/keys/signing.pub att2.json y.py
+	# Each start is on the record, with the rules, the policy and the key
+	# it ran with.
+	expect_eq "$(sql1 data/airlock.db "SELECT group_concat(substr(detail, instr(detail, ' key=') + 5), ',') FROM (SELECT detail FROM events WHERE action = 'serve.start' AND actor IS NULL ORDER BY id)")" \
+		"$("$BIN" key list --data "$PWD/data" | awk 'NR > 1 {print $1}' | paste -sd,)" \
+		"the keys of the two starts"
+	sql1 data/airlock.db "SELECT detail FROM events WHERE action = 'serve.start' ORDER BY id DESC LIMIT 1" |
+		grep -qE '^pid=[0-9]+ rules=sha256:[0-9a-f]{64} nrules=[0-9]+ policy=default key=[0-9a-f]{64}$' ||
+		fail "serve.start: $(sql1 data/airlock.db "SELECT detail FROM events WHERE action = 'serve.start' ORDER BY id DESC LIMIT 1")"
 	srv_stop
 }
 

@@ -128,6 +128,43 @@ srv_config_check(struct srv *s, struct dynbuf *why)
 	return srv_policy_load(&scratch);
 }
 
+/*
+ * On the record at every start (a SIGHUP's too, from whoever sent it):
+ * "serve.start", by the gate, naming what it runs with: its pid, the rule
+ * set's digest and size, the policy file's sha256 ("default": none), the
+ * signing key's id.
+ */
+static int
+start_event(struct srv *s, struct db *db)
+{
+	char pol[AL_SHA256_HEX] = "default";
+	struct dynbuf p, d;
+	int fd, rc;
+
+	dynbuf_init(&p, 8192);
+	dynbuf_init(&d, 8192);
+	if (dynbuf_addf(&p, "%s/policy", s->datadir) < 0) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((fd = open(dynbuf_str(&p), O_RDONLY | O_CLOEXEC)) >= 0) {
+		rc = al_sha256_fd(fd, pol);
+		close(fd);
+		if (rc < 0)
+			goto out;
+	}
+	if (dynbuf_addf(&d, "pid=%ld rules=%s nrules=%zu policy=%s key=%s",
+	    (long)getpid(), s->rs->digest, s->rs->nrules, pol, s->keyid) < 0) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = db_event_add(db, al_now_ms(), 0, "serve.start", 0, dynbuf_str(&d));
+out:
+	dynbuf_free(&p);
+	dynbuf_free(&d);
+	return rc;
+}
+
 /* The reload asked for by SIGHUP: 1 to go ahead (restart), 0 refused. */
 static int
 reload_ok(struct srv *s)
@@ -546,7 +583,8 @@ cmd_serve(int argc, char **argv)
 	pthread_key_create(&s.dbkey, NULL);
 	if (store_open(&s.store, s.datadir, 0) < 0 || (db = srv_db(&s)) ==
 	    NULL || db_scan_requeue(db, al_now_ms(), &requeued) < 0 ||
-	    db_rescan_stale(db, s.rs->digest, al_now_ms(), &rescans) < 0) {
+	    db_rescan_stale(db, s.rs->digest, al_now_ms(), &rescans) < 0 ||
+	    start_event(&s, db) < 0) {
 		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
 		goto out;
 	}
