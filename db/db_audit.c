@@ -908,14 +908,16 @@ static const struct table_check {
 	 * and (since this log) its token's hash; a revocation has its event
 	 * (token.revoke, or person.disable of its person) at that time. */
 	{"token ", " (a principals row) has no token.create event saying its "
-	    "name, role and token hash",
+	    "name, role, token hash and expiry",
 	    "SELECT p.id FROM principals p WHERE NOT EXISTS (SELECT 1 FROM events "
 	    "e WHERE e.action = 'token.create' AND (e.detail = 'name=' || p.name "
 	    "|| ' role=' || p.role OR substr(e.detail, 1, length('name=' || "
 	    "p.name || ' role=' || p.role || ' ')) = 'name=' || p.name || "
 	    "' role=' || p.role || ' ') AND (instr(e.detail, ' token_sha256=') "
-	    "= 0 OR instr(e.detail, ' token_sha256=' || p.token_hash) > 0)) "
-	    "ORDER BY p.id LIMIT 1", 0},
+	    "= 0 OR instr(e.detail, ' token_sha256=' || p.token_hash) > 0) AND "
+	    "(instr(e.detail, ' expires=') = 0 OR substr(e.detail, -length("
+	    "' expires=' || ifnull(p.expires_at, 0))) = ' expires=' || "
+	    "ifnull(p.expires_at, 0))) ORDER BY p.id LIMIT 1", 0},
 	{"token ", " is revoked with no event revoking it then",
 	    "SELECT p.id FROM principals p WHERE p.revoked_at IS NOT NULL AND NOT "
 	    "EXISTS (SELECT 1 FROM events e WHERE e.at = p.revoked_at AND "

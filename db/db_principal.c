@@ -80,8 +80,9 @@ db_principal_create(struct db *db, const char *name, enum db_role role,
 	if (rc == 0 && (rc = dbi_step_done(db, st)) == 0) {
 		id = sqlite3_last_insert_rowid(db->h);
 		rc = dbi_event_addf(db, now, actor, "token.create", 0,
-		    "name=%s role=%s person=%s token_sha256=%s", name,
-		    role_names[role], who.name, token_hash);
+		    "name=%s role=%s person=%s token_sha256=%s expires=%lld",
+		    name, role_names[role], who.name, token_hash,
+		    (long long)expires_at);
 	}
 	sqlite3_finalize(st);
 	db_person_clear(&who);

@@ -13,9 +13,10 @@
  *   self-approvals     approvals by the submitter or the person the agent
  *                      was launched for                    (must be empty)
  *   unattested         releases without an attestation     (must be empty)
- *   after-revocation   tokens that acted after their revocation, or after
- *                      their person was disabled (must be empty; refused
- *                      attempts are not acts)
+ *   after-revocation   tokens that acted after their revocation, after
+ *                      their person was disabled, or once the expiry in
+ *                      their token.create had passed (must be empty;
+ *                      refused attempts are not acts)
  *
  * Output: text, or --json (one JSON object per entry and line, every field
  * of the entry, the text scheme of json_text.h for text), or --csv (RFC
@@ -91,10 +92,11 @@ struct seen {
 	int64_t sub;              /* submit: the submission, its actor, person */
 	char actor[256], person[32];
 };
+enum rev_kind { REV_TOKEN, REV_PERSON, REV_EXPIRY };
 struct revoked {
 	char name[1024];          /* a token's name, or a person's */
-	int person;               /* person.disable: every token of theirs */
-	int64_t at;
+	enum rev_kind kind;       /* REV_PERSON: every token of theirs */
+	int64_t at;               /* revoked, disabled or expired then */
 };
 
 struct ctx {
@@ -218,6 +220,45 @@ csv_field(const char *s)
 	putchar('"');
 }
 
+static const char *const rev_said[] = {
+	[REV_TOKEN] = "after its revocation",
+	[REV_PERSON] = "after its person was disabled",
+	[REV_EXPIRY] = "after its expiry",
+};
+
+/* The last occurrence of needle in s, or NULL. */
+static const char *
+last_of(const char *s, const char *needle)
+{
+	const char *q, *end = NULL;
+
+	for (q = s; (q = strstr(q, needle)) != NULL; q++)
+		end = q;
+	return end;
+}
+
+/* Remembers that the token (or person) name[0..n) stops at `at`. */
+static int
+rev_add(struct ctx *c, const char *name, size_t n, enum rev_kind kind,
+    int64_t at)
+{
+	if (c->nrev == c->caprev) {
+		size_t cap = c->caprev ? 2 * c->caprev : 16;
+		void *nv = realloc(c->rev, cap * sizeof(*c->rev));
+
+		if (nv == NULL)
+			return al_err_set(AL_ENOMEM, "out of memory");
+		c->rev = nv;
+		c->caprev = cap;
+	}
+	snprintf(c->rev[c->nrev].name, sizeof(c->rev[0].name), "%.*s",
+	    (int)(n < sizeof(c->rev[0].name) ? n : sizeof(c->rev[0].name) - 1),
+	    name);
+	c->rev[c->nrev].kind = kind;
+	c->rev[c->nrev++].at = at;
+	return 0;
+}
+
 static int
 emit(struct ctx *c, const struct row *r, const char *extra_key,
     const char *extra)
@@ -318,6 +359,7 @@ each(void *arg, const struct db_audit_leaf *l)
 	const char *act;
 	int64_t sub;
 	size_t i;
+	int rc;
 
 	read_row(l, r);
 	act = fv(r, "action");
@@ -343,28 +385,25 @@ each(void *arg, const struct db_audit_leaf *l)
 		/* A token revoked by name, or every token of a person disabled
 		 * ("name=PERSON tokens_revoked=N"; a person's name may hold
 		 * spaces, so up to the last " tokens_revoked="). */
-		const char *d = fv(r, "detail"), *end = NULL, *q;
+		const char *d = fv(r, "detail"), *end;
 		int person = act[0] == 'p';
 
-		for (q = d; person && (q = strstr(q, " tokens_revoked=")) != NULL;
-		    q++)
-			end = q;
-		if (strncmp(d, "name=", 5) == 0 && (!person || end != NULL)) {
-			if (c->nrev == c->caprev) {
-				size_t cap = c->caprev ? 2 * c->caprev : 16;
-				void *nv = realloc(c->rev, cap * sizeof(*c->rev));
+		end = person ? last_of(d, " tokens_revoked=") : d + strlen(d);
+		if (strncmp(d, "name=", 5) == 0 && end != NULL &&
+		    (rc = rev_add(c, d + 5, (size_t)(end - d - 5), person ?
+		    REV_PERSON : REV_TOKEN, strtoll(fv(r, "at"), NULL, 10))) < 0)
+			return rc;
+	} else if (strcmp(act, "token.create") == 0) {
+		/* "name=N role=R ... expires=MS" (0: never; older entries do
+		 * not say). */
+		const char *d = fv(r, "detail"), *end = strstr(d, " role=");
+		const char *x = last_of(d, " expires=");
+		int64_t at = x != NULL ? strtoll(x + 9, NULL, 10) : 0;
 
-				if (nv == NULL)
-					return al_err_set(AL_ENOMEM, "out of memory");
-				c->rev = nv;
-				c->caprev = cap;
-			}
-			snprintf(c->rev[c->nrev].name, sizeof(c->rev[0].name), "%.*s",
-			    (int)(person ? (size_t)(end - d - 5) : strlen(d + 5)),
-			    d + 5);
-			c->rev[c->nrev].person = person;
-			c->rev[c->nrev++].at = strtoll(fv(r, "at"), NULL, 10);
-		}
+		if (strncmp(d, "name=", 5) == 0 && end != NULL && at > 0 &&
+		    (rc = rev_add(c, d + 5, (size_t)(end - d - 5), REV_EXPIRY,
+		    at)) < 0)
+			return rc;
 	}
 	switch (c->q) {
 	case Q_LOG:
@@ -393,14 +432,13 @@ each(void *arg, const struct db_audit_leaf *l)
 		if (n > 8 && strcmp(act + n - 8, ".refused") == 0)
 			return 0;
 		for (i = 0; i < c->nrev; i++)
-			if (strcmp(c->rev[i].name, fv(r, c->rev[i].person ?
-			    "person-name" : "actor-name")) == 0 &&
+			if (strcmp(c->rev[i].name, fv(r, c->rev[i].kind ==
+			    REV_PERSON ? "person-name" : "actor-name")) == 0 &&
 			    fv(r, "actor-name")[0] != '\0' &&
-			    strtoll(fv(r, "at"), NULL, 10) > c->rev[i].at &&
-			    passes(c, r))
-				return emit(c, r, "revoked_at", c->rev[i].person ?
-				    "after its person was disabled" :
-				    "after its revocation");
+			    strtoll(fv(r, "at"), NULL, 10) > c->rev[i].at -
+			    (c->rev[i].kind == REV_EXPIRY) && passes(c, r))
+				return emit(c, r, "revoked_at", rev_said[
+				    c->rev[i].kind]);
 		return 0;
 	}
 	case Q_UNSCANNABLE:
