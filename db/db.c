@@ -240,6 +240,7 @@ db_close(struct db *db)
 	if (db == NULL)
 		return;
 	dbi_audit_finalize(db);
+	free(db->pend);
 	sqlite3_close(db->h);
 	free(db);
 }

@@ -425,6 +425,22 @@ struct db_audit_leaf {
 
 /* Entries in the log (the tree's size). */
 int db_audit_size(struct db *db, uint64_t *size);
+/*
+ * The gate's memory of its own entries (it calls db_audit_track at start):
+ * from then on this process remembers the leaf hash of every entry its
+ * committed transactions appended, so that what it signs is what it wrote.
+ * db_audit_check_own(from, to): each entry in [from, to) (from the tree's
+ * size at db_audit_track on) that this process wrote still hashes as it
+ * did, and each it did not is one whose action is in foreign (NULL-ended:
+ * what another process may write beside the gate, as `airlock key rotate`
+ * does); else why says the first that is not (rc 0). Without tracking,
+ * nothing is checked. db_audit_own_forget: a checkpoint covers the entries
+ * below `below`, which need not be remembered any longer.
+ */
+int db_audit_track(struct db *db);
+int db_audit_check_own(struct db *db, uint64_t from, uint64_t to,
+    const char *const *foreign, char *why, size_t whylen);
+void db_audit_own_forget(uint64_t below);
 /* The root of the first *size entries (*size 0: all of them; *size is set
  * to the size used). */
 int db_audit_root(struct db *db, uint64_t *size, uint8_t root[32]);

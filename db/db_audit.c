@@ -25,6 +25,7 @@
  * them edited, so nothing read back is assumed to be well formed: hashes
  * are checked for length, indexes for range, entries compared as bytes.
  */
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -243,6 +244,172 @@ tree_size(struct db *db, uint64_t *size)
 	return 0;
 }
 
+/*
+ * This process's own leaves (db_audit_track): those its committed
+ * transactions appended, from the tree's size when tracking began, kept
+ * until a checkpoint covers them (db_audit_own_forget). A leaf joins at
+ * its transaction's commit: one rolled back (its index is used again) never
+ * does. All writes of the process are serialised (db_writer), so the
+ * indexes arrive in order.
+ */
+static struct {
+	pthread_mutex_t lock;
+	int on;
+	uint64_t base;            /* the tree's size when tracking began */
+	struct dbi_own_leaf *v;
+	size_t n, cap;
+} own = { PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, 0, 0 };
+
+static int
+own_pending(struct db *db, uint64_t idx, const uint8_t leaf[32])
+{
+	int on;
+	int rc;
+
+	pthread_mutex_lock(&own.lock);
+	on = own.on;
+	pthread_mutex_unlock(&own.lock);
+	if (!on)
+		return 0;
+	if ((rc = dbi_grow(&db->pend, &db->cappend, db->npend,
+	    sizeof(*db->pend))) < 0)
+		return rc;
+	db->pend[db->npend].idx = idx;
+	memcpy(db->pend[db->npend++].hash, leaf, 32);
+	return 0;
+}
+
+void
+dbi_audit_tx_done(struct db *db, int committed)
+{
+	size_t i;
+
+	if (db->npend == 0)
+		return;
+	pthread_mutex_lock(&own.lock);
+	for (i = 0; committed && own.on && i < db->npend; i++) {
+		if (dbi_grow(&own.v, &own.cap, own.n, sizeof(*own.v)) < 0) {
+			/* Out of memory: forget the record, and say so at the
+			 * next check (a checkpoint is then refused). */
+			own.on = -1;
+			break;
+		}
+		own.v[own.n++] = db->pend[i];
+	}
+	pthread_mutex_unlock(&own.lock);
+	db->npend = 0;
+}
+
+int
+db_audit_track(struct db *db)
+{
+	uint64_t size;
+	int rc;
+
+	if ((rc = db_audit_size(db, &size)) < 0)
+		return rc;
+	pthread_mutex_lock(&own.lock);
+	own.on = 1;
+	own.base = size;
+	own.n = 0;
+	pthread_mutex_unlock(&own.lock);
+	return 0;
+}
+
+void
+db_audit_own_forget(uint64_t below)
+{
+	size_t i = 0;
+
+	pthread_mutex_lock(&own.lock);
+	while (i < own.n && own.v[i].idx < below)
+		i++;
+	memmove(own.v, own.v + i, (own.n - i) * sizeof(*own.v));
+	own.n -= i;
+	pthread_mutex_unlock(&own.lock);
+}
+
+/* The action line of an entry ("\naction X\n"), into out. */
+static void
+entry_action(const void *entry, size_t len, char *out, size_t outlen)
+{
+	const char *p = entry, *end = p + len, *a, *nl;
+
+	out[0] = '\0';
+	for (a = p; a + 8 <= end; a++)
+		if (memcmp(a, "\naction ", 8) == 0)
+			break;
+	if (a + 8 > end)
+		return;
+	a += 8;
+	nl = memchr(a, '\n', (size_t)(end - a));
+	snprintf(out, outlen, "%.*s", (int)((nl ? nl : end) - a), a);
+}
+
+static int
+allowed(const char *action, const char *const *foreign)
+{
+	for (; foreign != NULL && *foreign != NULL; foreign++)
+		if (strcmp(action, *foreign) == 0)
+			return 1;
+	return 0;
+}
+
+int
+db_audit_check_own(struct db *db, uint64_t from, uint64_t to,
+    const char *const *foreign, char *why, size_t whylen)
+{
+	struct db_audit_leaf l;
+	char act[64];
+	size_t j = 0;
+	uint64_t i;
+	int rc = 0, on;
+
+	*why = '\0';
+	pthread_mutex_lock(&own.lock);
+	on = own.on;
+	if (on > 0 && from < own.base)
+		from = own.base;
+	pthread_mutex_unlock(&own.lock);
+	if (on == 0)
+		return 0;
+	if (on < 0) {
+		snprintf(why, whylen, "the gate lost the record of its own "
+		    "entries (out of memory)");
+		return 0;
+	}
+	for (i = from; rc == 0 && *why == '\0' && i < to; i++) {
+		uint8_t wrote[32];
+		int mine = 0;
+
+		pthread_mutex_lock(&own.lock);
+		while (j < own.n && own.v[j].idx < i)
+			j++;
+		if (j < own.n && own.v[j].idx == i) {
+			memcpy(wrote, own.v[j].hash, 32);
+			mine = 1;
+		}
+		pthread_mutex_unlock(&own.lock);
+		if ((rc = db_audit_leaf(db, i, &l)) < 0)
+			break;
+		if (mine && memcmp(wrote, l.hash, 32) != 0)
+			snprintf(why, whylen, "entry %llu is not the one the gate "
+			    "wrote: it was changed behind its back",
+			    (unsigned long long)i);
+		if (!mine) {
+			entry_action(l.entry, l.entry_len, act, sizeof(act));
+			if (!allowed(act, foreign))
+				snprintf(why, whylen, "entry %llu (%s) was not written "
+				    "by the gate, nor is it one that another "
+				    "process may write beside it: it was written "
+				    "behind its back", (unsigned long long)i,
+				    act[0] ? act : "no action");
+		}
+		free(l.entry);
+	}
+	return rc;
+}
+
 /* Appends event_id's leaf; inside the caller's write transaction. */
 int
 dbi_audit_append(struct db *db, int64_t event_id)
@@ -284,6 +451,8 @@ dbi_audit_append(struct db *db, int64_t event_id)
 	dynbuf_free(&b);
 	if (rc == 0)
 		rc = merkle_append(tree_get, tree_put, db, size, leaf);
+	if (rc == 0)
+		rc = own_pending(db, size, leaf);
 	return rc < 0 ? rc : 0;
 }
 

@@ -39,7 +39,19 @@ struct db {
 	int writing;              /* holds db_writer */
 	struct db_guard guard;
 	sqlite3_stmt *audit_st[6];  /* db_audit.c's, prepared on first use */
+	/* The leaves this connection's open transaction appended, for the
+	 * process's own record once it commits (db_audit_track). */
+	struct dbi_own_leaf *pend;
+	size_t npend, cappend;
 };
+
+struct dbi_own_leaf {
+	uint64_t idx;
+	uint8_t hash[32];
+};
+/* The end of a write transaction: its leaves become this process's own
+ * (committed 1) or are forgotten (db_audit.c). */
+void dbi_audit_tx_done(struct db *db, int committed);
 
 /* ---- statements (db_stmt.c) --------------------------------------------- */
 

@@ -362,6 +362,7 @@ void_failed_commit(struct db *db, int ec)
 		    sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
 		if (!sqlite3_get_autocommit(db->h))
 			sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		dbi_audit_tx_done(db, ok);
 	}
 	sqlite3_finalize(st);
 	if (!ok && storage_fatal != NULL)
@@ -380,6 +381,7 @@ dbi_tx_end(struct db *db, int rc)
 		ec = sqlite3_extended_errcode(db->h);
 	if (rc < 0 && !sqlite3_get_autocommit(db->h))
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	dbi_audit_tx_done(db, rc == 0);
 	if (ec == SQLITE_IOERR_FSYNC && db->writing)
 		void_failed_commit(db, ec);
 	if (db->writing) {

@@ -59,6 +59,27 @@ static struct {
  * AL_EINVAL with why when it does not: the gate does not sign a history
  * that was cut or rewritten.
  */
+/*
+ * Entries [from, size) are what the gate wrote itself (db_audit_track, at
+ * serve's start), or what another process may write beside it: a key
+ * rotation. A writer of the live database between two checkpoints, even
+ * one who keeps leaves, nodes and tables consistent, is found here, before
+ * anything is signed over it.
+ */
+static int
+own_entries(struct db *db, uint64_t from, uint64_t size)
+{
+	static const char *const beside[] = { "key.rotate", NULL };
+	char why[512];
+	int rc;
+
+	if ((rc = db_audit_check_own(db, from, size, beside, why,
+	    sizeof(why))) < 0)
+		return rc;
+	return why[0] != '\0' ? al_err_set(AL_EINVAL, "%s: the log is not "
+	    "signed", why) : 0;
+}
+
 static int
 extends_signed(struct db *db, const char *datadir, uint64_t size,
     const uint8_t root[32], int *same)
@@ -95,8 +116,12 @@ extends_signed(struct db *db, const char *datadir, uint64_t size,
 		memcpy(prev_root, last_signed.root, 32);
 		have = 1;
 	}
-	if (!have)
-		goto out; /* the first checkpoint: nothing to extend */
+	if (!have) {
+		/* The first checkpoint: nothing to extend; what this gate
+		 * wrote, still as it wrote it. */
+		rc = own_entries(db, 0, size);
+		goto out;
+	}
 	if (size < prev) {
 		rc = al_err_set(AL_EINVAL, "the log has %llu entries; a checkpoint "
 		    "of %llu was signed: the log was cut short, and is not signed",
@@ -124,6 +149,8 @@ extends_signed(struct db *db, const char *datadir, uint64_t size,
 		goto out;
 	if (why[0] != '\0')
 		rc = al_err_set(AL_EINVAL, "%s: the log is not signed", why);
+	else
+		rc = own_entries(db, prev, size);
 out:
 	checkpoint_clear(&c);
 	db_checkpoint_list_free(cp, ncp);
@@ -170,6 +197,7 @@ gate_checkpoint_make(struct db *db, const char *datadir, const char *reason,
 	dc.note = note;
 	if ((rc = db_checkpoint_add(db, &dc)) == 0) {
 		*made = 1;
+		db_audit_own_forget(size);
 		last_signed.valid = 1;
 		last_signed.size = size;
 		memcpy(last_signed.root, c.root, 32);

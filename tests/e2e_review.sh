@@ -3564,4 +3564,45 @@ t_audit_token_expiry_extended_by_hand() {
 		fail "audit verify does not name the edited token: $(cat audit.out)"
 }
 
+# A writer of the live database between two checkpoints, consistent in
+# every table (an event, its leaf, the tree's nodes: bench/audit_bench.py
+# writes them as the gate does): audit verify cannot tell, but the gate
+# remembers what it wrote, and signs nothing over an entry it did not
+# write. A key rotation, which another process writes beside the gate, is
+# signed as usual.
+t_audit_live_writer_between_checkpoints() {
+	local AG CI
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	printf 'k = 1\n' >k.py
+	held "$AG" k.py name=k.py
+	"$BIN" key rotate --data "$PWD/data" >/dev/null 2>"$ERR" || fail "key rotate beside the gate: $(cat "$ERR")"
+	approve_as "${REV[1]}" "$SID"
+	as "$CI" release "$SID" -o k.att.json
+	expect_rc 0 "a release after a key rotation beside the gate"
+	printf 'w = 1\n' >w.py
+	held "$AG" w.py name=w.py
+	python3 - data/airlock.db "$ROOT/bench" <<'PY' || fail "cannot write behind the gate's back"
+import sqlite3, sys
+sys.path.insert(0, sys.argv[2])
+import audit_bench
+db = sqlite3.connect(sys.argv[1], timeout=30)
+size = db.execute("SELECT count(*) FROM audit_leaves").fetchone()[0]
+audit_bench.grow(db, size + 1)
+PY
+	approve_as "${REV[1]}" "$SID"
+	as "$CI" release "$SID" -o w.att.json
+	expect_rc 1 "a release over an entry written behind the gate's back"
+	expect_err_has "the audit log cannot be signed"
+	[ ! -e w.att.json ] || fail "an attestation was written"
+	grep -q "(note) was not written by the gate" serve.log ||
+		fail "the gate does not say which entry it did not write: $(tail -n 5 serve.log)"
+	# Consistent in every table: only the gate's memory found it.
+	srv_stop 0
+}
+
 run_tests

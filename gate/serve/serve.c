@@ -582,7 +582,8 @@ cmd_serve(int argc, char **argv)
 	pthread_mutex_init(&s.dbs_lock, NULL);
 	pthread_key_create(&s.dbkey, NULL);
 	if (store_open(&s.store, s.datadir, 0) < 0 || (db = srv_db(&s)) ==
-	    NULL || db_scan_requeue(db, al_now_ms(), &requeued) < 0 ||
+	    NULL || db_audit_track(db) < 0 ||
+	    db_scan_requeue(db, al_now_ms(), &requeued) < 0 ||
 	    db_rescan_stale(db, s.rs->digest, al_now_ms(), &rescans) < 0 ||
 	    start_event(&s, db) < 0) {
 		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
