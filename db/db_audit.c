@@ -247,10 +247,10 @@ tree_size(struct db *db, uint64_t *size)
 /*
  * This process's own leaves (db_audit_track): those its committed
  * transactions appended, from the tree's size when tracking began, kept
- * until a checkpoint covers them (db_audit_own_forget). A leaf joins at
- * its transaction's commit: one rolled back (its index is used again) never
- * does. All writes of the process are serialised (db_writer), so the
- * indexes arrive in order.
+ * until a checkpoint covers them (db_audit_own_forget). A leaf joins just
+ * before its transaction's COMMIT and leaves again if the commit fails
+ * (its index is used again). All writes of the process are serialised
+ * (db_writer), so the indexes arrive in order.
  */
 static struct {
 	pthread_mutex_t lock;
@@ -279,15 +279,19 @@ own_pending(struct db *db, uint64_t idx, const uint8_t leaf[32])
 	return 0;
 }
 
+/* Before COMMIT: the transaction's leaves join the record now, so that a
+ * checkpoint made by another thread the moment the commit is visible finds
+ * them; a commit that fails takes them out again (dbi_audit_tx_done) before
+ * the writer lock is let go, so no other leaf can have come after them. */
 void
-dbi_audit_tx_done(struct db *db, int committed)
+dbi_audit_tx_commit(struct db *db)
 {
 	size_t i;
 
 	if (db->npend == 0)
 		return;
 	pthread_mutex_lock(&own.lock);
-	for (i = 0; committed && own.on && i < db->npend; i++) {
+	for (i = 0; own.on > 0 && i < db->npend; i++) {
 		if (dbi_grow(&own.v, &own.cap, own.n, sizeof(*own.v)) < 0) {
 			/* Out of memory: forget the record, and say so at the
 			 * next check (a checkpoint is then refused). */
@@ -297,6 +301,19 @@ dbi_audit_tx_done(struct db *db, int committed)
 		own.v[own.n++] = db->pend[i];
 	}
 	pthread_mutex_unlock(&own.lock);
+}
+
+void
+dbi_audit_tx_done(struct db *db, int committed)
+{
+	if (db->npend == 0)
+		return;
+	if (!committed) {
+		pthread_mutex_lock(&own.lock);
+		while (own.n > 0 && own.v[own.n - 1].idx >= db->pend[0].idx)
+			own.n--;
+		pthread_mutex_unlock(&own.lock);
+	}
 	db->npend = 0;
 }
 

@@ -49,8 +49,10 @@ struct dbi_own_leaf {
 	uint64_t idx;
 	uint8_t hash[32];
 };
-/* The end of a write transaction: its leaves become this process's own
- * (committed 1) or are forgotten (db_audit.c). */
+/* A write transaction's leaves become this process's own just before its
+ * COMMIT (dbi_audit_tx_commit), and are forgotten again if it did not
+ * commit (dbi_audit_tx_done with committed 0; db_audit.c). */
+void dbi_audit_tx_commit(struct db *db);
 void dbi_audit_tx_done(struct db *db, int committed);
 
 /* ---- statements (db_stmt.c) --------------------------------------------- */

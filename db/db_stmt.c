@@ -358,8 +358,11 @@ void_failed_commit(struct db *db, int ec)
 	if (ok) {
 		/* With its leaf, as every event (db_audit.c). */
 		ok = sqlite3_step(st) == SQLITE_DONE &&
-		    dbi_audit_append(db, sqlite3_last_insert_rowid(db->h)) == 0 &&
-		    sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+		    dbi_audit_append(db, sqlite3_last_insert_rowid(db->h)) == 0;
+		if (ok)
+			dbi_audit_tx_commit(db);
+		ok = ok && sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) ==
+		    SQLITE_OK;
 		if (!sqlite3_get_autocommit(db->h))
 			sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 		dbi_audit_tx_done(db, ok);
@@ -377,6 +380,8 @@ dbi_tx_end(struct db *db, int rc)
 {
 	int ec = SQLITE_OK;
 
+	if (rc == 0)
+		dbi_audit_tx_commit(db);
 	if (rc == 0 && (rc = dbi_exec(db, "COMMIT")) < 0)
 		ec = sqlite3_extended_errcode(db->h);
 	if (rc < 0 && !sqlite3_get_autocommit(db->h))

@@ -228,14 +228,17 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 	{
 		struct db_scan_info si;
 		char why[768] = "";
-		int made = 0, alarm = 1;
+		int made = 0, alarm = 1, storage = 0;
 
 		memset(&si, 0, sizeof(si));
 		if ((rc = gate_checkpoint_make(db, s->datadir, "prerelease", now,
 		    0, &made)) < 0) {
 			snprintf(why, sizeof(why), "the audit log cannot be signed: "
-			    "%s", al_err_msg());
+			    "%s: nothing was released", al_err_msg());
 			alarm = rc == AL_EINVAL;
+			/* A database that failed is not a conflict: 500 (507
+			 * when full), to try again. */
+			storage = rc == AL_EIO || rc == AL_EFULL || rc == AL_ENOMEM;
 		} else if ((rc = gate_log_evidence(db, s->datadir, b.id, b.sha256,
 		    &s->policy, &ev)) < 0) {
 			snprintf(why, sizeof(why), "the audit log does not prove "
@@ -269,7 +272,8 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 				    NULL, b.sha256, why);
 			log_evidence_clear(&ev);
 			db_submission_clear(&b);
-			return srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, why);
+			return storage ? srv_fail_write(q, c, rc, why) :
+			    srv_fail(q, c, MHD_HTTP_CONFLICT, REJ_MAX, why);
 		}
 	}
 	/* The key on disk now: `airlock key rotate` takes effect at the next
