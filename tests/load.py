@@ -121,6 +121,16 @@ def main():
         st = g.term(60)
         if st != 0:
             bad.append("the gate exited %s after SIGTERM, expected 0" % st)
+        # Approvals make checkpoints while submissions commit: each must
+        # find the gate's own entries its own (the race a checkpoint of a
+        # commit just made visible once lost).
+        for line in open(g.log_path, "rb").read().decode(errors="replace").splitlines():
+            if "audit checkpoint" in line or "behind its back" in line:
+                bad.append("the gate's log: " + line)
+        av = subprocess.run([args.bin, "audit", "verify", "--data", g.data],
+                            capture_output=True, text=True)
+        if av.returncode != 0:
+            bad.append("audit verify after the load: exit %d: %s" % (av.returncode, av.stdout[-500:]))
     finally:
         g.kill9()
         if not args.keep:
