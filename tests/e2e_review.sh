@@ -3605,4 +3605,38 @@ PY
 	srv_stop 0
 }
 
+# Four releases of one submission at once (CI retrying): one release, one
+# attestation, every answer that attestation, and no integrity alarm (each
+# used to find the other's release in the log).
+t_concurrent_releases_are_one() {
+	local AG CI i pids
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	for round in 1 2 3; do
+		printf 'r = %s\n' "$round" >r$round.py
+		held "$AG" r$round.py name=r$round.py
+		approve_as "${REV[1]}" "$SID"
+		pids=()
+		for i in 1 2 3 4; do
+			curl -sS --max-time 30 -o "rel$round.$i" -w '%{http_code}' -X POST \
+				-H "Authorization: Bearer $CI" --data-binary '' \
+				"$URL/v1/submissions/$SID/release" >"code$round.$i" 2>/dev/null &
+			pids+=($!)
+		done
+		wait "${pids[@]}" # (not the gate: it runs in the background too)
+		for i in 1 2 3 4; do
+			expect_eq "$(cat "code$round.$i")" 200 "release $i of round $round"
+			cmp -s "rel$round.1" "rel$round.$i" || fail "round $round: release $i answered another attestation"
+		done
+		expect_eq "$(sql1 data/airlock.db "SELECT count(*) FROM releases WHERE submission_id = $SID")" 1 "release rows"
+		expect_eq "$(sql1 data/airlock.db "SELECT count(*) FROM events WHERE submission_id = $SID AND action = 'release'")" 1 "release events"
+	done
+	grep -q 'integrity alarm' serve.log && fail "an integrity alarm: $(grep 'integrity alarm' serve.log | head -n 1)"
+	srv_stop
+}
+
 run_tests

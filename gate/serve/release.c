@@ -14,6 +14,7 @@
  * lets the release go through.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,8 +171,28 @@ out:
 	return 0;
 }
 
+/* One release at a time: each reads the submission's state, the log's
+ * evidence and then records, and two of one submission at once would
+ * each find the other's release in the log (a false integrity alarm) or
+ * sign twice. Releases are rare and short; the others wait. */
+static pthread_mutex_t release_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static enum MHD_Result release_locked(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+
 enum MHD_Result
 api_release(struct req *q, struct MHD_Connection *c, struct db *db)
+{
+	enum MHD_Result r;
+
+	pthread_mutex_lock(&release_lock);
+	r = release_locked(q, c, db);
+	pthread_mutex_unlock(&release_lock);
+	return r;
+}
+
+static enum MHD_Result
+release_locked(struct req *q, struct MHD_Connection *c, struct db *db)
 {
 	struct srv *s = q->s;
 	struct db_submission b;
@@ -294,6 +315,18 @@ api_release(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (rc == 0)
 		rc = db_release(db, b.id, q->who.id, env, now);
 	db_submission_clear(&b);
+	/* Released meanwhile (releases are serialised here, so by another
+	 * writer of the database): the stored attestation, as for a retry;
+	 * ours was not recorded, so it was never a release. */
+	if (rc == AL_EDENIED && db_submission_get(db, q->id, &b) == 0) {
+		int released = b.state == AL_STATE_RELEASED;
+
+		db_submission_clear(&b);
+		if (released) {
+			free(env);
+			return api_attestation(q, c, db);
+		}
+	}
 	if (rc < 0) {
 		free(env);
 		/* Separation of duties, or no longer approved: db/ says. */
