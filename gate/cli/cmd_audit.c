@@ -458,7 +458,7 @@ audit_check_proof(const char *file, char **keys, size_t nkeys)
 		return EXIT_ERROR;
 	}
 	for (i = 0; i < nkeys; i++)
-		if (attest_keyring_load(&kr, keys[i]) < 0)
+		if (gate_keyring_load_file(&kr, keys[i], NULL) < 0)
 			goto fail;
 	if (al_read_file(file, PROOF_MAX_BYTES, &text, &len) < 0)
 		goto fail;
