@@ -420,7 +420,7 @@ db_audit_each(struct db *db, uint64_t from,
 {
 	struct db_audit_leaf l;
 	sqlite3_stmt *st;
-	int rc;
+	int rc, stop;
 
 	if ((rc = dbi_tx_begin(db, 0)) < 0)
 		return rc;
@@ -440,6 +440,10 @@ db_audit_each(struct db *db, uint64_t from,
 		rc = fn(ctx, &l);
 	}
 	sqlite3_finalize(st);
+	/* fn's stop (> 0) ends the read as its end would: the transaction
+	 * must not stay open on the connection. */
+	if (rc > 0)
+		return (stop = dbi_tx_end(db, 0)) < 0 ? stop : rc;
 	return dbi_tx_end(db, rc);
 }
 
