@@ -511,12 +511,15 @@ void db_audit_fail(struct db_audit_report *r, uint64_t idx, const char *fmt,
  * sets every check's result to DB_CHECK_BEYOND; wants is the next size
  * whose root a check needs (UINT64_MAX: none); root gives the root of the
  * first size leaves to the checks of that size, a differing one failing r
- * at entry size - 1; end, once r->size is the size read, fails r for
- * each check beyond it (a log cut short of a checkpoint) and frees.
+ * at entry size - 1 (saying from which entry on the change must be: the
+ * size of the last check that matched); end, once r->size is the size
+ * read, fails r for each check beyond it (a log cut short of a
+ * checkpoint) and frees.
  */
 struct db_audit_walk {
 	struct db_audit_check **order; /* the checks, smallest size first */
 	size_t n, next;
+	uint64_t matched;         /* the largest size a check matched at */
 	struct db_audit_report *r;
 };
 int db_audit_walk_begin(struct db_audit_walk *w, struct db_audit_check *checks,

@@ -990,11 +990,16 @@ db_audit_walk_root(struct db_audit_walk *w, uint64_t size,
 
 		c->result = memcmp(root, c->root, 32) ? DB_CHECK_DIFFERS :
 		    DB_CHECK_MATCHES;
-		if (c->result == DB_CHECK_DIFFERS)
+		if (c->result == DB_CHECK_MATCHES)
+			w->matched = size;
+		else
 			db_audit_fail(w->r, size > 0 ? size - 1 :
 			    DB_AUDIT_NO_ENTRY, "the root of the first %llu "
-			    "entries differs from checkpoint %s",
-			    (unsigned long long)size, c->name);
+			    "entries differs from checkpoint %s: an entry from "
+			    "%llu to %llu is not what it signed",
+			    (unsigned long long)size, c->name,
+			    (unsigned long long)w->matched,
+			    (unsigned long long)(size > 0 ? size - 1 : 0));
 	}
 }
 
