@@ -7,7 +7,8 @@
  *                               the gate;
  *   GET /v1/audit/checkpoints   every stored checkpoint, oldest first;
  *   GET /v1/audit/entries       the entries, a page at a time, as stored
- *                               (base64 of their bytes);
+ *                               (base64 of their bytes, and of their
+ *                               stored leaf hashes);
  *   GET /v1/audit/keys          the verifier keys of the gate's keyring.
  *
  * With these `airlock audit verify --server` recomputes the tree and
@@ -156,21 +157,33 @@ struct audit_page {
 	int rc;
 };
 
+/* Bytes as a base64 JSON string (NULL when out of memory). */
+static json_t *
+b64_json(const void *p, size_t n)
+{
+	struct dynbuf b;
+	json_t *j = NULL;
+
+	dynbuf_init(&b, AL_B64_LEN(n) + 1);
+	if (al_b64_add(&b, p, n) == 0)
+		j = json_stringn(b.data ? b.data : "", b.len);
+	dynbuf_free(&b);
+	return j;
+}
+
 static int
 page_add(void *ctx, const struct db_audit_leaf *l)
 {
 	struct audit_page *pg = ctx;
-	struct dynbuf b;
-	json_t *e = NULL;
+	json_t *e;
 
 	if (l->idx >= pg->size || json_array_size(pg->arr) >= pg->limit ||
 	    pg->bytes >= AUDIT_PAGE_BYTES)
 		return 1;
-	dynbuf_init(&b, AL_B64_LEN(l->entry_len) + 1);
-	if (al_b64_add(&b, l->entry, l->entry_len) == 0)
-		e = json_pack("{s:I, s:s%}", "index", (json_int_t)l->idx, "entry",
-		    b.data ? b.data : "", b.len);
-	dynbuf_free(&b);
+	/* The stored leaf hash too: not to be believed (the signed roots
+	 * are), but what lets a verifier name an entry edited without it. */
+	e = json_pack("{s:I, s:o, s:o}", "index", (json_int_t)l->idx, "entry",
+	    b64_json(l->entry, l->entry_len), "hash", b64_json(l->hash, 32));
 	pg->bytes += l->entry_len;
 	if ((pg->rc = srv_json_append(pg->arr, e)) < 0)
 		return pg->rc;
