@@ -202,6 +202,7 @@ struct rwalk {
 	uint64_t size;            /* the log's when the walk began: verified */
 	uint64_t seen;            /* the size the last page said */
 	uint64_t last_event;
+	unsigned page;            /* entries asked for per request */
 	int stop;                 /* a gap or a shrink: nothing more to hash */
 };
 
@@ -217,9 +218,11 @@ rw_check(struct rwalk *rw)
 	db_audit_walk_root(&rw->w, rw->s.size, root);
 }
 
-/* Entry idx (its bytes, hostile) into the tree. */
+/* Entry idx (its bytes and the leaf hash the gate stores for it, both
+ * hostile) into the tree. */
 static int
-rw_entry(struct rwalk *rw, uint64_t idx, const unsigned char *e, size_t len)
+rw_entry(struct rwalk *rw, uint64_t idx, const unsigned char *e, size_t len,
+    const uint8_t stored[32])
 {
 	uint8_t leaf[32];
 	uint64_t ev = 0;
@@ -234,25 +237,37 @@ rw_entry(struct rwalk *rw, uint64_t idx, const unsigned char *e, size_t len)
 		    rw->last_event);
 	if (ev > 0)
 		rw->last_event = ev;
-	/* Hashed whatever its form: an edit shows at its root too. */
+	/* Hashed whatever its form: an edit shows at its root too. The
+	 * stored hash only names where: the roots are what is signed. */
 	merkle_leaf_hash(e, len, leaf);
+	if (memcmp(leaf, stored, 32) != 0)
+		db_audit_fail(rw->r, idx, "entry %" PRIu64 " does not hash to the "
+		    "leaf hash the gate stores for it (the entry or the hash was "
+		    "edited)", idx);
 	if ((rc = merkle_stream_push(&rw->s, leaf)) < 0)
 		return rc;
 	rw_check(rw);
 	return 0;
 }
 
-/* The entry member of one served entry, decoded into buf. */
+/* The entry and hash members of one served entry, decoded. */
 static int
-entry_bytes(const json_t *o, uint64_t idx, unsigned char *buf, size_t *len)
+entry_bytes(const json_t *o, uint64_t idx, unsigned char *buf, size_t *len,
+    uint8_t hash[32])
 {
 	const json_t *e = json_object_get(o, "entry");
+	const json_t *h = json_object_get(o, "hash");
+	size_t hl = 0;
 
 	if (!json_is_string(e) || al_b64_decode(buf, DB_AUDIT_ENTRY_MAX, len,
 	    json_string_value(e), json_string_length(e)) < 0)
 		return al_err_set(AL_EINVAL, "GET /v1/audit/entries: entry %"
 		    PRIu64 " is not base64 of at most %u bytes", idx,
 		    DB_AUDIT_ENTRY_MAX);
+	if (!json_is_string(h) || al_b64_decode(hash, 32, &hl,
+	    json_string_value(h), json_string_length(h)) < 0 || hl != 32)
+		return al_err_set(AL_EINVAL, "GET /v1/audit/entries: the hash of "
+		    "entry %" PRIu64 " is not base64 of 32 bytes", idx);
 	return 0;
 }
 
@@ -265,6 +280,7 @@ rw_entries(struct rwalk *rw, const json_t *arr, uint64_t from,
 	unsigned char *buf = malloc(DB_AUDIT_ENTRY_MAX);
 	const json_t *o;
 	uint64_t idx = from, got = 0;
+	uint8_t hash[32];
 	size_t i, len = 0;
 	int rc = 0;
 
@@ -285,8 +301,8 @@ rw_entries(struct rwalk *rw, const json_t *arr, uint64_t from,
 			rw->stop = 1;
 			break;
 		}
-		if ((rc = entry_bytes(o, idx, buf, &len)) < 0 ||
-		    (rc = rw_entry(rw, idx, buf, len)) < 0)
+		if ((rc = entry_bytes(o, idx, buf, &len, hash)) < 0 ||
+		    (rc = rw_entry(rw, idx, buf, len, hash)) < 0)
 			break;
 		idx++;
 	}
@@ -306,7 +322,7 @@ rw_page(struct rwalk *rw, uint64_t from, int first, uint64_t *next)
 	int rc;
 
 	snprintf(path, sizeof(path), "/v1/audit/entries?from=%" PRIu64
-	    "&limit=%u", from, AUDIT_REMOTE_PAGE);
+	    "&limit=%u", from, rw->page);
 	if ((rc = get_json(rw->c, path, &r)) < 0)
 		return rc;
 	arr = json_object_get(r.json, "entries");
@@ -335,8 +351,8 @@ rw_page(struct rwalk *rw, uint64_t from, int first, uint64_t *next)
 }
 
 int
-audit_remote_walk(struct client *c, struct db_audit_check *checks, size_t n,
-    struct db_audit_report *r)
+audit_remote_walk(struct client *c, unsigned page,
+    struct db_audit_check *checks, size_t n, struct db_audit_report *r)
 {
 	struct rwalk *rw;
 	uint64_t from = 0;
@@ -351,6 +367,7 @@ audit_remote_walk(struct client *c, struct db_audit_check *checks, size_t n,
 	}
 	rw->c = c;
 	rw->r = r;
+	rw->page = page;
 	merkle_stream_init(&rw->s);
 	rw_check(rw);
 	do {

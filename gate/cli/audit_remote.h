@@ -21,7 +21,8 @@
 #include "client.h"
 #include "db.h"
 
-/* Entries asked for per page (the gate's most; it may send fewer). */
+/* Entries asked for per page by default, and at most (the gate's most;
+ * it may send fewer). */
 #define AUDIT_REMOTE_PAGE 10000u
 
 struct served_checkpoint {
@@ -48,16 +49,19 @@ void audit_served_clear(struct audit_served *s);
 
 /*
  * Reads the gate's entries from 0 up to the size the first page gives
- * (entries appended meanwhile are not this walk's), page by page:
+ * (entries appended meanwhile are not this walk's), page entries at a
+ * time (1 to AUDIT_REMOTE_PAGE):
  * each page must hold the indexes asked for, in order, and the log's
  * size must not shrink between pages; each entry must be a well-formed
  * version 1 entry of its place (gate_entry_check) recording a larger
- * event than the one before. Every leaf hash is recomputed into a tree,
- * whose root is compared with each check at its size (db_audit_walk_*).
+ * event than the one before, and hash to the leaf hash the gate says it
+ * stores (which only names an edited entry: the tree is made of the
+ * hashes recomputed here), whose root is compared with each check at
+ * its size (db_audit_walk_*).
  * 0 when the entries could be read, r saying what they show (r->size
  * the entries read, r->root their root); an error when a reply could not.
  */
-int audit_remote_walk(struct client *c, struct db_audit_check *checks,
-    size_t n, struct db_audit_report *r);
+int audit_remote_walk(struct client *c, unsigned page,
+    struct db_audit_check *checks, size_t n, struct db_audit_report *r);
 
 #endif

@@ -53,7 +53,7 @@
 static const char audit_usage[] =
     "usage: airlock audit verify [--data DIR] [--checkpoint FILE]...\n"
     "       airlock audit verify --server URL [--token-file FILE]\n"
-    "           [--key FILE]... [--checkpoint FILE]...\n"
+    "           [--key FILE]... [--checkpoint FILE]... [--page-size N]\n"
     "       airlock audit checkpoint [--data DIR] [--make] [-o FILE |\n"
     "           --git REPO [--ref REF]]\n"
     "       airlock audit proof ID|SHA256 [--data DIR] [-o FILE]\n"
@@ -76,6 +76,7 @@ static const char audit_usage[] =
     "            each --key FILE (PEM, or the verifier key lines the gate\n"
     "            serves), else with the gate's own, as it serves them (said).\n"
     "            The entries are not checked against the gate's tables.\n"
+    "            Exit 0 verified, 1 a divergence, 2 could not read the log.\n"
     "checkpoint  prints the newest signed checkpoint (C2SP signed note), to\n"
     "            keep outside the gate; --make signs one of the log as it is\n"
     "            now first; -o writes it to FILE instead of stdout; --git\n"
@@ -100,7 +101,9 @@ static const char audit_usage[] =
     "  --server URL       the gate's review API (verify, not with --data)\n"
     "  --socket PATH      HTTP over this unix socket instead of --server\n"
     "  --token-file FILE  read the token from FILE (default: the\n"
-    "                     AIRLOCK_TOKEN environment variable)\n";
+    "                     AIRLOCK_TOKEN environment variable)\n"
+    "  --page-size N      entries asked for per request (1 to 10000, the\n"
+    "                     default)\n";
 
 static int
 open_db(const char *dir, struct db **db)
@@ -393,8 +396,8 @@ remote_keys(const struct audit_served *s, char **keys, size_t nkeys,
 }
 
 static int
-audit_verify_remote(const struct client_conf *conf, char **files,
-    size_t nfiles, char **keys, size_t nkeys)
+audit_verify_remote(const struct client_conf *conf, unsigned page,
+    char **files, size_t nfiles, char **keys, size_t nkeys)
 {
 	struct attest_keyring pinned = {0};
 	const struct attest_keyring *kr;
@@ -410,7 +413,7 @@ audit_verify_remote(const struct client_conf *conf, char **files,
 	    audit_remote_checkpoints(c, &s) < 0 ||
 	    served_checks(&s, kr, &v) < 0 ||
 	    file_checks(files, nfiles, kr, s.origin, &v) < 0 ||
-	    audit_remote_walk(c, v.checks, v.n, &r) < 0) {
+	    audit_remote_walk(c, page, v.checks, v.n, &r) < 0) {
 		fputs("airlock audit: ", stderr);
 		al_term_put(stderr, al_err_msg());
 		fputc('\n', stderr);
@@ -759,16 +762,18 @@ out:
  * verify over the API, which reads no data directory. */
 static const char *
 remote_misuse(const char *verb, const struct client_conf *conf,
-    const char *data)
+    const char *data, size_t page)
 {
 	int remote = conf->server != NULL || conf->socket != NULL;
 
-	if (!remote && conf->token_file == NULL)
+	if (!remote && conf->token_file == NULL && page == 0)
 		return NULL;
 	if (strcmp(verb, "verify") != 0)
-		return "--server, --socket and --token-file are for verify";
+		return "--server, --socket, --token-file and --page-size are for "
+		    "verify";
 	if (!remote)
-		return "--token-file is for verify --server URL (or --socket)";
+		return "--token-file and --page-size are for verify --server URL "
+		    "(or --socket)";
 	if (data != NULL)
 		return "--server and --data are exclusive: verify reads the log "
 		    "from a gate's API or from its data directory, not both";
@@ -789,13 +794,14 @@ cmd_audit(int argc, char **argv)
 		{"server", required_argument, NULL, CLIENT_OPT_SERVER},
 		{"socket", required_argument, NULL, CLIENT_OPT_SOCKET},
 		{"token-file", required_argument, NULL, CLIENT_OPT_TOKEN_FILE},
+		{"page-size", required_argument, NULL, 'p'},
 		{NULL, 0, NULL, 0},
 	};
 	char *files[AUDIT_MAX_CHECKPOINT_FILES], *keys[AUDIT_MAX_CHECKPOINT_FILES];
 	const char *data_opt = NULL, *verb, *out = NULL, *git = NULL, *why;
 	const char *ref = "refs/airlock/checkpoints";
 	struct client_conf conf = {0};
-	size_t nfiles = 0, nkeys = 0;
+	size_t nfiles = 0, nkeys = 0, page = 0;
 	char *dir;
 	int c, make = 0, remote, ret;
 
@@ -838,6 +844,14 @@ cmd_audit(int argc, char **argv)
 		case 'r':
 			ref = optarg;
 			break;
+		case 'p':
+			if (al_parse_size(optarg, &page) < 0 || page == 0 ||
+			    page > AUDIT_REMOTE_PAGE) {
+				fprintf(stderr, "airlock audit: --page-size is 1 to "
+				    "%u\n", AUDIT_REMOTE_PAGE);
+				return EXIT_ERROR;
+			}
+			break;
 		case 'h':
 			fputs(audit_usage, stdout);
 			return EXIT_OK;
@@ -853,7 +867,7 @@ cmd_audit(int argc, char **argv)
 	}
 	verb = argc - optind >= 1 ? argv[optind] : "";
 	remote = conf.server != NULL || conf.socket != NULL;
-	if ((why = remote_misuse(verb, &conf, data_opt)) != NULL) {
+	if ((why = remote_misuse(verb, &conf, data_opt, page)) != NULL) {
 		fprintf(stderr, "airlock audit: %s\n\n%s", why, audit_usage);
 		return EXIT_ERROR;
 	}
@@ -884,7 +898,8 @@ cmd_audit(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	if (remote)
-		return audit_verify_remote(&conf, files, nfiles, keys, nkeys);
+		return audit_verify_remote(&conf, page ? (unsigned)page :
+		    AUDIT_REMOTE_PAGE, files, nfiles, keys, nkeys);
 	if ((dir = gate_data_dir(data_opt)) == NULL) {
 		fprintf(stderr, "airlock audit: out of memory\n");
 		return EXIT_ERROR;
