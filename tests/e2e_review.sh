@@ -3504,6 +3504,8 @@ if mode == "form":    # entry 1 says it is entry 7; its hash agrees
                   "hash": base64.b64encode(hashlib.sha256(b"\0" + e).digest()).decode()}
 if mode == "origin":  # keys served under another log's name
     keys["origin"] = "airlock/0000000000000000"
+if mode == "nockpt":  # no checkpoint: nothing signed
+    ckpts = {"checkpoints": []}
 class H(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
@@ -3551,8 +3553,9 @@ liar_stop() {
 # A server that lies about the log is caught, whatever it lies about: a
 # page of other indexes than asked for, a log that shrinks between pages,
 # an entry not of its place (its hash agreeing), keys of another log, a
-# reply that is not JSON, an entry that is not base64. The answers are a
-# real gate's, replayed with one lie each (unchanged: it verifies).
+# reply that is not JSON, an entry that is not base64, no checkpoint at
+# all. The answers are a real gate's, replayed with one lie each
+# (unchanged: it verifies).
 t_audit_verify_refuses_a_lying_server() {
 	local AUD m
 	srv_start
@@ -3579,6 +3582,11 @@ t_audit_verify_refuses_a_lying_server() {
 		grep -qF -- "${m#*:*:}" "$OUT" "$ERR" || fail "lie ${m%%:*}: no '${m#*:*:}': $(cat "$OUT" "$ERR")"
 		liar_stop
 	done
+	liar_start nockpt
+	remote_verify "$AUD" 1 "a server that serves no checkpoint" --key keyring.pem
+	expect_out_has "FAILED: no checkpoint verifies: nothing the gate served is signed"
+	remote_verify "$AUD" 0 "no checkpoint served, one exported" --key keyring.pem --checkpoint ck.txt
+	liar_stop
 }
 
 # The signer trusts the log, not the tables: a critical submission set to

@@ -99,7 +99,6 @@ static const char audit_usage[] =
     "  --data DIR         the gate's data directory (default $AIRLOCK_DATA,\n"
     "                     else ./airlock-data)\n"
     "  --server URL       the gate's review API (verify, not with --data)\n"
-    "  --socket PATH      HTTP over this unix socket instead of --server\n"
     "  --token-file FILE  read the token from FILE (default: the\n"
     "                     AIRLOCK_TOKEN environment variable)\n"
     "  --page-size N      entries asked for per request (1 to 10000, the\n"
@@ -418,6 +417,11 @@ audit_verify_remote(const struct client_conf *conf, unsigned page,
 		al_term_put(stderr, al_err_msg());
 		fputc('\n', stderr);
 	} else {
+		/* Nothing signed, nothing verified: the entries alone are the
+		 * gate's word. */
+		if (v.n == 0 && !v.bad)
+			db_audit_fail(&r, DB_AUDIT_NO_ENTRY, "no checkpoint "
+			    "verifies: nothing the gate served is signed");
 		ret = verify_report(s.origin, &r, &v, "every entry and "
 		    "checkpoint");
 		if (nkeys == 0)
@@ -764,16 +768,14 @@ static const char *
 remote_misuse(const char *verb, const struct client_conf *conf,
     const char *data, size_t page)
 {
-	int remote = conf->server != NULL || conf->socket != NULL;
+	int remote = conf->server != NULL;
 
 	if (!remote && conf->token_file == NULL && page == 0)
 		return NULL;
 	if (strcmp(verb, "verify") != 0)
-		return "--server, --socket, --token-file and --page-size are for "
-		    "verify";
+		return "--server, --token-file and --page-size are for verify";
 	if (!remote)
-		return "--token-file and --page-size are for verify --server URL "
-		    "(or --socket)";
+		return "--token-file and --page-size are for verify --server URL";
 	if (data != NULL)
 		return "--server and --data are exclusive: verify reads the log "
 		    "from a gate's API or from its data directory, not both";
@@ -792,7 +794,6 @@ cmd_audit(int argc, char **argv)
 		{"ref", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{"server", required_argument, NULL, CLIENT_OPT_SERVER},
-		{"socket", required_argument, NULL, CLIENT_OPT_SOCKET},
 		{"token-file", required_argument, NULL, CLIENT_OPT_TOKEN_FILE},
 		{"page-size", required_argument, NULL, 'p'},
 		{NULL, 0, NULL, 0},
@@ -856,7 +857,6 @@ cmd_audit(int argc, char **argv)
 			fputs(audit_usage, stdout);
 			return EXIT_OK;
 		case CLIENT_OPT_SERVER:
-		case CLIENT_OPT_SOCKET:
 		case CLIENT_OPT_TOKEN_FILE:
 			(void)client_conf_option(&conf, c, optarg);
 			break;
@@ -866,7 +866,8 @@ cmd_audit(int argc, char **argv)
 		}
 	}
 	verb = argc - optind >= 1 ? argv[optind] : "";
-	remote = conf.server != NULL || conf.socket != NULL;
+	/* The review listener only: the intake socket serves no audit. */
+	remote = conf.server != NULL;
 	if ((why = remote_misuse(verb, &conf, data_opt, page)) != NULL) {
 		fprintf(stderr, "airlock audit: %s\n\n%s", why, audit_usage);
 		return EXIT_ERROR;
