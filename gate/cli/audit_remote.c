@@ -295,9 +295,11 @@ rw_entries(struct rwalk *rw, const json_t *arr, uint64_t from,
 			break;
 		}
 		if (got != idx) {
-			db_audit_fail(rw->r, idx, "entry %" PRIu64 " is missing: "
-			    "asked for it, the gate served entry %" PRIu64 " in "
-			    "its place", idx, got);
+			/* The tree above it cannot be recomputed. */
+			db_audit_fail(rw->r, idx, "entry %" PRIu64 " is %s: asked "
+			    "for it, the gate served entry %" PRIu64 " in its "
+			    "place", idx, got > idx ? "missing" : "out of order",
+			    got);
 			rw->stop = 1;
 			break;
 		}
