@@ -955,6 +955,19 @@ out:
 
 /* ---- proof files ------------------------------------------------------ */
 
+json_t *
+gate_b64_json(const void *p, size_t n)
+{
+	struct dynbuf b;
+	json_t *j = NULL;
+
+	dynbuf_init(&b, AL_B64_LEN(n) + 1);
+	if (al_b64_add(&b, p, n) == 0)
+		j = json_stringn(b.data ? b.data : "", b.len);
+	dynbuf_free(&b);
+	return j;
+}
+
 /* One entry of a proof file: 0 verified, AL_EINVAL with why. */
 static int
 check_entry(json_t *e, const struct checkpoint *c, uint64_t *index,

@@ -145,6 +145,10 @@ void log_evidence_clear(struct log_evidence *ev);
  * AL_EINVAL when it is not a proof or its checkpoint does not verify;
  * otherwise 0 with each entry's result (ok, or why not).
  */
+/* Bytes as a JSON string of their base64, as proof files and GET
+ * /v1/audit/entries carry entries and hashes; NULL when out of memory. */
+json_t *gate_b64_json(const void *p, size_t n);
+
 #define PROOF_FORMAT 1
 #define PROOF_MAX_BYTES (256u << 20)
 #define PROOF_MAX_ENTRIES 1000000u

@@ -492,20 +492,6 @@ done:
 
 /* ---- proofs ------------------------------------------------------------- */
 
-
-static json_t *
-b64_json(const void *p, size_t n)
-{
-	struct dynbuf b;
-	json_t *j = NULL;
-
-	dynbuf_init(&b, AL_B64_LEN(n) + 1);
-	if (al_b64_add(&b, p, n) == 0)
-		j = json_stringn(b.data ? b.data : "", b.len);
-	dynbuf_free(&b);
-	return j;
-}
-
 /* The proof file's JSON for the leaves idx against the checkpoint cp. */
 static int
 proof_json(struct db *db, const struct db_checkpoint *cp, const uint64_t *idx,
@@ -528,10 +514,11 @@ proof_json(struct db *db, const struct db_checkpoint *cp, const uint64_t *idx,
 			break;
 		rc = db_audit_inclusion(db, idx[i], cp->size, path, &np);
 		for (k = 0; rc == 0 && k < np; k++)
-			if (json_array_append_new(pj, b64_json(path[k], 32)) < 0)
+			if (json_array_append_new(pj, gate_b64_json(path[k],
+			    32)) < 0)
 				rc = al_err_set(AL_ENOMEM, "out of memory");
 		e = json_pack("{s:I, s:o, s:o}", "index", (json_int_t)idx[i],
-		    "entry", b64_json(l.entry, l.entry_len), "path", pj);
+		    "entry", gate_b64_json(l.entry, l.entry_len), "path", pj);
 		if (rc == 0 && (e == NULL || json_array_append_new(arr, e) < 0))
 			rc = al_err_set(AL_ENOMEM, "out of memory");
 		free(l.entry);

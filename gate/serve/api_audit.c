@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "audit.h"
-#include "b64.h"
 #include "err.h"
 #include "serve.h"
 
@@ -157,20 +156,6 @@ struct audit_page {
 	int rc;
 };
 
-/* Bytes as a base64 JSON string (NULL when out of memory). */
-static json_t *
-b64_json(const void *p, size_t n)
-{
-	struct dynbuf b;
-	json_t *j = NULL;
-
-	dynbuf_init(&b, AL_B64_LEN(n) + 1);
-	if (al_b64_add(&b, p, n) == 0)
-		j = json_stringn(b.data ? b.data : "", b.len);
-	dynbuf_free(&b);
-	return j;
-}
-
 static int
 page_add(void *ctx, const struct db_audit_leaf *l)
 {
@@ -183,7 +168,8 @@ page_add(void *ctx, const struct db_audit_leaf *l)
 	/* The stored leaf hash too: not to be believed (the signed roots
 	 * are), but what lets a verifier name an entry edited without it. */
 	e = json_pack("{s:I, s:o, s:o}", "index", (json_int_t)l->idx, "entry",
-	    b64_json(l->entry, l->entry_len), "hash", b64_json(l->hash, 32));
+	    gate_b64_json(l->entry, l->entry_len), "hash",
+	    gate_b64_json(l->hash, 32));
 	pg->bytes += l->entry_len;
 	if ((pg->rc = srv_json_append(pg->arr, e)) < 0)
 		return pg->rc;
