@@ -55,11 +55,12 @@ CLIENT_SRC = gate/client/transport.c gate/client/tarpack.c gate/client/common.c 
 	gate/client/submit.c gate/client/list.c gate/client/diff.c gate/client/token.c \
 	gate/client/decide.c gate/client/release.c gate/client/pull.c \
 	gate/client/person.c
-# The offline commands: airlock scan, rules, verify, key (no server).
+# The offline commands: airlock scan, rules, verify, key, audit (no server;
+# audit verify --server reads a gate's review API through the client).
 CLI_SRC = gate/cli/cmd_scan.c gate/cli/cmd_rules.c gate/cli/cmd_verify.c \
 	gate/cli/report.c gate/cli/allowlist.c gate/cli/cmd_audit.c \
 	gate/cli/cmd_provenance.c gate/cli/cmd_audit_log.c \
-	gate/cli/audit_git.c
+	gate/cli/audit_git.c gate/cli/audit_remote.c
 # The service and its data directory: airlock serve, airlock init.
 SERVE_SRC = gate/serve/serve.c gate/serve/listener.c gate/serve/router.c \
 	gate/serve/http.c gate/serve/api_submission.c gate/serve/api_token.c \
@@ -82,7 +83,7 @@ TESTS = check_util check_common check_rule check_patch check_bundle check_engine
 	check_db check_audit check_note check_merkle
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
 FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest fuzz_container fuzz_extract \
-	fuzz_pack fuzz_rules fuzz_policy fuzz_allowlist fuzz_keyring fuzz_body fuzz_fold fuzz_text fuzz_note fuzz_merkle fuzz_proof
+	fuzz_pack fuzz_rules fuzz_policy fuzz_allowlist fuzz_keyring fuzz_body fuzz_fold fuzz_text fuzz_note fuzz_merkle fuzz_proof fuzz_entry
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 # make fuzz-long: FUZZ_RUNS executions of each of FUZZ_ONLY, one at a time

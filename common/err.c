@@ -4,19 +4,25 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "err.h"
 
 static _Thread_local char err_msg[512];
 
+/* Formatted apart first: the message may quote the one before it
+ * (al_err_set(rc, "%s: %s", path, al_err_msg())), and vsnprintf must not
+ * write the buffer it reads. */
 int
 al_err_set(int code, const char *fmt, ...)
 {
+	char msg[sizeof(err_msg)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err_msg, sizeof(err_msg), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memcpy(err_msg, msg, sizeof(err_msg));
 	return code;
 }
 

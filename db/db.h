@@ -515,6 +515,36 @@ struct db_audit_report {
 int db_audit_verify(struct db *db, struct db_audit_check *checks,
     size_t nchecks, struct db_audit_report *r);
 
+/* Records the first divergence in r (later ones are not kept): r->ok 0,
+ * r->first_bad idx, r->what the message. */
+void db_audit_fail(struct db_audit_report *r, uint64_t idx, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * The checks compared with a tree recomputed leaf by leaf, by size: what
+ * db_audit_verify does with the stored entries and `airlock audit verify
+ * --server` with the entries a gate serves. begin clears r (r->ok 1) and
+ * sets every check's result to DB_CHECK_BEYOND; wants is the next size
+ * whose root a check needs (UINT64_MAX: none); root gives the root of the
+ * first size leaves to the checks of that size, a differing one failing r
+ * at entry size - 1 (saying from which entry on the change must be: the
+ * size of the last check that matched); end, once r->size is the size
+ * read, fails r for each check beyond it (a log cut short of a
+ * checkpoint) and frees.
+ */
+struct db_audit_walk {
+	struct db_audit_check **order; /* the checks, smallest size first */
+	size_t n, next;
+	uint64_t matched;         /* the largest size a check matched at */
+	struct db_audit_report *r;
+};
+int db_audit_walk_begin(struct db_audit_walk *w, struct db_audit_check *checks,
+    size_t n, struct db_audit_report *r);
+uint64_t db_audit_walk_wants(const struct db_audit_walk *w);
+void db_audit_walk_root(struct db_audit_walk *w, uint64_t size,
+    const uint8_t root[32]);
+void db_audit_walk_end(struct db_audit_walk *w);
+
 /* ---- events ------------------------------------------------------------- */
 
 /* Appends one event (actor 0: the system; submission 0: none). */

@@ -606,7 +606,7 @@ db_audit_each(struct db *db, uint64_t from,
 {
 	struct db_audit_leaf l;
 	sqlite3_stmt *st;
-	int rc;
+	int rc, stop;
 
 	if ((rc = dbi_tx_begin(db, 0)) < 0)
 		return rc;
@@ -626,6 +626,10 @@ db_audit_each(struct db *db, uint64_t from,
 		rc = fn(ctx, &l);
 	}
 	sqlite3_finalize(st);
+	/* fn's stop (> 0) ends the read as its end would: the transaction
+	 * must not stay open on the connection. */
+	if (rc > 0)
+		return (stop = dbi_tx_end(db, 0)) < 0 ? stop : rc;
 	return dbi_tx_end(db, rc);
 }
 
@@ -885,12 +889,8 @@ struct vstate {
 	size_t depth;
 };
 
-static void
-vfail(struct db_audit_report *r, uint64_t idx, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-vfail(struct db_audit_report *r, uint64_t idx, const char *fmt, ...)
+void
+db_audit_fail(struct db_audit_report *r, uint64_t idx, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -919,13 +919,14 @@ vpush(struct vstate *v, uint64_t idx, const uint8_t leaf[32])
 		if ((rc = tree_get(v->db, level, idx >> level, stored)) < 0) {
 			if (rc != AL_EIO)
 				return rc;
-			vfail(v->r, idx, "node %u/%llu, completed by entry %llu, "
-			    "is missing: %s", level, (unsigned long long)(idx >>
-			    level), (unsigned long long)idx, al_err_msg());
-		} else if (memcmp(stored, h, 32) != 0) {
-			vfail(v->r, idx, "node %u/%llu (entries %llu to %llu) "
-			    "does not hash the entries below it", level,
+			db_audit_fail(v->r, idx, "node %u/%llu, completed by "
+			    "entry %llu, is missing: %s", level,
 			    (unsigned long long)(idx >> level),
+			    (unsigned long long)idx, al_err_msg());
+		} else if (memcmp(stored, h, 32) != 0) {
+			db_audit_fail(v->r, idx, "node %u/%llu (entries %llu "
+			    "to %llu) does not hash the entries below it",
+			    level, (unsigned long long)(idx >> level),
 			    (unsigned long long)((idx >> level) << level),
 			    (unsigned long long)idx);
 		}
@@ -963,8 +964,8 @@ verify_counts(struct db *db, struct db_audit_report *r)
 	    "(SELECT 1 FROM audit_leaves l WHERE l.event_id = e.id) ORDER BY "
 	    "e.id LIMIT 1");
 	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
-		vfail(r, r->size, "event %lld is not in the audit log (added "
-		    "to the events table behind the gate's back?)",
+		db_audit_fail(r, r->size, "event %lld is not in the audit log "
+		    "(added to the events table behind the gate's back?)",
 		    (long long)sqlite3_column_int64(st, 0));
 		rc = 0;
 	}
@@ -978,8 +979,9 @@ verify_counts(struct db *db, struct db_audit_report *r)
 		uint64_t want = r->size - (uint64_t)__builtin_popcountll(r->size);
 
 		if (nodes != want)
-			vfail(r, r->size, "the audit log holds %llu nodes; %llu "
-			    "entries make %llu", (unsigned long long)nodes,
+			db_audit_fail(r, r->size, "the audit log holds %llu "
+			    "nodes; %llu entries make %llu",
+			    (unsigned long long)nodes,
 			    (unsigned long long)r->size, (unsigned long long)want);
 		rc = 0;
 	}
@@ -1146,8 +1148,8 @@ verify_tables(struct db *db, struct db_audit_report *r)
 
 			snprintf(what, sizeof(what), "%s%lld%s", t->pre,
 			    (long long)v, t->post);
-			vfail(r, t->by_entry ? (uint64_t)v : DB_AUDIT_NO_ENTRY,
-			    "%s", what);
+			db_audit_fail(r, t->by_entry ? (uint64_t)v :
+			    DB_AUDIT_NO_ENTRY, "%s", what);
 			rc = 0;
 		}
 		sqlite3_finalize(st);
@@ -1165,111 +1167,176 @@ cmp_check(const void *a, const void *b)
 }
 
 int
+db_audit_walk_begin(struct db_audit_walk *w, struct db_audit_check *checks,
+    size_t n, struct db_audit_report *r)
+{
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	memset(r, 0, sizeof(*r));
+	r->ok = 1;
+	w->r = r;
+	if (n > 0 && (w->order = calloc(n, sizeof(*w->order))) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		w->order[i] = &checks[i];
+		checks[i].result = DB_CHECK_BEYOND;
+	}
+	if (n > 1)
+		qsort(w->order, n, sizeof(*w->order), cmp_check);
+	w->n = n;
+	return 0;
+}
+
+uint64_t
+db_audit_walk_wants(const struct db_audit_walk *w)
+{
+	return w->next < w->n ? w->order[w->next]->size : UINT64_MAX;
+}
+
+void
+db_audit_walk_root(struct db_audit_walk *w, uint64_t size,
+    const uint8_t root[32])
+{
+	while (w->next < w->n && w->order[w->next]->size == size) {
+		struct db_audit_check *c = w->order[w->next++];
+
+		c->result = memcmp(root, c->root, 32) ? DB_CHECK_DIFFERS :
+		    DB_CHECK_MATCHES;
+		if (c->result == DB_CHECK_MATCHES)
+			w->matched = size;
+		else
+			db_audit_fail(w->r, size > 0 ? size - 1 :
+			    DB_AUDIT_NO_ENTRY, "the root of the first %llu "
+			    "entries differs from checkpoint %s: an entry from "
+			    "%llu to %llu is not what it signed",
+			    (unsigned long long)size, c->name,
+			    (unsigned long long)w->matched,
+			    (unsigned long long)(size > 0 ? size - 1 : 0));
+	}
+}
+
+void
+db_audit_walk_end(struct db_audit_walk *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->order[i]->result == DB_CHECK_BEYOND)
+			db_audit_fail(w->r, w->r->size, "checkpoint %s is of "
+			    "%llu entries; the log has %llu (truncated?)",
+			    w->order[i]->name,
+			    (unsigned long long)w->order[i]->size,
+			    (unsigned long long)w->r->size);
+	free(w->order);
+	w->order = NULL;
+	w->n = w->next = 0;
+}
+
+/* The root of the first size leaves pushed, to every check of that size. */
+static void
+vcheck(struct vstate *v, struct db_audit_walk *w, uint64_t size)
+{
+	uint8_t root[32];
+
+	if (db_audit_walk_wants(w) != size)
+		return;
+	vroot(v, root);
+	db_audit_walk_root(w, size, root);
+}
+
+#define VERIFY_SQL "SELECT l.idx, l.event_id, l.entry, l.hash, " \
+	"e.id, e.at, e.action, ifnull(e.actor, 0), p.name, p.role, " \
+	"ifnull(p.person_id, 0), pe.name, ifnull(e.submission_id, 0), " \
+	"s.sha256, e.detail FROM audit_leaves l " \
+	"LEFT JOIN events e ON e.id = l.event_id " \
+	"LEFT JOIN principals p ON p.id = e.actor " \
+	"LEFT JOIN persons pe ON pe.id = p.person_id " \
+	"LEFT JOIN submissions s ON s.id = e.submission_id ORDER BY l.idx"
+
+/* Stored leaf idx (st at its VERIFY_SQL row) against its hash and the
+ * event row it records; its recomputed leaf hash into leaf. */
+static int
+vleaf(struct vstate *v, sqlite3_stmt *st, uint64_t idx, struct dynbuf *b,
+    int64_t *last_event, uint8_t leaf[32])
+{
+	struct db_audit_report *r = v->r;
+	int64_t ev = sqlite3_column_int64(st, 1);
+	const void *entry = sqlite3_column_blob(st, 2);
+	size_t elen = (size_t)sqlite3_column_bytes(st, 2);
+	int rc;
+
+	merkle_leaf_hash(entry, elen, leaf);
+	if (sqlite3_column_bytes(st, 3) != 32 ||
+	    memcmp(sqlite3_column_blob(st, 3), leaf, 32) != 0)
+		db_audit_fail(r, idx, "entry %llu does not hash to its stored "
+		    "leaf hash (the entry or the hash was edited)",
+		    (unsigned long long)idx);
+	if (sqlite3_column_type(st, 4) == SQLITE_NULL) {
+		db_audit_fail(r, idx, "entry %llu records event %lld, which is "
+		    "not in the events table (deleted?)",
+		    (unsigned long long)idx, (long long)ev);
+		*last_event = ev;
+		return 0;
+	}
+	if (ev <= *last_event)
+		db_audit_fail(r, idx, "entry %llu records event %lld after "
+		    "event %lld (reordered?)", (unsigned long long)idx,
+		    (long long)ev, (long long)*last_event);
+	*last_event = ev;
+	if ((rc = entry_build_at(st, 4, idx, b)) < 0)
+		return rc;
+	if (b->len != elen || memcmp(b->data, entry, elen) != 0)
+		db_audit_fail(r, idx, "event %lld no longer reads as its entry "
+		    "%llu: %s", (long long)ev, (unsigned long long)idx,
+		    entry_diff(entry, elen, b->data, b->len));
+	return 0;
+}
+
+int
 db_audit_verify(struct db *db, struct db_audit_check *checks, size_t nchecks,
     struct db_audit_report *r)
 {
+	struct db_audit_walk w;
 	struct vstate *v;
-	struct db_audit_check **order = NULL;
 	sqlite3_stmt *st = NULL;
 	struct dynbuf b;
 	int64_t last_event = 0;
 	uint64_t expect = 0;
-	size_t next = 0, i;
 	int rc;
 
-	memset(r, 0, sizeof(*r));
-	r->ok = 1;
-	if ((v = calloc(1, sizeof(*v))) == NULL ||
-	    (nchecks > 0 && (order = calloc(nchecks, sizeof(*order))) == NULL)) {
-		free(v);
+	if ((rc = db_audit_walk_begin(&w, checks, nchecks, r)) < 0)
+		return rc;
+	if ((v = calloc(1, sizeof(*v))) == NULL) {
+		db_audit_walk_end(&w);
 		return al_err_set(AL_ENOMEM, "out of memory");
 	}
 	v->db = db;
 	v->r = r;
-	for (i = 0; i < nchecks; i++) {
-		order[i] = &checks[i];
-		checks[i].result = DB_CHECK_BEYOND;
-	}
-	if (nchecks > 1)
-		qsort(order, nchecks, sizeof(*order), cmp_check);
-	while (next < nchecks && order[next]->size == 0) {
-		uint8_t empty[32];
-
-		vroot(v, empty);
-		order[next]->result = memcmp(empty, order[next]->root, 32) ?
-		    DB_CHECK_DIFFERS : DB_CHECK_MATCHES;
-		next++;
-	}
+	vcheck(v, &w, 0);
 	dynbuf_init(&b, DB_AUDIT_ENTRY_MAX);
 	if ((rc = dbi_tx_begin(db, 0)) < 0)
 		goto out;
-	rc = dbi_prep(db, &st, "SELECT l.idx, l.event_id, l.entry, l.hash, "
-	    "e.id, e.at, e.action, ifnull(e.actor, 0), p.name, p.role, "
-	    "ifnull(p.person_id, 0), pe.name, ifnull(e.submission_id, 0), "
-	    "s.sha256, e.detail FROM audit_leaves l "
-	    "LEFT JOIN events e ON e.id = l.event_id "
-	    "LEFT JOIN principals p ON p.id = e.actor "
-	    "LEFT JOIN persons pe ON pe.id = p.person_id "
-	    "LEFT JOIN submissions s ON s.id = e.submission_id ORDER BY l.idx");
+	rc = dbi_prep(db, &st, VERIFY_SQL);
 	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
 		uint64_t idx = (uint64_t)sqlite3_column_int64(st, 0);
-		int64_t ev = sqlite3_column_int64(st, 1);
-		const void *entry = sqlite3_column_blob(st, 2);
-		size_t elen = (size_t)sqlite3_column_bytes(st, 2);
 		uint8_t leaf[32];
 
-		rc = 0;
 		if (idx != expect) {
-			vfail(r, expect, "entry %llu is missing (the next stored "
-			    "is %llu)", (unsigned long long)expect,
+			db_audit_fail(r, expect, "entry %llu is missing (the "
+			    "next stored is %llu)", (unsigned long long)expect,
 			    (unsigned long long)idx);
+			rc = 0;
 			break; /* the tree above it cannot be recomputed */
 		}
-		merkle_leaf_hash(entry, elen, leaf);
-		if (sqlite3_column_bytes(st, 3) != 32 ||
-		    memcmp(sqlite3_column_blob(st, 3), leaf, 32) != 0)
-			vfail(r, idx, "entry %llu does not hash to its stored leaf "
-			    "hash (the entry or the hash was edited)",
-			    (unsigned long long)idx);
-		if (sqlite3_column_type(st, 4) == SQLITE_NULL) {
-			vfail(r, idx, "entry %llu records event %lld, which is not "
-			    "in the events table (deleted?)",
-			    (unsigned long long)idx, (long long)ev);
-		} else {
-			if (ev <= last_event)
-				vfail(r, idx, "entry %llu records event %lld after "
-				    "event %lld (reordered?)", (unsigned long long)
-				    idx, (long long)ev, (long long)last_event);
-			if ((rc = entry_build_at(st, 4, idx, &b)) < 0)
-				break;
-			if (b.len != elen || memcmp(b.data, entry, elen) != 0)
-				vfail(r, idx, "event %lld no longer reads as its "
-				    "entry %llu: %s", (long long)ev,
-				    (unsigned long long)idx,
-				    entry_diff(entry, elen, b.data, b.len));
-		}
-		last_event = ev;
 		/* The tree is recomputed from the stored leaf hash's
 		 * recomputation, so that an edit shows where it was made. */
-		if ((rc = vpush(v, idx, leaf)) < 0)
+		if ((rc = vleaf(v, st, idx, &b, &last_event, leaf)) < 0 ||
+		    (rc = vpush(v, idx, leaf)) < 0)
 			break;
-		expect = idx + 1;
-		while (next < nchecks && order[next]->size == expect) {
-			uint8_t root[32];
-
-			vroot(v, root);
-			order[next]->result = memcmp(root, order[next]->root,
-			    32) ? DB_CHECK_DIFFERS : DB_CHECK_MATCHES;
-			if (order[next]->result == DB_CHECK_DIFFERS)
-				vfail(r, expect - 1, "the root of the first %llu "
-				    "entries differs from checkpoint %s",
-				    (unsigned long long)expect,
-				    order[next]->name);
-			next++;
-		}
+		vcheck(v, &w, expect = idx + 1);
 	}
 	sqlite3_finalize(st);
-	st = NULL;
 	r->size = expect;
 	vroot(v, r->root);
 	if (rc == 0)
@@ -1277,15 +1344,9 @@ db_audit_verify(struct db *db, struct db_audit_check *checks, size_t nchecks,
 	if (rc == 0)
 		rc = verify_tables(db, r);
 	rc = dbi_tx_end(db, rc);
-	for (i = 0; i < nchecks; i++)
-		if (checks[i].result == DB_CHECK_BEYOND)
-			vfail(r, r->size, "checkpoint %s is of %llu entries; the "
-			    "log has %llu (truncated?)", checks[i].name,
-			    (unsigned long long)checks[i].size,
-			    (unsigned long long)r->size);
 out:
+	db_audit_walk_end(&w);
 	dynbuf_free(&b);
-	free(order);
 	free(v);
 	return rc;
 }

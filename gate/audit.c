@@ -1,11 +1,17 @@
 /*
  * audit.c - checkpoints of the gate's audit log: made (signed with the
  * gate's key and stored) and opened (verified against a keyring and
- * parsed). audit.h says what the origin is and why.
+ * parsed). audit.h says what the origin is and why. Also what a verifier
+ * without the database needs: keys from a file or a server's verifier
+ * key strings, and the check that an entry is a well-formed version 1
+ * entry of its place.
  *
  * Trust: a note given to gate_checkpoint_open is hostile (a file an
  * auditor was handed, a server's answer); it is verified before its body
- * is parsed, and the body is parsed strictly (gate/note.c).
+ * is parsed, and the body is parsed strictly (gate/note.c). Entries and
+ * verifier keys given to the checks here are hostile too; a key is
+ * trusted only as much as whoever handed it (docs/audit.md, "Verifying
+ * over the API").
  */
 #include <inttypes.h>
 #include <jansson.h>
@@ -18,6 +24,7 @@
 #include "b64.h"
 #include "err.h"
 #include "merkle.h"
+#include "util.h"
 
 int
 gate_audit_origin(const char *datadir, char **out)
@@ -265,6 +272,204 @@ gate_checkpoint_open(const char *note, size_t len,
 	for (i = 0; i < nv; i++)
 		note_verifier_clear(&v[i]);
 	return rc;
+}
+
+/* ---- keys from a file or a server ------------------------------------- */
+
+int
+gate_keyring_add_vkey(struct attest_keyring *kr, const char *vkey, size_t len,
+    const char *origin)
+{
+	struct note_verifier v;
+	EVP_PKEY *k;
+	int rc;
+
+	if ((rc = note_vkey_parse(&v, vkey, len)) < 0)
+		return rc;
+	if (origin != NULL && strcmp(v.name, origin) != 0) {
+		rc = al_err_set(AL_EINVAL, "the verifier key is of the log '%s', "
+		    "not of this gate's ('%s')", v.name, origin);
+		note_verifier_clear(&v);
+		return rc;
+	}
+	k = v.pub;
+	v.pub = NULL;
+	return attest_keyring_add(kr, k);
+}
+
+/* Verifier keys, one a line (blank lines and '#' comments skipped). */
+static int
+add_vkey_lines(struct attest_keyring *kr, const char *path, const char *t,
+    size_t n, const char *origin)
+{
+	size_t i = 0, added = 0;
+	int line = 0, rc = 0;
+
+	while (i < n && rc == 0) {
+		const char *nl = memchr(t + i, '\n', n - i);
+		size_t end = nl ? (size_t)(nl - t) : n, len = end - i;
+
+		line++;
+		if (len > 0 && t[end - 1] == '\r')
+			len--;
+		if (len > 0 && t[i] != '#') {
+			if ((rc = gate_keyring_add_vkey(kr, t + i, len, origin)) < 0)
+				rc = al_err_set(rc, "%s:%d: %s", path, line,
+				    al_err_msg());
+			added++;
+		}
+		i = end + 1;
+	}
+	if (rc == 0 && added == 0)
+		rc = al_err_set(AL_EINVAL, "%s holds no key (PEM, or verifier "
+		    "keys one a line)", path);
+	return rc;
+}
+
+int
+gate_keyring_load_file(struct attest_keyring *kr, const char *path,
+    const char *origin)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = al_read_file(path, GATE_KEY_FILE_MAX, &text, &len)) < 0)
+		return rc;
+	if (memmem(text, len, "-----BEGIN ", 11) != NULL)
+		rc = attest_keyring_load(kr, path);
+	else
+		rc = add_vkey_lines(kr, path, text, len, origin);
+	free(text);
+	return rc;
+}
+
+/* ---- entries ------------------------------------------------------------ */
+
+/* The lines of a version 1 entry after its first, in order; 1: decimal. */
+static const struct {
+	const char *key;
+	int decimal;
+} entry_lines[] = {
+	{"index", 1}, {"event", 1}, {"at", 1}, {"action", 0}, {"actor", 1},
+	{"actor-name", 0}, {"actor-role", 0}, {"person", 1},
+	{"person-name", 0}, {"submission", 1}, {"sha256", 0}, {"detail", 0},
+};
+
+#define ENTRY_HEAD "airlock audit entry v1\n"
+
+static int
+hex_upper(unsigned char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ?
+	    c - 'A' + 10 : -1;
+}
+
+/* A text value as the gate escapes it: every byte below 0x20, DEL and
+ * '%' as %XX (uppercase), and only those. */
+static int
+entry_text_ok(const char *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)v[i];
+		int hi, lo;
+
+		if (c < 0x20 || c == 0x7f)
+			return 0;
+		if (c != '%')
+			continue;
+		if (i + 2 >= n || (hi = hex_upper((unsigned char)v[i + 1])) < 0 ||
+		    (lo = hex_upper((unsigned char)v[i + 2])) < 0)
+			return 0;
+		c = (unsigned char)(hi << 4 | lo);
+		if (c >= 0x20 && c != 0x7f && c != '%')
+			return 0;
+		i += 2;
+	}
+	return 1;
+}
+
+/* A decimal with no sign, no leading zero, below 2^63. */
+static int
+entry_decimal(const char *v, size_t n, uint64_t *out)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	if (n == 0 || n > 19 || (n > 1 && v[0] == '0'))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return 0;
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	}
+	if (x > INT64_MAX)
+		return 0;
+	*out = x;
+	return 1;
+}
+
+/* Line k of entry_lines (line number line), its value v[0..n). */
+static int
+entry_line_check(size_t k, int line, const char *v, size_t n, uint64_t idx,
+    uint64_t *event)
+{
+	const char *key = entry_lines[k].key;
+	uint64_t x = 0;
+
+	if (entry_lines[k].decimal && !entry_decimal(v, n, &x))
+		return al_err_set(AL_EINVAL, "line %d: its %s is not a decimal",
+		    line, key);
+	if (!entry_lines[k].decimal && !entry_text_ok(v, n))
+		return al_err_set(AL_EINVAL, "line %d: its %s holds a control "
+		    "byte or an escape the gate does not write", line, key);
+	if (strcmp(key, "sha256") == 0 && n != 0 && (n != 64 ||
+	    strspn(v, "0123456789abcdef") < 64))
+		return al_err_set(AL_EINVAL, "line %d: its sha256 is neither "
+		    "empty nor 64 lowercase hex digits", line);
+	if (strcmp(key, "index") == 0 && x != idx)
+		return al_err_set(AL_EINVAL, "line %d: it says index %llu; it "
+		    "is at %llu", line, (unsigned long long)x,
+		    (unsigned long long)idx);
+	if (strcmp(key, "event") == 0 && event != NULL)
+		*event = x;
+	return 0;
+}
+
+int
+gate_entry_check(const char *e, size_t n, uint64_t idx, uint64_t *event)
+{
+	size_t p = strlen(ENTRY_HEAD), k;
+	int rc;
+
+	if (n < p || memcmp(e, ENTRY_HEAD, p) != 0)
+		return al_err_set(AL_EINVAL, "line 1: not '%.*s' (a version this "
+		    "airlock does not know, or not an entry)",
+		    (int)strlen(ENTRY_HEAD) - 1, ENTRY_HEAD);
+	for (k = 0; k < sizeof(entry_lines) / sizeof(entry_lines[0]); k++) {
+		const char *key = entry_lines[k].key, *nl;
+		size_t kl = strlen(key), len;
+		int line = (int)k + 2;
+
+		if ((nl = memchr(e + p, '\n', n - p)) == NULL)
+			return al_err_set(AL_EINVAL, "line %d: the entry ends "
+			    "before its %s line", line, key);
+		len = (size_t)(nl - (e + p));
+		if (len < kl + 1 || memcmp(e + p, key, kl) != 0 ||
+		    e[p + kl] != ' ')
+			return al_err_set(AL_EINVAL, "line %d: not its %s line",
+			    line, key);
+		if ((rc = entry_line_check(k, line, e + p + kl + 1,
+		    len - kl - 1, idx, event)) < 0)
+			return rc;
+		p += len + 1;
+	}
+	if (p != n)
+		return al_err_set(AL_EINVAL, "line %zu: bytes after the detail "
+		    "line", k + 2);
+	return 0;
 }
 
 /* ---- the signer trusts the log ---------------------------------------- */
@@ -778,6 +983,19 @@ out:
 
 /* ---- proof files ------------------------------------------------------ */
 
+json_t *
+gate_b64_json(const void *p, size_t n)
+{
+	struct dynbuf b;
+	json_t *j = NULL;
+
+	dynbuf_init(&b, AL_B64_LEN(n) + 1);
+	if (al_b64_add(&b, p, n) == 0)
+		j = json_stringn(b.data ? b.data : "", b.len);
+	dynbuf_free(&b);
+	return j;
+}
+
 /* One entry of a proof file: 0 verified, AL_EINVAL with why. */
 static int
 check_entry(json_t *e, const struct checkpoint *c, uint64_t *index,
@@ -787,7 +1005,6 @@ check_entry(json_t *e, const struct checkpoint *c, uint64_t *index,
 	json_t *ej = json_object_get(e, "entry"), *pj = json_object_get(e, "path");
 	json_t *ij = json_object_get(e, "index"), *h;
 	unsigned char *entry = NULL;
-	char head[64];
 	size_t len = 0, i, n;
 	int rc;
 
@@ -817,12 +1034,10 @@ check_entry(json_t *e, const struct checkpoint *c, uint64_t *index,
 		}
 	}
 	/* The entry says where it is: the same index as the proof's. */
-	snprintf(head, sizeof(head), "airlock audit entry v1\nindex %" PRIu64
-	    "\n", *index);
-	if (len < strlen(head) || memcmp(entry, head, strlen(head)) != 0) {
+	if (gate_entry_check((const char *)entry, len, *index, NULL) < 0) {
 		free(entry);
 		return al_err_set(AL_EINVAL, "the entry is not a version 1 entry "
-		    "of index %" PRIu64, *index);
+		    "of index %" PRIu64 ": %s", *index, al_err_msg());
 	}
 	merkle_leaf_hash(entry, len, leaf);
 	rc = merkle_verify_inclusion(*index, c->size, leaf,

@@ -29,6 +29,18 @@ int gate_keyring_load(const char *datadir, struct attest_keyring *kr,
 /* The origin of the gate's log (malloc'd). */
 int gate_audit_origin(const char *datadir, char **out);
 
+/* A key file's largest size: 64 keys in PEM fit many times over. */
+#define GATE_KEY_FILE_MAX (1u << 20)
+/* Adds the key of a verifier key string (note.h: NAME+HEX8+BASE64, len
+ * bytes, hostile) to kr; its name must be origin when that is not NULL. */
+int gate_keyring_add_vkey(struct attest_keyring *kr, const char *vkey,
+    size_t len, const char *origin);
+/* Adds the keys of a file given to --key: PEM (attest_keyring_load), or
+ * verifier key strings one a line, as GET /v1/audit/keys serves them
+ * (blank lines and '#' comments skipped; each named origin, if given). */
+int gate_keyring_load_file(struct attest_keyring *kr, const char *path,
+    const char *origin);
+
 /*
  * Signs a checkpoint of the log as it is now and stores it, with reason
  * ("release", "events", "time", "asked"). Unless force, nothing is made
@@ -81,6 +93,15 @@ void gate_entries_clear(struct proved_entries *p);
  * no such line or it does not fit in cap bytes. */
 int gate_entry_field(const char *entry, size_t len, const char *key,
     char *out, size_t cap);
+/*
+ * 0 when entry (len bytes, hostile) is a well-formed version 1 entry
+ * (docs/audit.md) of leaf idx: its 13 lines in order, each value spelled
+ * as the gate spells it (decimals without sign or leading zero, text
+ * escaped, sha256 empty or 64 lowercase hex digits), its index line idx;
+ * *event (if not NULL) its event id. AL_EINVAL naming the line otherwise.
+ */
+int gate_entry_check(const char *entry, size_t len, uint64_t idx,
+    uint64_t *event);
 
 /*
  * What the log proves about a submission's release (docs/audit.md, "The
@@ -124,6 +145,10 @@ void log_evidence_clear(struct log_evidence *ev);
  * AL_EINVAL when it is not a proof or its checkpoint does not verify;
  * otherwise 0 with each entry's result (ok, or why not).
  */
+/* Bytes as a JSON string of their base64, as proof files and GET
+ * /v1/audit/entries carry entries and hashes; NULL when out of memory. */
+json_t *gate_b64_json(const void *p, size_t n);
+
 #define PROOF_FORMAT 1
 #define PROOF_MAX_BYTES (256u << 20)
 #define PROOF_MAX_ENTRIES 1000000u

@@ -6,15 +6,22 @@
  * tampering done to the file with raw SQL after dropping the triggers:
  * an edited event, an edited entry, a deleted event, a reordering, an
  * inserted event, a truncation, and a consistent rewrite of the whole
- * tree (which only an older checkpoint's root can find).
+ * tree (which only an older checkpoint's root can find). And the
+ * checks a verifier without the database makes (gate/audit.c): an entry
+ * well formed as the gate writes it, in its place, and keys read from a
+ * file of verifier keys named for the log.
  */
 #include <sqlite3.h>
 #include <string.h>
 
 #include "test_util.h"
 
+#include <openssl/pem.h>
+
+#include "audit.h"
 #include "db.h"
 #include "merkle.h"
+#include "note.h"
 
 static char *dir;
 static char path[4200];
@@ -353,6 +360,145 @@ START_TEST(edited_node_is_named)
 }
 END_TEST
 
+
+/* Entry idx with the bytes from..to replaced by with (a copy, NUL after). */
+static char *
+edited(uint64_t idx, const char *from, const char *with, size_t *len)
+{
+	struct db_audit_leaf l;
+	struct dynbuf b;
+	char *at;
+
+	ck_assert_int_eq(db_audit_leaf(db, idx, &l), 0);
+	dynbuf_init(&b, 1 << 20);
+	at = from != NULL ? strstr(l.entry, from) : NULL;
+	ck_assert(from == NULL || at != NULL);
+	if (at == NULL) {
+		ck_assert_int_eq(dynbuf_add(&b, l.entry, l.entry_len), 0);
+	} else {
+		ck_assert_int_eq(dynbuf_add(&b, l.entry, (size_t)(at -
+		    l.entry)), 0);
+		ck_assert_int_eq(dynbuf_adds(&b, with), 0);
+		ck_assert_int_eq(dynbuf_adds(&b, at + strlen(from)), 0);
+	}
+	free(l.entry);
+	*len = b.len;
+	return dynbuf_take(&b, NULL);
+}
+
+static void
+entry_refused(uint64_t idx, const char *from, const char *with,
+    const char *why)
+{
+	size_t n;
+	char *e = edited(idx, from, with, &n);
+
+	ck_assert_int_eq(gate_entry_check(e, n, idx, NULL), AL_EINVAL);
+	ck_assert_msg(strstr(al_err_msg(), why) != NULL, "'%s' -> '%s': %s",
+	    from, with, al_err_msg());
+	free(e);
+}
+
+START_TEST(entry_check_as_the_gate_writes)
+{
+	uint64_t size, i, ev = 0, last = 0;
+	size_t n;
+	char *e;
+
+	events(3);
+	ck_assert_int_eq(db_event_add(db, 5000, 0, "note", 0,
+	    "a%b\ttab\x7f" "del"), 0);
+	ck_assert_int_eq(db_audit_size(db, &size), 0);
+	for (i = 0; i < size; i++) {
+		e = edited(i, NULL, NULL, &n);
+		ck_assert_msg(gate_entry_check(e, n, i, &ev) == 0, "%s: %s", e,
+		    al_err_msg());
+		ck_assert_uint_gt(ev, last);
+		last = ev;
+		/* In another place it is refused: the index names its own. */
+		ck_assert_int_eq(gate_entry_check(e, n, i + 1, NULL), AL_EINVAL);
+		ck_assert_msg(strstr(al_err_msg(), "line 2: it says index") !=
+		    NULL, "%s", al_err_msg());
+		free(e);
+	}
+	entry_refused(1, "entry v1", "entry v2", "line 1: not");
+	entry_refused(1, "\nat ", "\nat 0", "line 4: its at is not a decimal");
+	entry_refused(1, "\nactor 0\n", "\nactor -0\n", "its actor is not a");
+	entry_refused(1, "\naction note\n", "\n", "line 5: not its action");
+	entry_refused(1, "\ndetail ", "\ndetail \t", "line 13: its detail "
+	    "holds a control byte");
+	entry_refused(size - 1, "%25", "%2", "its detail holds");
+	entry_refused(size - 1, "%09", "%09%41", "an escape the gate does not");
+	entry_refused(size - 1, "%7F", "%7f", "an escape the gate does not");
+	entry_refused(1, "\nsha256 \n", "\nsha256 ABC\n", "its sha256 is "
+	    "neither");
+	entry_refused(1, "number 0\n", "number 0\nmore\n", "line 14: bytes "
+	    "after");
+	entry_refused(1, "number 0\n", "number 0", "line 13: the entry ends");
+}
+END_TEST
+
+/* A key file of the lines given, in the test's directory. */
+static const char *
+key_file(const char *name, const char *text)
+{
+	static char p[4300];
+
+	tu_write(dir, name, text);
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return p;
+}
+
+START_TEST(keys_from_verifier_key_lines)
+{
+	struct attest_keyring kr = {0}, pem = {0};
+	EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+	char *vk = NULL, text[600], *pub = NULL;
+	const char *f;
+	BIO *bio;
+	long n;
+
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(note_vkey_format(&vk, "airlock/0011223344556677", k),
+	    0);
+	snprintf(text, sizeof(text), "# the gate's keys\n\n%s\r\n", vk);
+	f = key_file("keys.txt", text);
+	ck_assert_int_eq(gate_keyring_load_file(&kr, f,
+	    "airlock/0011223344556677"), 0);
+	ck_assert_uint_eq(kr.n, 1);
+	/* The same key as its PEM gives. */
+	bio = BIO_new(BIO_s_mem());
+	ck_assert_int_eq(PEM_write_bio_PUBKEY(bio, k), 1);
+	ck_assert_int_eq(BIO_write(bio, "", 1), 1);
+	n = BIO_get_mem_data(bio, &pub);
+	ck_assert_int_gt(n, 0);
+	f = key_file("key.pem", pub);
+	ck_assert_int_eq(gate_keyring_load_file(&pem, f, "ignored for PEM"), 0);
+	ck_assert_uint_eq(pem.n, 1);
+	ck_assert_str_eq(pem.id[0], kr.id[0]);
+	/* Another log's key, a damaged one, an empty file: refused. */
+	attest_keyring_clear(&kr);
+	f = key_file("keys.txt", vk);
+	ck_assert_int_eq(gate_keyring_load_file(&kr, f, "airlock/other"),
+	    AL_EINVAL);
+	ck_assert_msg(strstr(al_err_msg(), "keys.txt:1: the verifier key is "
+	    "of the log 'airlock/0011223344556677'") != NULL, "%s",
+	    al_err_msg());
+	vk[strlen(vk) - 3] ^= 1;
+	f = key_file("keys.txt", vk);
+	ck_assert_int_lt(gate_keyring_load_file(&kr, f, NULL), 0);
+	f = key_file("keys.txt", "# nothing\n");
+	ck_assert_int_eq(gate_keyring_load_file(&kr, f, NULL), AL_EINVAL);
+	ck_assert_msg(strstr(al_err_msg(), "holds no key") != NULL, "%s",
+	    al_err_msg());
+	ck_assert_uint_eq(kr.n, 0);
+	BIO_free(bio);
+	free(vk);
+	EVP_PKEY_free(k);
+	attest_keyring_clear(&pem);
+}
+END_TEST
+
 static Suite *
 audit_suite(void)
 {
@@ -372,6 +518,8 @@ audit_suite(void)
 	tcase_add_test(tc, truncation_found_by_an_older_checkpoint);
 	tcase_add_test(tc, consistent_rewrite_found_by_an_older_checkpoint);
 	tcase_add_test(tc, edited_node_is_named);
+	tcase_add_test(tc, entry_check_as_the_gate_writes);
+	tcase_add_test(tc, keys_from_verifier_key_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }

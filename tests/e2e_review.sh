@@ -51,8 +51,8 @@ kill_leftovers() {
 	done
 }
 
-# on_exit: the test's EXIT trap: stops the server and its children, and
-# shows the server's log if the test failed.
+# on_exit: the test's EXIT trap: stops the server and its children (and a
+# lying one), and shows the server's log if the test failed.
 on_exit() {
 	local rc=$? i
 	if [ -n "${SPID:-}" ] && alive "$SPID"; then
@@ -63,6 +63,7 @@ on_exit() {
 		done
 		kill -KILL "$SPID" 2>/dev/null
 	fi
+	[ -z "${LPID:-}" ] || kill "$LPID" 2>/dev/null # liar_start's
 	kill_leftovers
 	if [ "$rc" != 0 ] && [ -s serve.log ]; then
 		echo "  --- serve.log (last 20 lines):"
@@ -3334,6 +3335,278 @@ PY
 	sql t6/airlock.db "UPDATE audit_checkpoints SET size = size - 1"
 	audit_verify "$PWD/t6" 1 "a checkpoint row edited"
 	expect_out_has "its row's size or root is not what its note signs"
+}
+
+# remote_verify TOKEN RC WHAT [ARGS...]: `airlock audit verify --server $URL
+# ARGS` with TOKEN in AIRLOCK_TOKEN, exit status RC; output in $OUT, $ERR.
+remote_verify() {
+	local tok=$1 want=$2 what=$3
+	shift 3
+	AIRLOCK_TOKEN=$tok al audit verify --server "$URL" "$@"
+	[ "$RC" = "$want" ] || fail "audit verify --server ($what): exit $RC, expected $want: $(cat "$OUT" "$ERR")"
+}
+
+# restore_data: ./data as it was copied to ./pristine (the gate stopped).
+restore_data() {
+	rm -rf data
+	cp -a pristine data
+}
+
+# The log verified over the review API, by an auditor without the gate's
+# host: after a release it verifies, with the keys the gate serves (said
+# so) or with pinned ones, and finds the same root as the local verify; a
+# wrong key fails; an agent is refused; bad pages are 400. Edits made
+# behind the stopped gate's back are named by index once it serves again:
+# an entry's bytes, an entry and its leaf hash (by the signed roots, from
+# the last one that matched), a deleted leaf; a log cut short, with its
+# checkpoints, only by a checkpoint exported before.
+t_audit_verify_over_the_api() {
+	local AG CI AUD S idx size n q
+	srv_start
+	mk_token auditor aud-1
+	AUD=$TOK
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	printf 'x = 1\n' >x.py
+	held "$AG" x.py name=x.py
+	S=$SID
+	approve_as "${REV[1]}" "$S"
+	as "$CI" release "$S" -o att.json
+	expect_rc 0 "airlock release"
+
+	n=$(sql1 data/airlock.db "SELECT count(*) FROM audit_checkpoints")
+	remote_verify "$AUD" 0 "after a release, the keys served"
+	expect_out_has "keys as served by the gate: pin them with --key"
+	expect_out_has "verified: every entry and checkpoint ($n)"
+	expect_out_has "note: the entries were not checked against the gate's tables"
+	grep '^log ' "$OUT" >remote.root || fail "no log line"
+	# Three entries a request: the same tree; and the local verify's.
+	remote_verify "$AUD" 0 "three entries a page" --page-size 3
+	grep '^log ' "$OUT" | cmp -s - remote.root || fail "paged: $(grep '^log ' "$OUT") != $(cat remote.root)"
+	audit_verify "$PWD/data" 0 "the same log, locally"
+	grep '^log ' "$OUT" | cmp -s - remote.root || fail "local: $(grep '^log ' "$OUT") != $(cat remote.root)"
+	printf '%s\n' "$AUD" >aud.tok
+	RC=0
+	env -u AIRLOCK_TOKEN "$BIN" audit verify --server "$URL" --token-file aud.tok >"$OUT" 2>"$ERR" || RC=$?
+	expect_rc 0 "verify --server --token-file"
+
+	# Pinned keys: the gate's PEM keyring, or the verifier keys it served.
+	"$BIN" key show --all --data "$PWD/data" >keyring.pem 2>/dev/null || fail "key show --all"
+	remote_verify "$AUD" 0 "keys pinned (PEM)" --key keyring.pem
+	expect_out_has "keys: 1 pinned with --key"
+	expect_out_lacks "keys as served"
+	api GET /v1/audit/keys "$AUD"
+	expect_code 200 "GET /v1/audit/keys"
+	python3 -c 'import json, sys; print("\n".join(json.load(open(sys.argv[1]))["keys"]))' "$OUT" >gate.vkeys
+	remote_verify "$AUD" 0 "keys pinned (verifier keys)" --key gate.vkeys
+	"$BIN" init --data "$PWD/other" >/dev/null 2>&1 || fail "init of another gate"
+	"$BIN" key show --data "$PWD/other" >other.pem 2>/dev/null || fail "key show of the other gate"
+	remote_verify "$AUD" 1 "another gate's key" --key other.pem
+	expect_out_has "(served): FAILED: note: no signature by a known key"
+	expect_out_has "FAILED: a checkpoint does not verify"
+	remote_verify "$AUD" 2 "--server and --data" --data "$PWD/data"
+	expect_err_has "--server and --data are exclusive"
+
+	# Auditors and admins only.
+	for q in entries checkpoints keys; do
+		api GET "/v1/audit/$q" "$AG"
+		expect_code 403 "GET /v1/audit/$q by an agent"
+		expect_error_json "$AG"
+	done
+	remote_verify "$AG" 2 "an agent's token"
+	expect_err_has "HTTP 403: this token's role may not do that"
+	# Pages asked for wrongly: 400, saying why.
+	size=$(sql1 data/airlock.db "SELECT count(*) FROM audit_leaves")
+	for q in "from=-1|from is the index of an entry" "limit=0|limit is 1 to 10000" \
+		"limit=100000|limit is 1 to 10000" \
+		"from=$((size + 1))|from is $((size + 1)); the log has $size entries, so from is at most $size" \
+		"from=1&from=2|from is given twice" "page=2|unknown query argument"; do
+		api GET "/v1/audit/entries?${q%%|*}" "$AUD"
+		expect_code 400 "GET /v1/audit/entries?${q%%|*}"
+		expect_error_json
+		grep -qF -- "${q#*|}" "$OUT" || fail "GET /v1/audit/entries?${q%%|*}: $(cat "$OUT")"
+	done
+	api GET "/v1/audit/entries?from=$size" "$AUD"
+	expect_code 200 "GET /v1/audit/entries from the end"
+	expect_all 'd["entries"]' '[]' 'd["size"]' "$size"
+	api GET "/v1/audit/entries?from=1&limit=2" "$AUD"
+	expect_code 200 "GET /v1/audit/entries?from=1&limit=2"
+	expect_all '[e["index"] for e in d["entries"]]' '[1, 2]'
+
+	# A checkpoint exported after the last events, then the gate stopped.
+	mk_token auditor aud-2
+	RC=0
+	"$BIN" audit checkpoint --make --data "$PWD/data" -o ck.txt 2>"$ERR" || RC=$?
+	expect_rc 0 "audit checkpoint --make"
+	remote_verify "$AUD" 0 "with the exported checkpoint" --checkpoint ck.txt --key keyring.pem
+	expect_out_has "checkpoint ck.txt: $(sed -n 2p ck.txt) entries: matches"
+	srv_stop
+	cp -a data pristine
+	idx=$(sql1 data/airlock.db "SELECT l.idx FROM audit_leaves l JOIN events e ON e.id = l.event_id WHERE e.action = 'approve'")
+	size=$(sql1 data/airlock.db "SELECT count(*) FROM audit_leaves")
+
+	# An entry's bytes edited.
+	sql data/airlock.db "UPDATE audit_leaves SET entry = CAST(replace(CAST(entry AS TEXT), 'action approve', 'action approvE') AS BLOB) WHERE idx = $idx"
+	srv_start
+	remote_verify "$AUD" 1 "an entry edited" --key keyring.pem
+	expect_out_has "FAILED at entry $idx: entry $idx does not hash to the leaf hash the gate stores for it"
+	srv_stop 1
+
+	# The same edit with its leaf hash made again: the signed roots find
+	# it, and say from where.
+	restore_data
+	python3 - data/airlock.db "$idx" <<'PY' || fail "cannot edit the copy"
+import hashlib, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+e = db.execute("SELECT entry FROM audit_leaves WHERE idx = ?", (int(sys.argv[2]),)).fetchone()[0]
+e = bytes(e).replace(b"action approve\n", b"action approvE\n")
+db.execute("DROP TRIGGER audit_leaves_no_update")
+db.execute("UPDATE audit_leaves SET entry = ?, hash = ? WHERE idx = ?", (e, hashlib.sha256(b"\0" + e).digest(), int(sys.argv[2])))
+db.commit()
+PY
+	srv_start
+	remote_verify "$AUD" 1 "an entry and its hash edited" --key keyring.pem
+	expect_out_has "differs from checkpoint"
+	expect_out_has "DIFFERS from the log"
+	grep -q "^FAILED at entry [0-9]*: the root of the first [0-9]* entries differs from checkpoint #[0-9]* (served): an entry from [0-9]* to [0-9]* is not what it signed" "$OUT" ||
+		fail "no range named: $(grep FAILED "$OUT")"
+	python3 - "$idx" "$OUT" <<'PY' || fail "the range named does not hold entry $idx: $(grep FAILED "$OUT")"
+import re, sys
+a, b = map(int, re.search(r"an entry from (\d+) to (\d+) is not", open(sys.argv[2]).read()).groups())
+assert a <= int(sys.argv[1]) <= b
+PY
+	srv_stop 1
+
+	# A leaf deleted: the page after it does not hold the index asked for.
+	restore_data
+	sql data/airlock.db "DELETE FROM audit_leaves WHERE idx = 2"
+	srv_start
+	remote_verify "$AUD" 1 "a leaf deleted" --page-size 2 --key keyring.pem
+	expect_out_has "FAILED at entry 2: entry 2 is missing: asked for it, the gate served entry 3 in its place"
+	srv_stop 1
+
+	# The newest entries removed with their nodes and every stored
+	# checkpoint: consistent, so only the exported checkpoint finds it.
+	restore_data
+	sql data/airlock.db "DELETE FROM events WHERE id IN (SELECT event_id FROM audit_leaves WHERE idx >= $((size - 3)))" \
+		"DELETE FROM audit_leaves WHERE idx >= $((size - 3))" \
+		"DELETE FROM audit_nodes WHERE (idx + 1) << level > $((size - 3))" \
+		"DELETE FROM audit_checkpoints" \
+		"DELETE FROM principals WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.action = 'token.create' AND e.detail LIKE 'name=' || principals.name || ' role=%')"
+	srv_start
+	remote_verify "$AUD" 0 "a consistent truncation, no checkpoint given" --key keyring.pem
+	remote_verify "$AUD" 1 "a consistent truncation and the exported checkpoint" --key keyring.pem --checkpoint ck.txt
+	expect_out_has "checkpoint ck.txt: $(sed -n 2p ck.txt) entries: BEYOND the log"
+	expect_out_has "(truncated?)"
+	srv_stop
+}
+
+# liar_start MODE: a server on a free port that answers the audit
+# endpoints from keys.json, ckpts.json and entries.json (a real gate's
+# answers) with the lie MODE told; its URL in $URL, its pid in $LPID.
+liar_start() {
+	local i
+	PORT=$(free_port)
+	URL=http://127.0.0.1:$PORT
+	python3 - "$PORT" "$1" <<'PY' >liar.log 2>&1 &
+import base64, hashlib, json, sys, urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+port, mode = int(sys.argv[1]), sys.argv[2]
+keys, ckpts = json.load(open("keys.json")), json.load(open("ckpts.json"))
+entries = json.load(open("entries.json"))["entries"]
+size, asked = len(entries), []
+if mode == "form":    # entry 1 says it is entry 7; its hash agrees
+    e = base64.b64decode(entries[1]["entry"]).replace(b"\nindex 1\n", b"\nindex 7\n")
+    entries[1] = {"index": 1, "entry": base64.b64encode(e).decode(),
+                  "hash": base64.b64encode(hashlib.sha256(b"\0" + e).digest()).decode()}
+if mode == "origin":  # keys served under another log's name
+    keys["origin"] = "airlock/0000000000000000"
+if mode == "nockpt":  # no checkpoint: nothing signed
+    ckpts = {"checkpoints": []}
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+    def send(self, body, ctype="application/json"):
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_GET(self):
+        u = urllib.parse.urlparse(self.path)
+        q = dict(urllib.parse.parse_qsl(u.query))
+        if u.path == "/v1/audit/keys":
+            return self.send(json.dumps(keys).encode())
+        if u.path == "/v1/audit/checkpoints":
+            return self.send(json.dumps(ckpts).encode())
+        f, n = int(q.get("from", 0)), int(q.get("limit", 1000))
+        asked.append(f)
+        page, sz = entries[f:f + n], size
+        if mode == "shrink" and len(asked) > 1:
+            sz = size - 1
+        if mode == "shift" and f > 0:
+            page = entries[f + 1:f + 1 + n]
+        if mode == "notjson" and f > 0:
+            return self.send(b"<html>not JSON</html>", "text/html")
+        if mode == "b64" and f > 0:
+            page = [dict(page[0], entry="not base64!")] + page[1:]
+        self.send(json.dumps({"size": sz, "from": f, "entries": page}).encode())
+ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
+PY
+	LPID=$!
+	for i in $(seq 1 100); do
+		curl -s --max-time 2 -o /dev/null "$URL/v1/audit/keys" && return 0
+		sleep 0.05
+	done
+	fail "the lying server did not start: $(cat liar.log)"
+}
+
+liar_stop() {
+	kill "$LPID" 2>/dev/null
+	wait "$LPID" 2>/dev/null
+	LPID=
+}
+
+# A server that lies about the log is caught, whatever it lies about: a
+# page of other indexes than asked for, a log that shrinks between pages,
+# an entry not of its place (its hash agreeing), keys of another log, a
+# reply that is not JSON, an entry that is not base64, no checkpoint at
+# all. The answers are a real gate's, replayed with one lie each
+# (unchanged: it verifies).
+t_audit_verify_refuses_a_lying_server() {
+	local AUD m
+	srv_start
+	mk_token auditor aud-1
+	AUD=$TOK
+	reviewers 3
+	RC=0
+	"$BIN" audit checkpoint --make --data "$PWD/data" -o ck.txt 2>"$ERR" || RC=$?
+	expect_rc 0 "audit checkpoint --make"
+	curl -sf -H "Authorization: Bearer $AUD" "$URL/v1/audit/keys" >keys.json &&
+		curl -sf -H "Authorization: Bearer $AUD" "$URL/v1/audit/checkpoints" >ckpts.json &&
+		curl -sf -H "Authorization: Bearer $AUD" "$URL/v1/audit/entries?limit=10000" >entries.json ||
+		fail "cannot read the gate's audit answers"
+	"$BIN" key show --all --data "$PWD/data" >keyring.pem 2>/dev/null || fail "key show --all"
+	srv_stop
+	for m in none:0:verified shift:1:"FAILED at entry 2: entry 2 is missing: asked for it, the gate served entry 3" \
+		shrink:1:"the log shrank from" \
+		form:1:"FAILED at entry 1: entry 1 is not a well-formed version 1 entry of its place: line 2: it says index 7" \
+		origin:2:"the verifier key is of the log" notjson:2:"HTTP 200 without a JSON object" \
+		b64:2:"entry 2 is not base64"; do
+		liar_start "${m%%:*}"
+		remote_verify "$AUD" "$(echo "$m" | cut -d: -f2)" "a server that lies: ${m%%:*}" \
+			--page-size 2 --key keyring.pem --checkpoint ck.txt
+		grep -qF -- "${m#*:*:}" "$OUT" "$ERR" || fail "lie ${m%%:*}: no '${m#*:*:}': $(cat "$OUT" "$ERR")"
+		liar_stop
+	done
+	liar_start nockpt
+	remote_verify "$AUD" 1 "a server that serves no checkpoint" --key keyring.pem
+	expect_out_has "FAILED: no checkpoint verifies: nothing the gate served is signed"
+	remote_verify "$AUD" 0 "no checkpoint served, one exported" --key keyring.pem --checkpoint ck.txt
+	liar_stop
 }
 
 # The signer trusts the log, not the tables: a critical submission set to

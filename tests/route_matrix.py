@@ -274,6 +274,18 @@ class Matrix:
             return ({}, None, 200,
                     lambda a: a.body.startswith(b"airlock/") and b"\n\n\xe2\x80\x94 airlock/" in a.body,
                     None)
+        if name == "audit.checkpoints":
+            return ({}, None, 200,
+                    lambda a: a.json()["checkpoints"][0]["note"].startswith("airlock/"), None)
+        if name == "audit.entries":
+            # The first page: entry 0 is the log's beginning.
+            return ({}, None, 200,
+                    lambda a: a.json()["entries"][0]["index"] == 0 and
+                    base64.b64decode(a.json()["entries"][0]["entry"]).startswith(
+                        b"airlock audit entry v1\nindex 0\n"), None)
+        if name == "audit.keys":
+            return ({}, None, 200,
+                    lambda a: a.json()["keys"][0].startswith(a.json()["origin"] + "+"), None)
         if name == "attestation":
             return ({"id": self.rel}, None, 200,
                     lambda a: a.json()["payloadType"] == "application/vnd.in-toto+json", None)

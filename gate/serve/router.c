@@ -61,6 +61,14 @@ static const struct route_def {
 	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_AUDIT_CHECKPOINT, "audit.checkpoint", "GET", "/v1/audit/checkpoint",
 	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	/* What `airlock audit verify --server` reads: public or signed. */
+	{R_AUDIT_CHECKPOINTS, "audit.checkpoints", "GET",
+	    "/v1/audit/checkpoints", ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN),
+	    0},
+	{R_AUDIT_ENTRIES, "audit.entries", "GET", "/v1/audit/entries",
+	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	{R_AUDIT_KEYS, "audit.keys", "GET", "/v1/audit/keys",
+	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_APPROVE, "approve", "POST", "/v1/submissions/{id}/approve",
 	    ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_REJECT, "reject", "POST", "/v1/submissions/{id}/reject",
@@ -201,6 +209,12 @@ route_of(const char *method, const char *url, int64_t *id, int64_t *item,
 		return R_EVENTS_ALL;
 	if (get && strcmp(url, "/v1/audit/checkpoint") == 0)
 		return R_AUDIT_CHECKPOINT;
+	if (get && strcmp(url, "/v1/audit/checkpoints") == 0)
+		return R_AUDIT_CHECKPOINTS;
+	if (get && strcmp(url, "/v1/audit/entries") == 0)
+		return R_AUDIT_ENTRIES;
+	if (get && strcmp(url, "/v1/audit/keys") == 0)
+		return R_AUDIT_KEYS;
 	if (post && strcmp(url, "/v1/rules/reload") == 0)
 		return R_RELOAD;
 	if (strncmp(url, "/v1/tokens/", 11) == 0 &&
@@ -521,6 +535,12 @@ dispatch(struct req *q, struct MHD_Connection *c, struct db *db)
 		return api_events_all(q, c, db);
 	case R_AUDIT_CHECKPOINT:
 		return api_audit_checkpoint(q, c, db);
+	case R_AUDIT_CHECKPOINTS:
+		return api_audit_checkpoints(q, c, db);
+	case R_AUDIT_ENTRIES:
+		return api_audit_entries(q, c, db);
+	case R_AUDIT_KEYS:
+		return api_audit_keys(q, c, db);
 	case R_TOKEN_CREATE:
 		if (q->too_large)
 			return srv_fail(q, c, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE,

@@ -186,7 +186,8 @@ enum route {
 	R_EVENTS, R_TOKEN_CREATE, R_TOKEN_LIST, R_TOKEN_REVOKE, R_APPROVE,
 	R_REJECT, R_OVERRIDE, R_RELEASE, R_ATTESTATION, R_RELOAD,
 	R_ITEM_CONTENT, R_PERSON_CREATE, R_PERSON_LIST, R_PERSON_DISABLE,
-	R_EVENTS_ALL, R_AUDIT_CHECKPOINT,
+	R_EVENTS_ALL, R_AUDIT_CHECKPOINT, R_AUDIT_CHECKPOINTS, R_AUDIT_ENTRIES,
+	R_AUDIT_KEYS,
 	R_MAX,                    /* not a route: the count */
 };
 
@@ -427,8 +428,17 @@ int srv_events_json(json_t **out, const struct db_event *v, size_t n,
     int with_submission);
 enum MHD_Result api_events_all(struct req *q, struct MHD_Connection *c,
     struct db *db);
-/* GET /v1/audit/checkpoint: the newest signed checkpoint (api_audit.c). */
+/* api_audit.c: GET /v1/audit/checkpoint (the newest signed checkpoint),
+ * /v1/audit/checkpoints (all of them), /v1/audit/entries?from=N&limit=M
+ * (the entries as stored, a page) and /v1/audit/keys (the keyring's
+ * verifier keys): what `airlock audit verify --server` reads. */
 enum MHD_Result api_audit_checkpoint(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_audit_checkpoints(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_audit_entries(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+enum MHD_Result api_audit_keys(struct req *q, struct MHD_Connection *c,
     struct db *db);
 
 /* integrity.c: stored bytes of submission id (item -1: the artifact; else
