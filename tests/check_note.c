@@ -511,6 +511,19 @@ START_TEST(t_attest_keys)
 	ck_assert_int_eq(PEM_write_PrivateKey(f, k, NULL, NULL, 0, NULL, NULL),
 	    1);
 	ck_assert_int_eq(fclose(f), 0);
+	/* Refused while others may read it, and without the public half
+	 * that names it the data directory's current key. */
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_int_eq(attest_key_load(dir, &loaded), AL_EINVAL);
+	ck_assert_ptr_null(loaded);
+	ck_assert_ptr_nonnull(strstr(al_err_msg(), "(mode 0644): chmod 600"));
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	ck_assert_int_ne(attest_key_load(dir, &loaded), 0);
+	ck_assert_ptr_null(loaded);
+	snprintf(path, sizeof(path), "%s/keys/signing.pub", dir);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	ck_assert_int_eq(PEM_write_PUBKEY(f, k), 1);
+	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_int_eq(attest_key_load(dir, &loaded), 0);
 	s = sign1(TEXT, "PeterNeumann", loaded);
 	ck_assert_str_eq(s, TEXT "\n" PETER_SIG);
