@@ -72,6 +72,10 @@
 /* The open-file limit the gate raises its soft limit to, if allowed. */
 #define SERVE_NOFILE 65536u
 
+/* The Content-Security-Policy of every API answer: nothing in one may
+ * load, run or be framed, should a browser ever render it. */
+#define SRV_API_CSP "default-src 'none'; frame-ancestors 'none'"
+
 /* Why a request was refused, for the metrics. */
 enum reject {
 	REJ_UNAUTH, REJ_FORBIDDEN, REJ_TOO_LARGE, REJ_BAD_REQUEST, REJ_BAD_HOST,
@@ -289,6 +293,10 @@ int64_t srv_parse_id(const char *s, size_t n);
  * refused (a conflicting, duplicated or malformed Content-Length or
  * Transfer-Encoding, a header name that is not a token, a folded line). */
 const char *srv_framing_error(struct MHD_Connection *c, const char *version);
+
+/* http.c: the headers every API answer carries (docs/api.md, "Headers"):
+ * Cache-Control: no-store, nosniff, no referrer, SRV_API_CSP. */
+void srv_api_headers(struct MHD_Response *r);
 
 /* router.c: the endpoint's name in events and the log ("approve",
  * "submit"...; "none" for R_NONE), from the route table. */
