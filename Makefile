@@ -182,6 +182,7 @@ e2e: $(BUILD)/airlock $(IOFAIL)
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_client.sh
 	AIRLOCK_BIN=$(BUILD)/airlock IOFAIL=$(IOFAIL) bash tests/e2e_serve.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_review.sh
+	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_ui.sh
 	python3 tests/hostile.py --bin $(BUILD)/airlock
 
 # Hostile clients, the long version (docs/reliability.md): the gate as
