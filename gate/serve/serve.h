@@ -329,6 +329,10 @@ size_t srv_ui_files(const struct srv_ui *ui);
  * ("/ui/"), R_UI_IMG ("/ui/img/..."), R_UI_FILE (any other "/ui/..."),
  * else R_NONE. */
 enum route srv_ui_route(const char *url);
+/* If-None-Match h (RFC 9110 13.1.2): "*" or a list of entity tags, a weak
+ * one compared by its quoted part; 1 when etag (quotes included) is among
+ * them. What is not such a list matches nothing (the file is sent). */
+int srv_ui_etag_match(const char *h, const char *etag);
 /* The answer to q, on a UI route, from the files read at start. */
 enum MHD_Result srv_ui_serve(struct req *q, struct MHD_Connection *c,
     const char *method, const char *url);

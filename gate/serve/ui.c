@@ -361,11 +361,8 @@ ui_find(const struct srv_ui *ui, const char *name)
 	return bsearch(&key, ui->files, ui->n, sizeof(*ui->files), ui_cmp);
 }
 
-/* If-None-Match (RFC 9110 13.1.2): "*" or a list of entity tags, a weak one
- * compared by its quoted part; 1 when etag is among them. What is not such
- * a list matches nothing (the file is sent). */
-static int
-ui_etag_match(const char *h, const char *etag)
+int
+srv_ui_etag_match(const char *h, const char *etag)
 {
 	size_t n = strlen(etag);
 	const char *e;
@@ -478,5 +475,5 @@ srv_ui_serve(struct req *q, struct MHD_Connection *c, const char *method,
 		    "the review UI on this gate has no index.html" :
 		    "no such file in the review UI");
 	inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
-	return ui_send(c, f, inm != NULL && ui_etag_match(inm, f->etag));
+	return ui_send(c, f, inm != NULL && srv_ui_etag_match(inm, f->etag));
 }
