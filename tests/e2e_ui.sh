@@ -228,12 +228,16 @@ ui_fixture() {
 	ln -s logo.svg ui/img/alias.svg
 	printf 'x\n' >ui/Bad.css
 	printf 'x\n' >'ui/a b.css'
+	printf 'x\n' >"ui/$LONG_NAME"
 	printf 'x\n' >ui/readme.md
 	printf 'x\n' >ui/plain
 	printf 'x\n' >ui/sub/ok.css
 	printf 'x\n' >ui/img/deep/x.svg
 	mkfifo ui/fifo.txt || fail "mkfifo"
 }
+
+# 65 bytes: one more than a name may have.
+LONG_NAME=$(printf 'a%.0s' $(seq 1 61)).css
 
 # The files ui_fixture serves, and their Content-Types.
 UI_FILES="index.html=text/html; charset=utf-8
@@ -284,6 +288,7 @@ t_skipped_entries_are_named() {
 		"ui/img/alias.svg: skipped: a symbolic link" \
 		"ui/Bad.css: skipped: a name not of [a-z0-9._-]" \
 		"ui/a?b.css: skipped: a name not of [a-z0-9._-]" \
+		"ui/$LONG_NAME: skipped: a name not of [a-z0-9._-], or longer than 64 bytes" \
 		"ui/readme.md: skipped: not a type the UI serves" \
 		"ui/plain: skipped: not a type the UI serves" \
 		"ui/sub: skipped: a directory" \
@@ -292,7 +297,7 @@ t_skipped_entries_are_named() {
 		grep -qF -- "airlock serve: review UI: $PWD/$w" serve.log ||
 			fail "the log does not say '$w': $(grep 'review UI' serve.log)"
 	done
-	[ "$(grep -c 'skipped:' serve.log)" = 10 ] || fail "not 10 warnings: $(grep 'skipped:' serve.log)"
+	[ "$(grep -c 'skipped:' serve.log)" = 11 ] || fail "not 11 warnings: $(grep 'skipped:' serve.log)"
 	srv_stop
 }
 
@@ -372,7 +377,7 @@ t_only_exact_names() {
 		/ui/img%2flogo.svg /ui//index.html /ui//app.css /ui/index.html/ \
 		/ui/img/ /ui/img /ui/img/logo.svg/ /ui/./app.css /ui/img/../app.css \
 		/ui/App.css /ui/IMG/logo.svg '/ui/app.css?v=1' '/ui/?x' '/?x' \
-		/ui/img/img/logo.svg /ui/logo.svg /ui/outside.txt; do
+		/ui/img/img/logo.svg /ui/logo.svg /ui/outside.txt "/ui/$LONG_NAME"; do
 		req GET "$p"
 		expect_code 404 "GET $p"
 		expect_error "no such file"
@@ -541,6 +546,22 @@ t_over_32mib_in_all_stops_the_start() {
 	al serve --data "$PWD/data" --listen "127.0.0.1:$(free_port)" --rules "$RULES" --ui "$PWD/ui"
 	expect_rc 2 "32 MiB and a byte"
 	expect_err_has "airlock serve: the review UI in $PWD/ui is over the 32 MiB it may be in all"
+}
+
+t_more_than_512_files_stop_the_start() {
+	local i
+	mkdir -p ui || fail mkdir
+	for i in $(seq 1 512); do
+		: >"ui/f$i.txt"
+	done
+	srv_init
+	al serve --data "$PWD/data" --check-config --rules "$RULES" --ui "$PWD/ui"
+	expect_rc 0 "512 files"
+	expect_out_has "review UI $PWD/ui (512 files)"
+	: >ui/f513.txt
+	al serve --data "$PWD/data" --listen "127.0.0.1:$(free_port)" --rules "$RULES" --ui "$PWD/ui"
+	expect_rc 2 "513 files"
+	expect_err_has "airlock serve: the review UI in $PWD/ui has more than 512 files"
 }
 
 t_no_ui_directory() {
