@@ -334,6 +334,7 @@ run: deps
 		mv $(RUN_DATA)/admin.token.tmp $(RUN_DATA)/admin.token; \
 	fi
 	@echo "airlock: API  http://$(RUN_LISTEN)   intake: $(RUN_DATA)/intake.sock"
+	@echo "airlock: review UI  http://$(RUN_LISTEN)/ui/ (review-ui/; docs/review-ui.md)"
 	@echo "airlock: admin token: $(RUN_DATA)/admin.token. Register the person an agent works for, then its token:"
 	@echo "  export AIRLOCK_TOKEN=\$$(cat $(RUN_DATA)/admin.token) AIRLOCK_URL=http://$(RUN_LISTEN)"
 	@echo "  $(BUILD)/airlock person add alice"
