@@ -69,7 +69,8 @@ SERVE_SRC = gate/serve/serve.c gate/serve/listener.c gate/serve/router.c \
 	gate/serve/auth.c gate/serve/init.c gate/serve/api_person.c \
 	gate/serve/view.c gate/serve/record.c gate/serve/keys.c \
 	gate/serve/health.c gate/serve/integrity.c gate/serve/conn.c \
-	gate/serve/api_audit.c
+	gate/serve/api_audit.c \
+	gate/serve/ui.c
 DB_SRC = db/db.c db/db_stmt.c db/db_event.c db/db_principal.c db/db_person.c \
 	db/db_submission.c db/db_scan.c db/db_review.c db/db_audit.c
 # Generated: the schema migrations, compiled in (rule below).
@@ -83,7 +84,8 @@ TESTS = check_util check_common check_rule check_patch check_bundle check_engine
 	check_db check_audit check_note check_merkle
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
 FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest fuzz_container fuzz_extract \
-	fuzz_pack fuzz_rules fuzz_policy fuzz_allowlist fuzz_keyring fuzz_body fuzz_fold fuzz_text fuzz_note fuzz_merkle fuzz_proof fuzz_entry
+	fuzz_pack fuzz_rules fuzz_policy fuzz_allowlist fuzz_keyring fuzz_body fuzz_fold fuzz_text fuzz_note fuzz_merkle fuzz_proof \
+	fuzz_entry fuzz_etag
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 # make fuzz-long: FUZZ_RUNS executions of each of FUZZ_ONLY, one at a time
@@ -182,6 +184,7 @@ e2e: $(BUILD)/airlock $(IOFAIL)
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_client.sh
 	AIRLOCK_BIN=$(BUILD)/airlock IOFAIL=$(IOFAIL) bash tests/e2e_serve.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_review.sh
+	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_ui.sh
 	python3 tests/hostile.py --bin $(BUILD)/airlock
 
 # Hostile clients, the long version (docs/reliability.md): the gate as
@@ -332,6 +335,7 @@ run: deps
 		mv $(RUN_DATA)/admin.token.tmp $(RUN_DATA)/admin.token; \
 	fi
 	@echo "airlock: API  http://$(RUN_LISTEN)   intake: $(RUN_DATA)/intake.sock"
+	@echo "airlock: review UI  http://$(RUN_LISTEN)/ui/ (review-ui/; docs/review-ui.md)"
 	@echo "airlock: admin token: $(RUN_DATA)/admin.token. Register the person an agent works for, then its token:"
 	@echo "  export AIRLOCK_TOKEN=\$$(cat $(RUN_DATA)/admin.token) AIRLOCK_URL=http://$(RUN_LISTEN)"
 	@echo "  $(BUILD)/airlock person add alice"

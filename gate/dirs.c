@@ -1,5 +1,5 @@
 /*
- * dirs.c - the rules, cache and data directories; see dirs.h.
+ * dirs.c - the rules, review UI, cache and data directories; see dirs.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -38,12 +38,15 @@ xstrdup(const char *s)
 	return p;
 }
 
-char *
-gate_rules_dir(const char *opt)
+/* The option, else $var, else leaf beside the build directory the binary
+ * runs from (a source tree), else in the share directory beside it (an
+ * installed prefix), else the share directory compiled in. */
+static char *
+share_dir(const char *opt, const char *var, const char *leaf)
 {
 	char exe[PATH_MAX], *slash;
 	struct dynbuf b;
-	const char *env = getenv("AIRLOCK_RULES");
+	const char *env = getenv(var);
 	ssize_t n;
 
 	if (opt != NULL)
@@ -57,17 +60,34 @@ gate_rules_dir(const char *opt)
 		if (slash != NULL) {
 			*slash = '\0';
 			dynbuf_init(&b, PATH_MAX);
-			if (dynbuf_addf(&b, "%s/../rules", exe) == 0 &&
+			if (dynbuf_addf(&b, "%s/../%s", exe, leaf) == 0 &&
 			    is_dir(dynbuf_str(&b)))
 				return dynbuf_take(&b, NULL);
 			dynbuf_reset(&b);
-			if (dynbuf_addf(&b, "%s/../share/airlock/rules", exe) == 0 &&
+			if (dynbuf_addf(&b, "%s/../share/airlock/%s", exe, leaf) == 0 &&
 			    is_dir(dynbuf_str(&b)))
 				return dynbuf_take(&b, NULL);
 			dynbuf_free(&b);
 		}
 	}
-	return xstrdup(AIRLOCK_SHARE_DIR "/rules");
+	dynbuf_init(&b, PATH_MAX);
+	if (dynbuf_addf(&b, "%s/%s", AIRLOCK_SHARE_DIR, leaf) < 0) {
+		fputs("airlock: out of memory\n", stderr);
+		exit(EXIT_ERROR);
+	}
+	return dynbuf_take(&b, NULL);
+}
+
+char *
+gate_rules_dir(const char *opt)
+{
+	return share_dir(opt, "AIRLOCK_RULES", "rules");
+}
+
+char *
+gate_ui_dir(const char *opt)
+{
+	return share_dir(opt, "AIRLOCK_UI_DIR", "review-ui");
 }
 
 char *

@@ -1,6 +1,7 @@
 /*
- * dirs.h - where airlock finds its rules, keeps its compiled-rules cache
- * and its data: the option if given, else the environment, else a default.
+ * dirs.h - where airlock finds its rules and review UI, keeps its
+ * compiled-rules cache and its data: the option if given, else the
+ * environment, else a default.
  * Every command that needs one of them asks here, so they agree.
  */
 #ifndef AIRLOCK_DIRS_H
@@ -12,6 +13,10 @@
  * else the installed share/airlock/rules. Returns a malloc'd path.
  */
 char *gate_rules_dir(const char *opt);
+/* The review UI's directory, found the same way: the option, else
+ * $AIRLOCK_UI_DIR, else review-ui/ beside the build directory, else the
+ * installed share/airlock/review-ui. Returns a malloc'd path. */
+char *gate_ui_dir(const char *opt);
 /* $AIRLOCK_CACHE_DIR, $XDG_CACHE_HOME/airlock or ~/.cache/airlock (malloc'd),
  * or NULL when there is no home to put it in. */
 char *gate_cache_dir(void);

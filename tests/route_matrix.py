@@ -8,14 +8,17 @@ What it proves:
      docs/api.md, and with the design's invariants (DESIGN.md 3 and 7): an
      agent may only submit, list and show; only an agent submits; the
      intake socket serves exactly submit, list and show; only /healthz
-     needs no token;
+     and the review UI's files (ui.*, on the review listener) need no
+     token;
   2. for every route and listener, every caller - a token of each role
      (agent, reviewer, ci, auditor, admin), no token, a malformed one, an
      unknown one, an expired and a revoked one (both of role admin, who
      could call anything) - is answered as the table says:
        - a route the listener does not serve: 404 "no such endpoint", for
          everyone (before any token is looked at);
-       - a route without a token (/healthz): 200 to everyone;
+       - a route without a token (/healthz, the UI's files from
+         review-ui/): its answer to everyone (200; 302 for /; 404 for
+         /ui/img/NAME when review-ui/ has no img/);
        - no, a malformed or an unknown token: 401 with the generic message;
          an expired one "token expired at ...", a revoked one "token revoked
          at ...";
@@ -95,6 +98,25 @@ def docs_roles(path):
         else:
             out[(method, p)] = {r for r, v in zip(cols, cells[1:]) if v not in ("–", "-", "")}
     return out
+
+
+UI_DIR = os.path.join(G.ROOT, "review-ui")
+
+
+def ui_bytes(name):
+    with open(os.path.join(UI_DIR, name), "rb") as f:
+        return f.read()
+
+
+def ui_img():
+    """A file of review-ui/img/ the gate serves, or None."""
+    d = os.path.join(UI_DIR, "img")
+    names = sorted(os.listdir(d)) if os.path.isdir(d) else []
+    for n in names:
+        if n.endswith(".svg") and os.path.isfile(os.path.join(d, n)) \
+                and not os.path.islink(os.path.join(d, n)):
+            return n
+    return None
 
 
 def iso_ms(s):
@@ -248,6 +270,21 @@ class Matrix:
 
         if name == "healthz":
             return {}, None, 200, lambda a: a.json()["status"] == "ok", None
+        if name == "ui.root":
+            return {}, None, 302, lambda a: a.headers.get("location") == "/ui/", None
+        if name == "ui.index":
+            return ({}, None, 200,
+                    lambda a: a.body == ui_bytes("index.html") and
+                    a.headers.get("content-type") == "text/html; charset=utf-8", None)
+        if name == "ui.file":
+            return ({"name": "index.html"}, None, 200,
+                    lambda a: a.body == ui_bytes("index.html"), None)
+        if name == "ui.img":
+            img = ui_img()
+            if img is None:
+                return ({"name": "none.svg"}, None, 404,
+                        lambda a: a.error() == "no such file in the review UI", None)
+            return {"name": img}, None, 200, lambda a: a.body == ui_bytes("img/" + img), None
         if name == "metrics":
             return {}, None, 200, lambda a: b"airlock_submissions{" in a.body, None
         if name == "submit":
@@ -562,7 +599,7 @@ def check_table(routes, docs):
             bad.append("an agent may call %s %s on %s" % (r["method"], r["path"], r["listener"]))
         if r["name"] == "submit" and r["roles"] != ["agent"]:
             bad.append("submitting on %s is open to %s, expected agents only" % (r["listener"], r["roles"]))
-        if not r["token"] and r["name"] != "healthz":
+        if not r["token"] and r["name"] != "healthz" and not r["name"].startswith("ui."):
             bad.append("%s %s is answered without a token" % (r["method"], r["path"]))
     return bad
 
@@ -575,7 +612,7 @@ def main():
     args = ap.parse_args()
     t0 = time.monotonic()
     work = args.keep or tempfile.mkdtemp(prefix="airlock-matrix.")
-    g = G.Gate(work, args.bin, args.rules)
+    g = G.Gate(work, args.bin, args.rules, env={"AIRLOCK_UI_DIR": UI_DIR})
     rc = 1
     try:
         g.init()

@@ -107,7 +107,8 @@ answer(int fd, unsigned status, const char *msg)
 		return;
 	n = snprintf(buf, sizeof(buf), "HTTP/1.1 %u %s\r\nContent-Type: "
 	    "application/json\r\nCache-Control: no-store\r\n"
-	    "X-Content-Type-Options: nosniff\r\n%sConnection: close\r\n"
+	    "X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
+	    "Content-Security-Policy: " SRV_API_CSP "\r\n%sConnection: close\r\n"
 	    "Content-Length: %d\r\n\r\n%s", status, reason, status == 503 ?
 	    "Retry-After: 1\r\n" : "", nb, body);
 	if (n > 0 && (size_t)n < sizeof(buf))

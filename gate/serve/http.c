@@ -1,6 +1,7 @@
 /*
  * http.c - the answers every endpoint gives: JSON bodies, error
- * bodies that never echo what the client sent, the strict check of a
+ * bodies that never echo what the client sent, the headers every API
+ * answer carries (the review UI's own are in ui.c), the strict check of a
  * request's framing headers, and the small parsers of ids and names.
  *
  * Trust: what is parsed here (ids in URLs, names in bodies, the framing
@@ -18,6 +19,17 @@
 #include "os.h"
 #include "serve.h"
 
+/* No answer of the API is kept, read as another type, rendered as a page
+ * that loads or runs anything, framed, or named in a Referer. */
+void
+srv_api_headers(struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "Content-Security-Policy", SRV_API_CSP);
+}
+
 static enum MHD_Result
 respond(struct MHD_Connection *c, unsigned status, const char *type,
     const char *body, size_t len, int close)
@@ -29,8 +41,7 @@ respond(struct MHD_Connection *c, unsigned status, const char *type,
 	if (r == NULL)
 		return MHD_NO;
 	MHD_add_response_header(r, "Content-Type", type);
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	srv_api_headers(r);
 	/* libmicrohttpd closes the connection after such an answer. */
 	if (close)
 		MHD_add_response_header(r, "Connection", "close");

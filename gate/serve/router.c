@@ -25,12 +25,12 @@
 /*
  * Who may call what, and where: the table docs/api.md shows. Each route
  * has its name (the record's and the metrics'), its method and path as a
- * pattern ({id} a submission, {n} an item index, {name} a token or a
- * person: what route_of parses), the roles that may call it and whether
- * the intake socket serves it. `airlock serve --routes` prints it, after
- * checking that route_of reads every pattern back as its route, and the
- * role x endpoint x listener suite (tests/route_matrix.py) is generated from
- * that print.
+ * pattern ({id} a submission, {n} an item index, {name} a token, a
+ * person or a UI file: what route_of parses), the roles that may call it
+ * (none: no token) and whether the intake socket serves it. `airlock
+ * serve --routes` prints it, after checking that route_of reads every
+ * pattern back as its route, and the role x endpoint x listener suite
+ * (tests/route_matrix.py) is generated from that print.
  */
 static const struct route_def {
 	enum route route;
@@ -94,6 +94,11 @@ static const struct route_def {
 	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_PERSON_DISABLE, "person.disable", "POST", "/v1/persons/{name}/disable",
 	    ROLE(DB_ROLE_ADMIN), 0},
+	/* The review UI's files (ui.c): HEAD as GET, any other method 405. */
+	{R_UI_ROOT, "ui.root", "GET", "/", 0, 0},
+	{R_UI_INDEX, "ui.index", "GET", "/ui/", 0, 0},
+	{R_UI_FILE, "ui.file", "GET", "/ui/{name}", 0, 0},
+	{R_UI_IMG, "ui.img", "GET", "/ui/img/{name}", 0, 0},
 };
 
 #define NROUTES (sizeof(route_defs) / sizeof(route_defs[0]))
@@ -117,11 +122,12 @@ srv_route_name(enum route r)
 	return d != NULL ? d->name : r == R_NONE ? "none" : "other";
 }
 
-/* /healthz, the one route answered without a token (its roles are 0). */
+/* Answered without a token (its roles are 0): /healthz and the UI's
+ * files. */
 static int
 route_open(const struct route_def *d)
 {
-	return d->route == R_HEALTHZ;
+	return d->roles == 0;
 }
 
 /* Whether a token of this role may call d on this listener (d served
@@ -187,7 +193,10 @@ route_of(const char *method, const char *url, int64_t *id, int64_t *item,
 {
 	int get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
 	const char *p;
+	enum route ui = srv_ui_route(url);
 
+	if (ui != R_NONE)
+		return ui;
 	if (get && strcmp(url, "/healthz") == 0)
 		return R_HEALTHZ;
 	if (get && strcmp(url, "/metrics") == 0)
@@ -349,7 +358,8 @@ admit(struct req *q, struct MHD_Connection *c, const char *url,
 		return 1;
 	}
 	if (route_open(d)) {
-		*res = srv_healthz(q, c);
+		*res = q->route == R_HEALTHZ ? srv_healthz(q, c) :
+		    srv_ui_serve(q, c, method, url);
 		return 1;
 	}
 	if ((st = authenticate(q, c, why, sizeof(why))) != 0) {
@@ -627,6 +637,8 @@ srv_on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	/* libmicrohttpd decodes %00 into the URL and its arguments, where
 	 * C strings end: "/v1/tokens/rev-1%00x" would name rev-1. */
 	q->nul_in_url = strstr(uri, "%00") != NULL;
+	/* What it decodes the review UI must not see as a file's name. */
+	q->plain_target = strpbrk(uri, "%?") == NULL;
 	srv_conn_request(l, c, q, uri);
 	return q;
 }

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -60,13 +61,17 @@ static const char serve_usage[] =
     "  --body-timeout S      seconds in which a body must bring 16 KiB, and\n"
     "                        an answer move (default 60)\n"
     "  --rules DIR           rule directory (default as airlock scan)\n"
+    "  --ui DIR              the review UI's files, served at /ui/ (default:\n"
+    "                        $AIRLOCK_UI_DIR, else review-ui/ beside the\n"
+    "                        build directory, else the installed one)\n"
     "  --timeout SECONDS     wall-clock limit per artifact scan (default 120)\n"
     "  --signing-key FILE    the private signing key, kept outside the data\n"
     "                        directory (default: $AIRLOCK_SIGNING_KEY, else\n"
     "                        DATA/keys/signing.key); mode 0600, and the key\n"
     "                        DATA/keys/signing.pub names\n"
-    "  --check-config        load the rules and DATA/policy, check the data\n"
-    "                        directory, and exit: 0 valid, 1 not, 2 usage\n"
+    "  --check-config        load the rules, DATA/policy and the review UI,\n"
+    "                        check the data directory, and exit: 0 valid,\n"
+    "                        1 not, 2 usage\n"
     "  -h, --help            this help\n";
 
 static volatile sig_atomic_t got_signal;
@@ -125,7 +130,42 @@ srv_config_check(struct srv *s, struct dynbuf *why)
 		return rc;
 	memset(&scratch, 0, sizeof(scratch));
 	scratch.datadir = s->datadir;
-	return srv_policy_load(&scratch);
+	if ((rc = srv_policy_load(&scratch)) < 0)
+		return rc;
+	/* The UI a restart would read: one that would not start the gate
+	 * refuses the reload. */
+	rc = srv_ui_load(&scratch.ui, s->ui_dir, why);
+	srv_ui_free(scratch.ui);
+	return rc;
+}
+
+/* The review UI, read once (ui.c): what it skips and why it fails go to
+ * the log. */
+static int
+load_ui(struct srv *s)
+{
+	struct dynbuf warn;
+	int rc;
+
+	dynbuf_init(&warn, 1 << 16);
+	rc = srv_ui_load(&s->ui, s->ui_dir, &warn);
+	fputs(dynbuf_str(&warn), stderr);
+	if (rc < 0)
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+	dynbuf_free(&warn);
+	return rc;
+}
+
+/* What the log and --check-config say of the UI that was read. */
+static void
+ui_summary(const struct srv *s, char *buf, size_t n)
+{
+	if (srv_ui_present(s->ui))
+		snprintf(buf, n, "review UI %s (%zu file%s)", s->ui_dir,
+		    srv_ui_files(s->ui), srv_ui_files(s->ui) == 1 ? "" : "s");
+	else
+		snprintf(buf, n, "no review UI (%s does not exist: the API is "
+		    "served alone)", s->ui_dir);
 }
 
 /*
@@ -175,9 +215,9 @@ reload_ok(struct srv *s)
 	dynbuf_init(&diags, 1 << 20);
 	ok = srv_config_check(s, &diags) == 0;
 	if (!ok)
-		fprintf(stderr, "%sairlock serve: reload refused: the rules and "
-		    "the policy were NOT reloaded, the gate goes on with the old "
-		    "ones: %s\n", dynbuf_str(&diags), al_err_msg());
+		fprintf(stderr, "%sairlock serve: reload refused: the rules, the "
+		    "policy and the review UI were NOT reloaded, the gate goes on "
+		    "with the old ones: %s\n", dynbuf_str(&diags), al_err_msg());
 	dynbuf_free(&diags);
 	return ok;
 }
@@ -301,6 +341,7 @@ check_config(struct srv *s)
 	struct dynbuf diags;
 	EVP_PKEY *key = NULL;
 	struct dynbuf pol;
+	char ui[PATH_MAX + 96];
 	int rc;
 
 	dynbuf_init(&diags, 1 << 20);
@@ -330,9 +371,13 @@ check_config(struct srv *s)
 		fprintf(stderr, "airlock serve: out of memory\n");
 		goto bad;
 	}
+	/* Again, for its warnings and its count. */
+	if (load_ui(s) < 0)
+		goto bad;
+	ui_summary(s, ui, sizeof(ui));
 	printf("airlock serve: the configuration is valid: data %s, rules %s, "
-	    "policy %s\n", s->datadir, s->rules_dir, access(dynbuf_str(&pol),
-	    F_OK) == 0 ? dynbuf_str(&pol) : "the defaults (no DATA/policy)");
+	    "policy %s, %s\n", s->datadir, s->rules_dir, access(dynbuf_str(&pol),
+	    F_OK) == 0 ? dynbuf_str(&pol) : "the defaults (no DATA/policy)", ui);
 	dynbuf_free(&diags);
 	dynbuf_free(&pol);
 	return EXIT_OK;
@@ -395,6 +440,7 @@ cmd_serve(int argc, char **argv)
 		{"header-timeout", required_argument, NULL, 'H'},
 		{"body-timeout", required_argument, NULL, 'B'},
 		{"rules", required_argument, NULL, 'r'},
+		{"ui", required_argument, NULL, 'u'},
 		{"timeout", required_argument, NULL, 'T'},
 		{"signing-key", required_argument, NULL, 'k'},
 		{"check-config", no_argument, NULL, 'C'},
@@ -403,14 +449,15 @@ cmd_serve(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *data_opt = NULL, *listen_opt = "127.0.0.1:8420";
-	const char *sock_opt = NULL, *rules_opt = NULL;
+	const char *sock_opt = NULL, *rules_opt = NULL, *ui_opt = NULL;
 	struct srv s;
 	struct srv_listener lapi, lintake;
 	struct scan_slot *slots = NULL;
 	struct dynbuf diags, p;
 	sigset_t sigs;
 	int sig = 0;
-	char *rules_dir = NULL, *cache = NULL;
+	char *rules_dir = NULL, *cache = NULL, *ui_dir = NULL;
+	char ui[PATH_MAX + 96];
 	size_t nerr = 0, i, timeout = 0, nstarted = 0, requeued = 0;
 	size_t rescans = 0, max_conns = SERVE_MAX_CONNS;
 	int c, ret = EXIT_ERROR, sfd = -1, lockfd = -1, check = 0, routes = 0;
@@ -431,6 +478,7 @@ cmd_serve(int argc, char **argv)
 		case 'l': listen_opt = optarg; break;
 		case 'i': sock_opt = optarg; break;
 		case 'r': rules_opt = optarg; break;
+		case 'u': ui_opt = optarg; break;
 		case 'k':
 			if (gate_signing_key_opt(optarg) < 0) {
 				fprintf(stderr, "airlock serve: %s\n", al_err_msg());
@@ -523,6 +571,7 @@ cmd_serve(int argc, char **argv)
 	s.sock_path = strdup(sock_opt ? sock_opt : dynbuf_str(&p));
 	s.rules_dir = rules_dir = gate_rules_dir(rules_opt);
 	s.cache = cache = gate_cache_dir();
+	s.ui_dir = ui_dir = gate_ui_dir(ui_opt);
 	if (s.sock_path == NULL || rules_dir == NULL) {
 		fprintf(stderr, "airlock serve: out of memory\n");
 		goto out;
@@ -574,6 +623,8 @@ cmd_serve(int argc, char **argv)
 		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
 		goto out;
 	}
+	if (load_ui(&s) < 0)
+		goto out;
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.wake, NULL);
 	pthread_rwlock_init(&s.sweep_lock, NULL);
@@ -636,6 +687,8 @@ cmd_serve(int argc, char **argv)
 	    s.nscan, s.rs->digest, s.rs->nrules, requeued, requeued == 1 ? "" :
 	    "s", rescans, rescans == 1 ? "" : "s", s.lim.max_conns, s.lim.nofile,
 	    s.lim.header_timeout);
+	ui_summary(&s, ui, sizeof(ui));
+	fprintf(stderr, "airlock serve: %s\n", ui);
 	for (;;) {
 		if (sigwait(&sigs, &sig) != 0)
 			continue;
@@ -699,11 +752,13 @@ out:
 	store_close(s.store);
 	scan_engine_free(s.engine);
 	rule_set_free(s.rs);
+	srv_ui_free(s.ui);
 	EVP_PKEY_free(s.key);
 	free(s.launchers);
 	free(s.scanners);
 	free(slots);
 	free(rules_dir);
+	free(ui_dir);
 	free(cache);
 	free(s.datadir);
 	free(s.dbpath);

@@ -72,6 +72,19 @@
 /* The open-file limit the gate raises its soft limit to, if allowed. */
 #define SERVE_NOFILE 65536u
 
+/* The review UI (ui.c; docs/review-ui.md), read once at start and held in
+ * memory. A page, its style sheet, scripts, a font and a few images are
+ * some hundred KiB; more is a mistake (a build tree, a video, a core file)
+ * to be refused loudly rather than held. */
+#define SERVE_UI_FILE_MAX (2u << 20)
+#define SERVE_UI_TOTAL_MAX (32u << 20)
+#define SERVE_UI_MAX_FILES 512u
+#define SERVE_UI_NAME_MAX 64u     /* bytes of a name, without "img/" */
+
+/* The Content-Security-Policy of every API answer: nothing in one may
+ * load, run or be framed, should a browser ever render it. */
+#define SRV_API_CSP "default-src 'none'; frame-ancestors 'none'"
+
 /* Why a request was refused, for the metrics. */
 enum reject {
 	REJ_UNAUTH, REJ_FORBIDDEN, REJ_TOO_LARGE, REJ_BAD_REQUEST, REJ_BAD_HOST,
@@ -96,6 +109,7 @@ struct scan_engine;
 struct scan_launcher;
 struct srv_conn;
 struct srv_listener;
+struct srv_ui;
 
 /* The connection limits in force (srv_net_limits). */
 struct srv_limits {
@@ -154,6 +168,8 @@ struct srv {
 	int64_t ckpt_interval;    /* ms: or this long after the last one */
 	int64_t ckpt_looked_at;   /* ms; scan thread 0's last look */
 	const char *rules_dir;    /* borrowed: what a reload loads */
+	const char *ui_dir;       /* borrowed: the review UI's directory */
+	struct srv_ui *ui;        /* its files, read at start (ui.c) */
 	const char *cache;
 	EVP_PKEY *key;            /* signs release statements */
 	char keyid[65];
@@ -187,7 +203,7 @@ enum route {
 	R_REJECT, R_OVERRIDE, R_RELEASE, R_ATTESTATION, R_RELOAD,
 	R_ITEM_CONTENT, R_PERSON_CREATE, R_PERSON_LIST, R_PERSON_DISABLE,
 	R_EVENTS_ALL, R_AUDIT_CHECKPOINT, R_AUDIT_CHECKPOINTS, R_AUDIT_ENTRIES,
-	R_AUDIT_KEYS,
+	R_AUDIT_KEYS, R_UI_ROOT, R_UI_INDEX, R_UI_FILE, R_UI_IMG,
 	R_MAX,                    /* not a route: the count */
 };
 
@@ -202,6 +218,7 @@ struct req {
 	int intake;               /* arrived on the unix socket */
 	int must_close;           /* the answer closes the connection */
 	int nul_in_url;           /* "%00" in the URL as sent */
+	int plain_target;         /* the URL as sent has no %XX and no query */
 	enum route route;
 	int64_t id;               /* /v1/submissions/ID */
 	int64_t item;             /* .../items/N/content: N, from 0 */
@@ -290,6 +307,35 @@ int64_t srv_parse_id(const char *s, size_t n);
  * refused (a conflicting, duplicated or malformed Content-Length or
  * Transfer-Encoding, a header name that is not a token, a folded line). */
 const char *srv_framing_error(struct MHD_Connection *c, const char *version);
+
+/* http.c: the headers every API answer carries (docs/api.md, "Headers"):
+ * Cache-Control: no-store, nosniff, no referrer, SRV_API_CSP. */
+void srv_api_headers(struct MHD_Response *r);
+
+/*
+ * ui.c: the review UI (docs/review-ui.md). srv_ui_load reads dir once:
+ * 0 with *out, also when dir does not exist (*out then holds no file and
+ * srv_ui_present says 0); what it skips (a link, a device, a directory
+ * other than img/, a bad name, an unknown extension) is one line each in
+ * warn. AL_ELIMIT when a file, their number or their whole is over its
+ * limit (serve.h), AL_EIO when dir or a file cannot be read; the message
+ * names the file.
+ */
+int srv_ui_load(struct srv_ui **out, const char *dir, struct dynbuf *warn);
+void srv_ui_free(struct srv_ui *ui);     /* NULL-safe */
+int srv_ui_present(const struct srv_ui *ui);
+size_t srv_ui_files(const struct srv_ui *ui);
+/* The UI route of a path (any method): R_UI_ROOT ("/"), R_UI_INDEX
+ * ("/ui/"), R_UI_IMG ("/ui/img/..."), R_UI_FILE (any other "/ui/..."),
+ * else R_NONE. */
+enum route srv_ui_route(const char *url);
+/* If-None-Match h (RFC 9110 13.1.2): "*" or a list of entity tags, a weak
+ * one compared by its quoted part; 1 when etag (quotes included) is among
+ * them. What is not such a list matches nothing (the file is sent). */
+int srv_ui_etag_match(const char *h, const char *etag);
+/* The answer to q, on a UI route, from the files read at start. */
+enum MHD_Result srv_ui_serve(struct req *q, struct MHD_Connection *c,
+    const char *method, const char *url);
 
 /* router.c: the endpoint's name in events and the log ("approve",
  * "submit"...; "none" for R_NONE), from the route table. */

@@ -305,8 +305,9 @@ srv_serve_view(struct req *q, struct MHD_Connection *c, struct db *db,
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", "application/octet-stream");
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	srv_api_headers(r);
+	/* A browser saves the bytes; it never renders them. */
+	MHD_add_response_header(r, "Content-Disposition", "attachment");
 	MHD_add_response_header(r, "Accept-Ranges", "bytes");
 	if (range != NULL)
 		MHD_add_response_header(r, "Content-Range", cr);
