@@ -190,7 +190,8 @@ ui_add(struct srv_ui *ui, int dfd, const char *sub, const char *name,
 		free(f->data);
 		return rc;
 	}
-	snprintf(f->name, sizeof(f->name), "%s%s", sub, name);
+	snprintf(f->name, sizeof(f->name), "%.4s%.*s", sub, (int)SERVE_UI_NAME_MAX,
+	    name);
 	f->type = ui_type_of(name);
 	f->len = size;
 	al_sha256_hex(hex, f->data, size);
