@@ -341,8 +341,10 @@ db_audit_own_forget(uint64_t below)
 	pthread_mutex_lock(&own.lock);
 	while (i < own.n && own.v[i].idx < below)
 		i++;
-	memmove(own.v, own.v + i, (own.n - i) * sizeof(*own.v));
-	own.n -= i;
+	if (i > 0) {
+		memmove(own.v, own.v + i, (own.n - i) * sizeof(*own.v));
+		own.n -= i;
+	}
 	pthread_mutex_unlock(&own.lock);
 }
 

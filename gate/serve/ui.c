@@ -224,6 +224,9 @@ ui_entry(struct srv_ui *ui, int dfd, const char *sub, const char *name,
 			    strerror(errno));
 		return ui_scan(ui, sfd, "img/", warn);
 	}
+	if (sub[0] == '\0' && strcmp(name, "README.md") == 0 &&
+	    S_ISREG(st.st_mode))
+		return 0;  /* the directory's own documentation: not served */
 	if (S_ISDIR(st.st_mode))
 		ui_warn(warn, ui, sub, name, "a directory (only img/ is read, "
 		    "and nothing below it)");
