@@ -699,8 +699,10 @@ EOF
 		expect_code 200 "GET /ui/$ref (named by index.html)"
 		cmp -s "$OUT" "$ROOT/review-ui/$ref" || fail "/ui/$ref is not review-ui/$ref"
 	done
-	grep -q "review-ui/README.md: skipped: a name not of" serve.log ||
-		fail "README.md was not skipped"
+	# The directory's README.md is not served, and not warned about.
+	req GET /ui/README.md
+	expect_code 404 "GET /ui/README.md"
+	grep -q "README.md" serve.log && fail "the gate warns about review-ui/README.md: $(grep README.md serve.log)"
 	srv_stop
 }
 
