@@ -15,7 +15,8 @@ DEB_PKGS = build-essential pkg-config libhyperscan-dev libpcre2-dev \
 	libgit2-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
 	check \
 	git python3 util-linux procps curl sqlite3 openssl tar gzip xz-utils bzip2 zstd zip unzip \
-	ripgrep time hyperfine jq
+	ripgrep time hyperfine jq \
+	nodejs chromium
 # make fuzz only: clang with libFuzzer and the sanitizer runtimes.
 FUZZ_PKGS = clang libclang-rt-14-dev
 
@@ -97,7 +98,7 @@ FUZZ_MAX_LEN ?= 65536
 FUZZ_ONLY ?= $(FUZZERS)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
-.PHONY: all deps test unit e2e matrix torture load iofault diskfull rules-test detect asan lint fuzz \
+.PHONY: all deps ui-deps ui-test test unit e2e matrix torture load iofault diskfull rules-test detect asan lint fuzz \
 	fuzz-build fuzz-long bench clean run fresh-check hostile
 
 all: $(BUILD)/airlock
@@ -159,6 +160,15 @@ deps:
 	export DEBIAN_FRONTEND=noninteractive; \
 	apt-get install -y -q --no-install-recommends $$missing || \
 		{ apt-get update -q && apt-get install -y -q --no-install-recommends $$missing; }
+	@if [ "$(DEPS)" = "$(DEB_PKGS)" ]; then $(MAKE) --no-print-directory ui-deps; fi
+
+# The browser tests' one npm package (tests/ui/package-lock.json: playwright-core,
+# pinned), installed when node_modules is missing or older than the lock file.
+# The browser is Debian's chromium (DEB_PKGS).
+ui-deps:
+	@if [ ! -d tests/ui/node_modules ] || [ tests/ui/node_modules -ot tests/ui/package-lock.json ]; then \
+		npm ci --prefix tests/ui --no-audit --no-fund && touch tests/ui/node_modules; \
+	else echo "ui-deps: tests/ui/node_modules is up to date"; fi
 
 # Fuzz targets built with a plain main() that replays their corpus.
 $(BUILD)/tests/%_replay: tests/fuzz/%.c tests/fuzz/replay.c $(wildcard tests/fuzz/*.h) $(BUILD)/libairlock.a
@@ -186,6 +196,11 @@ e2e: $(BUILD)/airlock $(IOFAIL)
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_review.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_ui.sh
 	python3 tests/hostile.py --bin $(BUILD)/airlock
+
+# The review UI in a real browser (headless chromium driven by playwright-core):
+# tests/ui/review.mjs. UI_SCREENSHOTS=1 also rewrites docs/img/review-*.png.
+ui-test: $(BUILD)/airlock ui-deps
+	node tests/ui/review.mjs --bin $(BUILD)/airlock
 
 # Hostile clients, the long version (docs/reliability.md): the gate as
 # shipped under 1,024 descriptors, floods of 1,100 connections.
@@ -249,6 +264,7 @@ test: deps
 	$(MAKE) unit
 	$(MAKE) rules-test
 	$(MAKE) e2e
+	$(MAKE) ui-test
 	$(MAKE) matrix
 	$(MAKE) torture TORTURE_ROUNDS=10 TORTURE_SECONDS=180
 	$(MAKE) iofault IOFAULT_ROUNDS=3 IOFAULT_SECONDS=2

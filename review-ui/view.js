@@ -1,0 +1,264 @@
+// view.js - one submission in the review UI: its findings (most severe
+// first), its content as text with each finding marked on its line, and
+// the decision (approve, reject). docs/review-ui.md.
+//
+// Trust: the submission, its findings and its bytes are the agent's and
+// hostile: all of it goes in as text nodes (dom.js), binary content is never
+// rendered. Fetching the content is the review evidence the gate records.
+
+import { el, vis, visible, clear, rank } from './dom.js';
+import { call, ApiError } from './api.js';
+
+const HIGH = new Set(['high', 'critical']);
+let cur = { marks: [], at: -1 };
+
+const lineId = (file, n) => `L-${file}-${n}`;
+
+// ---- content --------------------------------------------------------------------
+
+// asText(BYTES): the text, or null when the bytes are not UTF-8 text.
+function asText(buf) {
+	try {
+		const t = new TextDecoder('utf-8', { fatal: true }).decode(buf);
+		return t.includes('\u0000') ? null : t;
+	} catch {
+		return null;
+	}
+}
+
+async function sha256hex(buf) {
+	const d = new Uint8Array(await crypto.subtle.digest('SHA-256', buf));
+	return Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// The findings of one line: key "FILE\nLINE" (FILE the finding's path).
+function findingIndex(findings) {
+	const m = new Map();
+	findings.forEach((f, i) => {
+		const k = `${f.path}\n${f.line}`;
+		if (!m.has(k))
+			m.set(k, []);
+		m.get(k).push(i);
+	});
+	return m;
+}
+
+function codeLine(cls, num, text, hits, findings, fileKey) {
+	const row = el('div', { class: `line ${cls}${hits ? ' hit' : ''}` },
+		el('span', { class: 'ln' }, num === null ? '' : String(num)),
+		el('span', { class: 'code' }, visible(text)));
+	if (hits) {
+		row.id = lineId(fileKey, num);
+		for (const i of hits) {
+			const f = findings[i];
+			row.append(el('span', { class: `mark sev-${f.severity}` },
+				`${f.severity} `, vis('span', {}, f.rule)));
+		}
+		cur.marks.push(row);
+	}
+	return row;
+}
+
+// A unified diff: each file's post-image line numbers, findings of
+// NAME!/PATH marked on their line.
+function renderPatch(text, name, findings) {
+	const idx = findingIndex(findings);
+	const box = el('div', { class: 'content diff' });
+	let file = null, n = 0, fidx = 0;
+	for (const line of text.split('\n')) {
+		if (line.startsWith('+++ ')) {
+			file = line.slice(4).replace(/\t.*$/, '').replace(/^b\//, '');
+			fidx++;
+			box.append(codeLine('file', null, line, null));
+			continue;
+		}
+		const h = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+		if (h) {
+			n = Number(h[1]);
+			box.append(codeLine('hunk', null, line, null));
+			continue;
+		}
+		if (file !== null && (line.startsWith('+') || line.startsWith(' '))) {
+			const key = `${name}!/${file}`;
+			box.append(codeLine(line[0] === '+' ? 'add' : 'ctx', n, line,
+				idx.get(`${key}\n${n}`), findings, `${fidx}`));
+			n++;
+		} else {
+			box.append(codeLine(line.startsWith('-') ? 'del' : 'meta', null, line, null));
+		}
+	}
+	return box;
+}
+
+// Plain text: its lines, findings of PATH marked.
+function renderText(text, path, findings, fileKey) {
+	const idx = findingIndex(findings);
+	const box = el('div', { class: 'content' });
+	text.split('\n').forEach((line, i) => {
+		box.append(codeLine('ctx', i + 1, line, idx.get(`${path}\n${i + 1}`), findings, fileKey));
+	});
+	return box;
+}
+
+async function renderBinary(buf, what) {
+	return el('p', { class: 'binary' },
+		`${what}: binary, ${buf.byteLength} bytes, sha256 ${await sha256hex(buf)}; not shown.`);
+}
+
+async function renderContent(s, box) {
+	const id = s.id;
+	const buf = await call('GET', `/v1/submissions/${id}/content`, { raw: true });
+	const text = s.kind === 'archive' || s.kind === 'bundle' ? null : asText(buf);
+	if (text === null) {
+		box.append(await renderBinary(buf, 'the artifact'));
+	} else if (s.kind === 'patch' || s.kind === 'mbox') {
+		box.append(renderPatch(text, s.name, s.findings));
+	} else {
+		box.append(renderText(text, s.name, s.findings, 'f'));
+	}
+	for (const [n, it] of (s.items || []).entries()) {
+		if (it.content !== 'kept')
+			continue;
+		const b = await call('GET', `/v1/submissions/${id}/items/${n}/content`, { raw: true });
+		const t = asText(b);
+		box.append(vis('h3', { class: 'item' }, it.path));
+		box.append(t === null ? await renderBinary(b, it.path) : renderText(t, it.path, s.findings, `i${n}`));
+	}
+}
+
+// ---- findings -------------------------------------------------------------------
+
+function findingList(s) {
+	const ul = el('ol', { class: 'findings' });
+	for (const f of s.findings) {
+		const a = vis('a', { href: `#/s/${s.id}` }, `${f.path}:${f.line}`);
+		a.addEventListener('click', (ev) => {
+			ev.preventDefault();
+			const row = cur.marks.find((r) => r.textContent.includes(f.rule) &&
+				r.id.endsWith(`-${f.line}`));
+			if (row)
+				focusMark(cur.marks.indexOf(row));
+		});
+		ul.append(el('li', {},
+			el('span', { class: `sev sev-${f.severity}` }, f.severity), ' ',
+			vis('code', { class: 'rule' }, f.rule), ' ', a, ' ',
+			vis('span', { class: 'excerpt' }, f.excerpt)));
+	}
+	return ul;
+}
+
+function focusMark(i) {
+	if (!cur.marks.length)
+		return;
+	cur.at = (i + cur.marks.length) % cur.marks.length;
+	for (const r of cur.marks)
+		r.classList.remove('target');
+	const r = cur.marks[cur.at];
+	r.classList.add('target');
+	r.scrollIntoView({ block: 'center' });
+}
+
+export const stepFinding = (d) => focusMark(cur.at + d);
+
+// ---- the decision -------------------------------------------------------------------
+
+function decision(s, reload) {
+	const needsConfirm = HIGH.has(s.worst) || s.verdict === 'unscannable';
+	const rv = s.review || {};
+	const msg = el('p', { class: 'error', role: 'alert' });
+	const comment = el('textarea', { id: 'comment', rows: 2, placeholder: 'comment (required to reject)' });
+	const approve = el('button', { type: 'button', id: 'approve' }, 'Approve');
+	const reject = el('button', { type: 'button', id: 'reject' }, 'Reject');
+	const confirm = el('button', { type: 'button', id: 'confirm', hidden: true },
+		`Confirm: approve a ${s.verdict === 'unscannable' ? 'unscannable' : s.worst} submission`);
+	const held = s.state === 'held';
+	const disable = (why) => {
+		approve.disabled = reject.disabled = true;
+		confirm.hidden = true;
+		msg.textContent = why;
+	};
+	const send = async (what, body) => {
+		try {
+			await call('POST', `/v1/submissions/${s.id}/${what}`, { body });
+			reload();
+		} catch (e) {
+			if (e instanceof ApiError && e.status === 403)
+				disable(`the gate refused: ${e.message}`);
+			else
+				msg.textContent = e.message;
+		}
+	};
+	const doApprove = () => {
+		const body = { sha256: s.sha256, ruleset: s.scan && s.scan.ruleset };
+		if (comment.value.trim())
+			body.comment = comment.value.trim();
+		send('approve', body);
+	};
+	approve.addEventListener('click', () => {
+		if (needsConfirm)
+			confirm.hidden = false;
+		else
+			doApprove();
+	});
+	confirm.addEventListener('click', doApprove);
+	reject.addEventListener('click', () => {
+		if (!comment.value.trim())
+			msg.textContent = 'a rejection needs a comment: say why';
+		else
+			send('reject', { comment: comment.value.trim() });
+	});
+	const panel = el('section', { class: 'decision' },
+		el('h3', {}, 'Decision'),
+		el('p', {}, `approvals ${rv.approvals ?? 0} of ${rv.needed ?? '?'} needed`),
+		el('p', { class: 'digest' }, 'approving sha256 ', el('code', { id: 'd-sha' }, s.sha256)),
+		el('p', { class: 'digest' }, 'under rules ', el('code', { id: 'd-rules' }, (s.scan && s.scan.ruleset) || '\u2013')),
+		comment, el('div', { class: 'buttons' }, approve, reject, confirm), msg);
+	if (!held)
+		disable(`the submission is ${s.state}: only a held submission is decided`);
+	return panel;
+}
+
+// ---- the view ------------------------------------------------------------------------
+
+function summary(s) {
+	const w = s.witnessed || {};
+	const dl = el('dl', { class: 'summary' });
+	const add = (k, v) => dl.append(el('dt', {}, k), vis('dd', {}, v ?? '\u2013'));
+	add('state', s.state);
+	add('verdict', s.verdict);
+	add('worst', s.worst);
+	add('kind', s.kind);
+	add('size', `${s.size} bytes`);
+	add('sha256', s.sha256);
+	add('agent', w.submitter);
+	add('launched for', w.launched_by);
+	add('received', w.received_at);
+	for (const [k, v] of Object.entries(s.asserted || {}))
+		add(`asserted ${k}`, v);
+	return dl;
+}
+
+export async function showSubmission(id, root) {
+	clear(root);
+	cur = { marks: [], at: -1 };
+	const reload = () => showSubmission(id, root);
+	let s;
+	try {
+		s = await call('GET', `/v1/submissions/${id}`);
+	} catch (e) {
+		root.append(el('p', { class: 'error', role: 'alert' }, e.message));
+		return;
+	}
+	s.findings = (s.findings || []).slice().sort((a, b) => rank(b.severity) - rank(a.severity));
+	const content = el('div', { id: 'content' });
+	root.append(el('p', {}, el('a', { href: '#/' }, '\u2190 queue')),
+		el('h2', {}, `#${s.id} `, vis('span', { class: 'name' }, s.name)),
+		summary(s), decision(s, reload),
+		el('h3', {}, `Findings (${s.findings.length})`), findingList(s),
+		el('h3', {}, 'Content'), content);
+	try {
+		await renderContent(s, content);
+	} catch (e) {
+		content.append(el('p', { class: 'error', role: 'alert' }, `the content could not be read: ${e.message}`));
+	}
+}

