@@ -166,6 +166,11 @@ deps:
 # pinned), installed when node_modules is missing or older than the lock file.
 # The browser is Debian's chromium (DEB_PKGS).
 ui-deps:
+	@if ! command -v npm >/dev/null; then \
+		if [ "$$(id -u)" != 0 ]; then echo "ui-deps: no npm: run: sudo apt-get install -y npm"; exit 1; fi; \
+		echo "ui-deps: installing npm"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm; \
+	fi
 	@if [ ! -d tests/ui/node_modules ] || [ tests/ui/node_modules -ot tests/ui/package-lock.json ]; then \
 		npm ci --prefix tests/ui --no-audit --no-fund && touch tests/ui/node_modules; \
 	else echo "ui-deps: tests/ui/node_modules is up to date"; fi
