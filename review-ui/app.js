@@ -6,7 +6,7 @@
 // submission is inserted as text (dom.js).
 
 import { el, vis, clear, age } from './dom.js';
-import { call, token, setToken, dropToken, ApiError } from './api.js';
+import { call, token, setToken, dropToken, whoami, ApiError } from './api.js';
 import { showSubmission, stepFinding } from './view.js';
 
 const $ = (id) => document.getElementById(id);
@@ -24,13 +24,14 @@ async function signIn(ev) {
 	const t = $('token').value.trim();
 	const err = $('signin-error');
 	err.textContent = '';
+	let who;
 	try {
-		await call('GET', '/v1/submissions?limit=1', { tok: t });
+		who = await call('GET', '/v1/whoami', { tok: t });
 	} catch (e) {
 		err.textContent = e instanceof ApiError ? e.message : `the gate did not answer: ${e.message}`;
 		return;
 	}
-	setToken(t);
+	setToken(t, who);
 	$('token').value = '';
 	route();
 }
@@ -41,12 +42,14 @@ function signOut() {
 	route();
 }
 
-function showWho() {
+// The holder of the token as the gate names them: "person (role)", the
+// token's name for one bound to no person. null: not known (the gate did
+// not answer); the header then says so, and decisions are left to the gate.
+function showWho(who) {
 	const t = token();
 	$('who').hidden = !t;
-	// The gate has no endpoint naming a token's holder: the tab shows
-	// which token it holds by its last characters.
-	$('who-name').textContent = t ? `token \u2026${t.slice(-6)}` : '';
+	$('who-name').textContent = !t ? '' : who ?
+		`${who.person ?? who.name} (${who.role})` : 'a token the gate did not name';
 }
 
 // ---- the queue -------------------------------------------------------------------
@@ -128,8 +131,20 @@ function onKey(ev) {
 
 // ---- routes ------------------------------------------------------------------------
 
-function route() {
-	showWho();
+async function route() {
+	let who = null;
+	if (token()) {
+		try {
+			who = await whoami();
+		} catch (e) {
+			if (e instanceof ApiError && e.status === 401) {
+				// Revoked or expired since it was given: sign in again.
+				dropToken();
+				$('signin-error').textContent = e.message;
+			}
+		}
+	}
+	showWho(who);
 	if (!token()) {
 		show('signin');
 		$('token').focus();
@@ -138,7 +153,7 @@ function route() {
 	const m = /^#\/s\/([1-9][0-9]*)$/.exec(location.hash);
 	if (m) {
 		show('view');
-		showSubmission(Number(m[1]), $('view'));
+		showSubmission(Number(m[1]), $('view'), who);
 	} else {
 		loadQueue();
 	}

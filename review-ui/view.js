@@ -7,9 +7,10 @@
 // rendered. Fetching the content is the review evidence the gate records.
 
 import { el, vis, visible, clear, rank } from './dom.js';
-import { call, ApiError } from './api.js';
+import { call, foldName, ApiError } from './api.js';
 
 const HIGH = new Set(['high', 'critical']);
+const DECIDERS = new Set(['reviewer', 'admin']);
 let cur = { marks: [], at: -1 };
 
 const lineId = (file, n) => `L-${file}-${n}`;
@@ -162,7 +163,26 @@ export const stepFinding = (d) => focusMark(cur.at + d);
 
 // ---- the decision -------------------------------------------------------------------
 
-function decision(s, reload) {
+// Why the gate would refuse who (GET /v1/whoami) an approval or a rejection
+// of s, when the page can tell in advance (docs/api.md: roles, separation of
+// duties); null when it cannot (the gate may still refuse, and says why).
+export function refusal(s, who) {
+	const w = s.witnessed || {};
+	if (!who)
+		return null;
+	if (!DECIDERS.has(who.role))
+		return `a${who.role === 'auditor' || who.role === 'agent' ? 'n' : ''} ${who.role} token cannot approve or reject: only reviewers and admins decide`;
+	if (w.submitter === who.name && w.submitter_hex === undefined)
+		return 'this token submitted it: someone else must review it';
+	if (who.person && w.launched_by && w.launched_by_hex === undefined &&
+	    who.person_hex === undefined && foldName(who.person) === foldName(w.launched_by))
+		return 'you are the person this agent was launched for: someone else must review it';
+	if (s.state !== 'held')
+		return `the submission is ${s.state}: only a held submission is decided`;
+	return null;
+}
+
+function decision(s, reload, who) {
 	const needsConfirm = HIGH.has(s.worst) || s.verdict === 'unscannable';
 	const rv = s.review || {};
 	const msg = el('p', { class: 'error', role: 'alert' });
@@ -171,7 +191,6 @@ function decision(s, reload) {
 	const reject = el('button', { type: 'button', id: 'reject' }, 'Reject');
 	const confirm = el('button', { type: 'button', id: 'confirm', hidden: true },
 		`Confirm: approve a ${s.verdict === 'unscannable' ? 'unscannable' : s.worst} submission`);
-	const held = s.state === 'held';
 	const disable = (why) => {
 		approve.disabled = reject.disabled = true;
 		confirm.hidden = true;
@@ -207,14 +226,19 @@ function decision(s, reload) {
 		else
 			send('reject', { comment: comment.value.trim() });
 	});
-	const panel = el('section', { class: 'decision' },
+	const panel = el('section', { class: 'decision', id: 'decision' },
 		el('h3', {}, 'Decision'),
 		el('p', {}, `approvals ${rv.approvals ?? 0} of ${rv.needed ?? '?'} needed`),
 		el('p', { class: 'digest' }, 'approving sha256 ', el('code', { id: 'd-sha' }, s.sha256)),
 		el('p', { class: 'digest' }, 'under rules ', el('code', { id: 'd-rules' }, (s.scan && s.scan.ruleset) || '\u2013')),
 		comment, el('div', { class: 'buttons' }, approve, reject, confirm), msg);
-	if (!held)
-		disable(`the submission is ${s.state}: only a held submission is decided`);
+	// Known in advance: the buttons are off before anything is sent.
+	const why = refusal(s, who);
+	if (why !== null) {
+		disable(why);
+		comment.disabled = true;
+		panel.classList.add('off');
+	}
 	return panel;
 }
 
@@ -238,10 +262,12 @@ function summary(s) {
 	return dl;
 }
 
-export async function showSubmission(id, root) {
+// showSubmission(ID, ROOT, WHO): WHO is GET /v1/whoami's answer (null:
+// not known; then only the gate's answers disable the decision).
+export async function showSubmission(id, root, who) {
 	clear(root);
 	cur = { marks: [], at: -1 };
-	const reload = () => showSubmission(id, root);
+	const reload = () => showSubmission(id, root, who);
 	let s;
 	try {
 		s = await call('GET', `/v1/submissions/${id}`);
@@ -253,7 +279,7 @@ export async function showSubmission(id, root) {
 	const content = el('div', { id: 'content' });
 	root.append(el('p', {}, el('a', { href: '#/' }, '\u2190 queue')),
 		el('h2', {}, `#${s.id} `, vis('span', { class: 'name' }, s.name)),
-		summary(s), decision(s, reload),
+		summary(s), decision(s, reload, who),
 		el('h3', {}, `Findings (${s.findings.length})`), findingList(s),
 		el('h3', {}, 'Content'), content);
 	try {

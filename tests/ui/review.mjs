@@ -211,6 +211,10 @@ async function fixtures() {
 	fx.alice = await mkToken('reviewer', 'alice'); // the person agent-1 runs for
 	fx.rev1 = await mkToken('reviewer', 'rev-1');
 	fx.rev2 = await mkToken('reviewer', 'rev-2');
+	fx.aud = await mkToken('auditor', 'aud-1');
+	// Another token of alice's, named apart from her: she is known by person.
+	fx.aliceLaptop = (await must(201, 'POST', '/v1/tokens', gate.admin,
+		{ role: 'reviewer', name: 'alice-laptop', person: 'alice' })).token;
 	fx.patch = await submit(fx.agent, PATCH, 'kind=patch&name=fix.patch');
 	assert(fx.patch.state === 'held' && fx.patch.worst === 'high',
 		`the patch is ${fx.patch.state}/${fx.patch.worst}, expected held/high`);
@@ -298,8 +302,11 @@ test('sign-in-out', async (p) => {
 	assert(await p.page.evaluate(() => sessionStorage.length) === 0, 'a refused token was kept');
 	forgive(p, 401); // the browser logs the 401 it was answered
 	await signIn(p, fx.rev1);
-	const who = await text(p, '#who');
-	assert(who.includes(fx.rev1.slice(-6)), `who: "${who}"`);
+	// The header names the holder, as GET /v1/whoami does, never the token.
+	const who = await text(p, '#who-name');
+	assert(who === 'rev-1 (reviewer)', `who: "${who}"`);
+	assert(!(await text(p, '#who')).includes(fx.rev1.slice(-6)), 'the token is shown');
+	assert(p.requests.some((u) => u === `${gate.url}/v1/whoami`), 'no GET /v1/whoami');
 	assert(await p.page.evaluate(() => sessionStorage.getItem('airlock.token')) === fx.rev1, 'token not in sessionStorage');
 	assert(await p.page.evaluate(() => localStorage.length) === 0, 'something in localStorage');
 	await p.page.click('#signout');
@@ -394,15 +401,74 @@ async function approveAs(p, tok, id) {
 	await p.page.click('#confirm');
 }
 
-test('decide', async (p) => {
-	// The person the agent runs for may not approve: the gate says why.
-	await approveAs(p, fx.alice, fx.patch.id);
+// decidedNothing(p): no approve, reject or override request left the page.
+function decidedNothing(p) {
+	const sent = p.requests.filter((u) => /\/(approve|reject|override)$/.test(u));
+	assert(sent.length === 0, `decisions sent: ${sent.join(' ')}`);
+}
+
+// openDecision(p, TOKEN, ID): signed in, the submission's view drawn.
+async function openDecision(p, tok, id) {
+	await signIn(p, tok);
+	await p.page.goto(`${gate.url}/ui/#/s/${id}`);
+	await p.page.waitForSelector('.content .line');
+}
+
+// The person the agent runs for, with a token not named like her: the page
+// knows from GET /v1/whoami and the submission's witnessed.launched_by, and
+// turns the decision off before anything is clicked; even a forced click
+// sends nothing, and the gate records no attempt.
+test('launched-for-disabled', async (p) => {
+	const s = await submit(fx.agent, 'echo alice\n', 'kind=file&name=alice.sh');
+	assert(s.state === 'held' && s.witnessed.launched_by === 'alice', `submission ${s.state} for ${s.witnessed.launched_by}`);
+	await openDecision(p, fx.aliceLaptop, s.id);
+	assert(await text(p, '#who-name') === 'alice (reviewer)', `who: ${await text(p, '#who-name')}`);
+	assert(await p.page.locator('#approve').isDisabled(), 'approve is enabled for alice');
+	assert(await p.page.locator('#reject').isDisabled(), 'reject is enabled for alice');
+	assert(await p.page.locator('#comment').isDisabled(), 'the comment is open to alice');
+	const why = await text(p, '.decision .error');
+	assert(why === 'you are the person this agent was launched for: someone else must review it', `the reason: "${why}"`);
+	await p.page.locator('#approve').click({ force: true });
+	await p.page.locator('#reject').click({ force: true });
+	await sleep(300);
+	decidedNothing(p);
+	const ev = await must(200, 'GET', `/v1/submissions/${s.id}/events`, gate.admin);
+	assert(!ev.events.some((e) => /^(approve|reject|decision\.refused)/.test(e.action)),
+		`events: ${ev.events.map((e) => e.action).join(' ')}`);
+});
+
+// An auditor reads everything and decides nothing: the panel is off, saying
+// why, and nothing is sent.
+test('auditor-disabled', async (p) => {
+	await openDecision(p, fx.aud, fx.patch.id);
+	assert(await text(p, '#who-name') === 'aud-1 (auditor)', `who: ${await text(p, '#who-name')}`);
+	assert(await p.page.locator('#decision.off').count() === 1, 'the panel is not marked off');
+	for (const b of ['#approve', '#reject', '#comment'])
+		assert(await p.page.locator(b).isDisabled(), `${b} is enabled for an auditor`);
+	const why = await text(p, '.decision .error');
+	assert(why === 'an auditor token cannot approve or reject: only reviewers and admins decide', `the reason: "${why}"`);
+	await p.page.locator('#approve').click({ force: true });
+	await sleep(200);
+	decidedNothing(p);
+});
+
+// What the page cannot know in advance the gate still refuses, and the page
+// shows its reason: the submission is rejected behind the reviewer's back.
+test('gate-refusal-shown', async (p) => {
+	const s = await submit(fx.agent, 'echo late\n', 'kind=file&name=late.sh');
+	await openDecision(p, fx.rev2, s.id);
+	assert(await p.page.locator('#approve').isEnabled(), 'approve is off for rev-2');
+	await must(200, 'POST', `/v1/submissions/${s.id}/reject`, fx.rev1, { comment: 'meanwhile' });
+	await p.page.click('#approve');
 	await p.page.waitForFunction(() => document.getElementById('approve').disabled);
 	const why = await text(p, '.decision .error');
-	assert(/refused/.test(why) && /alice/.test(why), `alice's refusal: ${why}`);
+	assert(/^the gate refused: /.test(why) && /held/.test(why), `the refusal: ${why}`);
 	forgive(p, 403); // the browser logs the 403 it was answered
+});
+
+test('decide', async (p) => {
 	let d = await must(200, 'GET', `/v1/submissions/${fx.patch.id}`, gate.admin);
-	assert(d.review.approvals === 0, 'alice counted');
+	assert(d.review.approvals === 0, 'approved before the test');
 	for (const tok of [fx.rev1, fx.rev2]) {
 		const q = await newPage();
 		try {
