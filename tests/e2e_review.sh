@@ -3938,17 +3938,20 @@ t_whoami_each_role() {
 		--data-binary '{"role": "reviewer", "name": "bob-laptop", "person": "bob"}'
 	expect_code 201 "a reviewer token for Bob named bob-laptop"
 	BOB=$(tok_of_out)
-	n0=$(sql1 data/airlock.db "SELECT count(*) FROM events")
+	# An agent may submit and read its own submissions, nothing else
+	# (DESIGN.md): not whoami, and the intake socket does not serve it.
 	api GET /v1/whoami "$AG"
-	expect_code 200 "whoami as agent-1"
-	expect_all 'sorted(d)' "['expires_at', 'name', 'person', 'role']" \
-		'(d["name"], d["role"], d["person"])' "('agent-1', 'agent', 'alice')" \
-		'd["expires_at"].startswith("20") and d["expires_at"].endswith("Z")' True
-	# The same answer on the intake socket, where the agent lives.
+	expect_code 403 "whoami as agent-1"
 	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $AG" \
 		--unix-socket "$PWD/data/intake.sock" http://localhost/v1/whoami 2>"$ERR") || true
-	expect_code 200 "whoami as agent-1 on the intake socket"
-	expect_all '(d["name"], d["role"], d["person"])' "('agent-1', 'agent', 'alice')"
+	expect_code 404 "whoami on the intake socket"
+	n0=$(sql1 data/airlock.db "SELECT count(*) FROM events")
+	api GET /v1/whoami "$RV"
+	expect_code 200 "whoami as rev-1"
+	expect_all 'sorted(d)' "['expires_at', 'name', 'person', 'role']" \
+		'd["expires_at"]' None
+	api GET /v1/whoami "$AU"
+	expect_code 200 "whoami as aud-1"
 	for t in "rev-1 reviewer rev-1 $RV" "ci-1 ci ci-1 $CI" "aud-1 auditor aud-1 $AU" \
 		"admin admin admin $ADMIN" "bob-laptop reviewer Bob $BOB"; do
 		set -- $t

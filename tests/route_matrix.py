@@ -6,10 +6,10 @@ gate on loopback and its intake socket.
 What it proves:
   1. the table the binary prints agrees with the roles table of
      docs/api.md, and with the design's invariants (DESIGN.md 3 and 7): an
-     agent may only submit, list, show and ask whoami (its own token:
-     a read of itself, no act); only an agent submits; the intake socket
-     serves exactly submit, list, show and whoami; only /healthz and the
-     review UI's files (ui.*, on the review listener) need no token;
+     agent may only submit, list and show; only an agent submits; the
+     intake socket serves exactly submit, list and show; only /healthz
+     and the review UI's files (ui.*, on the review listener) need no
+     token;
   2. for every route and listener, every caller - a token of each role
      (agent, reviewer, ci, auditor, admin), no token, a malformed one, an
      unknown one, an expired and a revoked one (both of role admin, who
@@ -599,14 +599,13 @@ def check_table(routes, docs):
             bad.append("docs/api.md lists %s %s, which the gate does not route" % k)
     # DESIGN.md 7 and docs/api.md: the socket mounted into sandboxes.
     if intake != {("POST", "/v1/submissions"), ("GET", "/v1/submissions"),
-                  ("GET", "/v1/submissions/{id}"), ("GET", "/v1/whoami")}:
-        bad.append("the intake socket serves %s, expected exactly submit, list, show, whoami" %
-                   sorted(intake))
+                  ("GET", "/v1/submissions/{id}")}:
+        bad.append("the intake socket serves %s, expected exactly submit, list, show" % sorted(intake))
     for r in routes:
         if not r["served"]:
             continue
         # DESIGN.md 3: agents never approve, release or administer.
-        if "agent" in r["roles"] and r["name"] not in ("submit", "list", "show", "whoami"):
+        if "agent" in r["roles"] and r["name"] not in ("submit", "list", "show"):
             bad.append("an agent may call %s %s on %s" % (r["method"], r["path"], r["listener"]))
         if r["name"] == "submit" and r["roles"] != ["agent"]:
             bad.append("submitting on %s is open to %s, expected agents only" % (r["listener"], r["roles"]))

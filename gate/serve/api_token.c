@@ -1,7 +1,8 @@
 /*
  * api_token.c - tokens: create (shown once, stored as a hash), list,
  * revoke, admins only (the route table says so); and whoami, for every
- * role: the caller's own token, as it was authenticated. Every token belongs to a
+ * role but agents: the caller's own token, as it was authenticated.
+ * Every token belongs to a
  * registered person: "person" for reviewer, ci, auditor and admin tokens
  * (default: the person named like the token, who must exist), and for an
  * agent "on_behalf_of", the person it was launched for (required).

@@ -46,9 +46,11 @@ static const struct route_def {
 	{R_SUBMIT, "submit", "POST", "/v1/submissions", ROLE(DB_ROLE_AGENT), 1},
 	{R_LIST, "list", "GET", "/v1/submissions", ANY_ROLE, 1},
 	{R_SHOW, "show", "GET", "/v1/submissions/{id}", ANY_ROLE, 1},
-	/* The caller's own token: who the review UI says is signed in, and
-	 * what an agent may ask of itself. */
-	{R_WHOAMI, "whoami", "GET", "/v1/whoami", ANY_ROLE, 1},
+	/* The caller's own token: who the review UI says is signed in. Not
+	 * for agents, and not on the intake socket: an agent submits and
+	 * reads its own submissions, nothing else (DESIGN.md). */
+	{R_WHOAMI, "whoami", "GET", "/v1/whoami", ROLE(DB_ROLE_REVIEWER) |
+	    ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	/* ci: released content only (checked in api_content). */
 	{R_CONTENT, "content", "GET", "/v1/submissions/{id}/content",
 	    ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_AUDITOR) |
