@@ -5,12 +5,12 @@
 // scripts only, requests to the gate only). Everything it shows of a
 // submission is inserted as text (dom.js).
 
-import { el, vis, clear, age } from './dom.js';
-import { call, token, setToken, dropToken, whoami, ApiError } from './api.js';
+import { el, vis, clear, age, rank } from './dom.js';
+import { call, token, setToken, dropToken, whoami, foldName, ApiError } from './api.js';
 import { showSubmission, stepFinding } from './view.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { rows: [], sel: 0 };
+const state = { rows: [], sel: 0, hash: null, back: '#/' };
 
 function show(id) {
 	for (const s of ['signin', 'queue', 'view'])
@@ -64,7 +64,8 @@ function queueRow(s, i) {
 		vis('td', {}, s.kind || '\u2013'),
 		vis('td', {}, w.submitter),
 		vis('td', {}, w.launched_by),
-		el('td', { title: w.received_at || '' }, age(w.received_at)));
+		el('td', { title: w.received_at || '' }, age(w.received_at)),
+		el('td', { class: 'state' }, vis('span', {}, s.state)));
 	tr.addEventListener('click', () => { location.hash = `#/s/${s.id}`; });
 	return tr;
 }
@@ -78,12 +79,83 @@ function drawQueue() {
 		sel.scrollIntoView({ block: 'nearest' });
 }
 
+// The queue's filters and sort, kept in the hash (#/?state=…&sev=…&agent=…
+// &person=…&sort=…) so that a reload or a link keeps them; a value the page
+// does not know is its default.
+const STATES = ['held', 'approved', 'rejected', 'released', 'all'];
+const SEVS = ['critical', 'high', 'medium', 'low', 'info'];
+const SORTS = ['new', 'old', 'sev', 'id'];
+const QDEFAULT = { state: 'held', sev: '', agent: '', person: '', sort: 'new' };
+
+function queueOpts(hash) {
+	const q = new URLSearchParams(hash.startsWith('#/?') ? hash.slice(3) : '');
+	const o = { ...QDEFAULT };
+	const pick = (k, ok) => {
+		const v = q.get(k);
+		if (v !== null && ok(v))
+			o[k] = v;
+	};
+	pick('state', (v) => STATES.includes(v));
+	pick('sev', (v) => SEVS.includes(v));
+	pick('sort', (v) => SORTS.includes(v));
+	pick('agent', () => true);
+	pick('person', () => true);
+	return o;
+}
+
+function queueHash(o) {
+	const q = new URLSearchParams();
+	for (const k of Object.keys(QDEFAULT))
+		if (o[k] && o[k] !== QDEFAULT[k])
+			q.set(k, o[k]);
+	const t = q.toString();
+	return t ? `#/?${t}` : '#/';
+}
+
+function readFilters() {
+	return { state: $('f-state').value, sev: $('f-sev').value, agent: $('f-agent').value.trim(),
+		person: $('f-person').value.trim(), sort: $('f-sort').value };
+}
+
+function showFilters(o) {
+	$('f-state').value = o.state;
+	$('f-sev').value = o.sev;
+	$('f-agent').value = o.agent;
+	$('f-person').value = o.person;
+	$('f-sort').value = o.sort;
+}
+
+// The state asked of the gate (GET /v1/submissions?state=); severity, agent
+// and person filtered here (the list endpoint takes only state and limit),
+// names as the gate compares them, a part of the name enough.
+function filterSort(rows, o) {
+	const has = (v, want) => !want || foldName(v ?? '').includes(foldName(want));
+	const min = o.sev ? rank(o.sev) : 0;
+	const out = rows.filter((s) => rank(s.worst) >= min &&
+		has((s.witnessed || {}).submitter, o.agent) && has((s.witnessed || {}).launched_by, o.person));
+	const at = (s) => Date.parse((s.witnessed || {}).received_at) || 0;
+	const cmp = {
+		new: (a, b) => at(b) - at(a) || b.id - a.id,
+		old: (a, b) => at(a) - at(b) || a.id - b.id,
+		sev: (a, b) => rank(b.worst) - rank(a.worst) || b.id - a.id,
+		id: (a, b) => a.id - b.id,
+	}[o.sort];
+	return out.sort(cmp);
+}
+
 async function loadQueue() {
 	show('queue');
+	const o = queueOpts(location.hash);
+	showFilters(o);
+	const h = queueHash(o);
+	if (h !== state.hash)
+		state.sel = 0;
+	state.hash = state.back = h;
 	$('queue-error').textContent = '';
 	try {
-		const j = await call('GET', '/v1/submissions?state=held&limit=1000');
-		state.rows = j.submissions || [];
+		const q = o.state === 'all' ? '' : `state=${o.state}&`;
+		const j = await call('GET', `/v1/submissions?${q}limit=1000`);
+		state.rows = filterSort(j.submissions || [], o);
 	} catch (e) {
 		$('queue-error').textContent = e.message;
 		state.rows = [];
@@ -103,8 +175,16 @@ function move(d) {
 
 function onKey(ev) {
 	const tag = ev.target && ev.target.tagName;
-	if (tag === 'INPUT' || tag === 'TEXTAREA' || ev.ctrlKey || ev.metaKey || ev.altKey)
+	if (ev.ctrlKey || ev.metaKey || ev.altKey)
 		return;
+	if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') {
+		// Escape leaves a field (its value kept), back to the keys.
+		if (ev.key === 'Escape') {
+			ev.target.blur();
+			ev.preventDefault();
+		}
+		return;
+	}
 	const inQueue = !$('queue').hidden;
 	if (ev.key === '?') {
 		$('help').hidden = !$('help').hidden;
@@ -112,17 +192,19 @@ function onKey(ev) {
 		if (!$('help').hidden)
 			$('help').hidden = true;
 		else if (!$('view').hidden)
-			location.hash = '#/';
+			location.hash = state.back;
 	} else if (inQueue && ev.key === 'j') {
 		move(1);
 	} else if (inQueue && ev.key === 'k') {
 		move(-1);
+	} else if (inQueue && ev.key === 'f') {
+		$('f-state').focus();
 	} else if (inQueue && ev.key === 'Enter' && state.rows[state.sel]) {
 		location.hash = `#/s/${state.rows[state.sel].id}`;
 	} else if (!inQueue && (ev.key === 'n' || ev.key === 'p')) {
 		stepFinding(ev.key === 'n' ? 1 : -1);
 	} else if (!inQueue && ev.key === 'u') {
-		location.hash = '#/';
+		location.hash = state.back;
 	} else {
 		return;
 	}
@@ -153,7 +235,7 @@ async function route() {
 	const m = /^#\/s\/([1-9][0-9]*)$/.exec(location.hash);
 	if (m) {
 		show('view');
-		showSubmission(Number(m[1]), $('view'), who);
+		showSubmission(Number(m[1]), $('view'), who, state.back);
 	} else {
 		loadQueue();
 	}
@@ -161,6 +243,11 @@ async function route() {
 
 $('signin-form').addEventListener('submit', signIn);
 $('signout').addEventListener('click', signOut);
+$('filters').addEventListener('change', () => { location.hash = queueHash(readFilters()); });
+$('filters').addEventListener('submit', (ev) => {
+	ev.preventDefault();
+	location.hash = queueHash(readFilters());
+});
 $('help-close').addEventListener('click', () => { $('help').hidden = true; });
 document.addEventListener('keydown', onKey);
 window.addEventListener('hashchange', route);

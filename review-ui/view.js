@@ -262,12 +262,13 @@ function summary(s) {
 	return dl;
 }
 
-// showSubmission(ID, ROOT, WHO): WHO is GET /v1/whoami's answer (null:
-// not known; then only the gate's answers disable the decision).
-export async function showSubmission(id, root, who) {
+// showSubmission(ID, ROOT, WHO, BACK): WHO is GET /v1/whoami's answer
+// (null: not known; then only the gate's answers disable the decision);
+// BACK the queue's hash (its filters) the back link goes to.
+export async function showSubmission(id, root, who, back = '#/') {
 	clear(root);
 	cur = { marks: [], at: -1 };
-	const reload = () => showSubmission(id, root, who);
+	const reload = () => showSubmission(id, root, who, back);
 	let s;
 	try {
 		s = await call('GET', `/v1/submissions/${id}`);
@@ -277,7 +278,7 @@ export async function showSubmission(id, root, who) {
 	}
 	s.findings = (s.findings || []).slice().sort((a, b) => rank(b.severity) - rank(a.severity));
 	const content = el('div', { id: 'content' });
-	root.append(el('p', {}, el('a', { href: '#/' }, '\u2190 queue')),
+	root.append(el('p', {}, el('a', { href: back, id: 'back' }, '\u2190 queue')),
 		el('h2', {}, `#${s.id} `, vis('span', { class: 'name' }, s.name)),
 		summary(s), decision(s, reload, who),
 		el('h3', {}, `Findings (${s.findings.length})`), findingList(s),
