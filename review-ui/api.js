@@ -26,9 +26,9 @@ export class ApiError extends Error {
 	}
 }
 
-// call(METHOD, PATH, {body, tok, raw}): the JSON answer (raw: the bytes as
-// an ArrayBuffer); any other status than 2xx throws ApiError with the
-// gate's {"error"} message.
+// call(METHOD, PATH, {body, tok, raw, text}): the JSON answer (raw: the
+// bytes as an ArrayBuffer; text: the answer as text); any other status
+// than 2xx throws ApiError with the gate's {"error"} message.
 export async function call(method, path, opts = {}) {
 	const headers = { Authorization: `Bearer ${opts.tok || token()}` };
 	let body;
@@ -47,7 +47,7 @@ export async function call(method, path, opts = {}) {
 		} catch { /* not JSON */ }
 		throw new ApiError(r.status, msg);
 	}
-	return opts.raw ? r.arrayBuffer() : r.json();
+	return opts.raw ? r.arrayBuffer() : opts.text ? r.text() : r.json();
 }
 
 // whoami(): {name, role, person, expires_at} of the token held, from the

@@ -8,12 +8,13 @@
 import { el, vis, clear, age, rank } from './dom.js';
 import { call, token, setToken, dropToken, whoami, foldName, ApiError } from './api.js';
 import { showSubmission, stepFinding, toggleSplit } from './view.js';
+import { showAudit, auditHash, readAuditFilters } from './audit.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { rows: [], sel: 0, hash: null, back: '#/' };
 
 function show(id) {
-	for (const s of ['signin', 'queue', 'view'])
+	for (const s of ['signin', 'queue', 'view', 'audit'])
 		$(s).hidden = s !== id;
 }
 
@@ -191,12 +192,14 @@ function onKey(ev) {
 	} else if (ev.key === 'Escape') {
 		if (!$('help').hidden)
 			$('help').hidden = true;
-		else if (!$('view').hidden)
+		else if (!$('view').hidden || !$('audit').hidden)
 			location.hash = state.back;
 	} else if (inQueue && ev.key === 'j') {
 		move(1);
 	} else if (inQueue && ev.key === 'k') {
 		move(-1);
+	} else if (ev.key === 'a' && $('audit').hidden) {
+		location.hash = '#/audit';
 	} else if (inQueue && ev.key === 'f') {
 		$('f-state').focus();
 	} else if (inQueue && ev.key === 'Enter' && state.rows[state.sel]) {
@@ -236,7 +239,10 @@ async function route() {
 		return;
 	}
 	const m = /^#\/s\/([1-9][0-9]*)$/.exec(location.hash);
-	if (m) {
+	if (/^#\/audit(\?|$)/.test(location.hash)) {
+		show('audit');
+		showAudit(location.hash);
+	} else if (m) {
 		show('view');
 		showSubmission(Number(m[1]), $('view'), who, state.back);
 	} else {
@@ -251,6 +257,12 @@ $('filters').addEventListener('submit', (ev) => {
 	ev.preventDefault();
 	location.hash = queueHash(readFilters());
 });
+$('audit-filters').addEventListener('submit', (ev) => {
+	ev.preventDefault();
+	location.hash = auditHash(readAuditFilters());
+});
+$('nav-queue').addEventListener('click', () => { location.hash = state.back; });
+$('nav-audit').addEventListener('click', () => { location.hash = '#/audit'; });
 $('help-close').addEventListener('click', () => { $('help').hidden = true; });
 document.addEventListener('keydown', onKey);
 window.addEventListener('hashchange', route);

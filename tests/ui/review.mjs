@@ -646,3 +646,80 @@ test('side-by-side', async (p) => {
 	const dels = await p.page.locator('.diff .del').allInnerTexts();
 	assert(dels.length === 2 && dels[0].includes('--- a comment removed'), `removed lines: ${JSON.stringify(dels)}`);
 });
+
+const auditRows = (p) => p.page.locator('#audit-rows tr').evaluateAll((rs) => rs.map((r) =>
+	({ id: Number(r.dataset.id), actor: r.cells[2].textContent, action: r.cells[3].textContent, sub: r.cells[4].textContent })));
+
+// The audit view: an auditor sees the submit and approve events of a
+// submission made here (its filter), filters by action (asked of the gate),
+// pages with after, and reads the latest checkpoint's size; a reviewer is
+// shown the gate's 403 message instead.
+test('audit-view', async (p) => {
+	const s = await submit(fx.agent, 'echo audit\n', 'kind=file&name=audit.sh');
+	await must(200, 'GET', `/v1/submissions/${s.id}/content`, fx.rev1);
+	await must(200, 'POST', `/v1/submissions/${s.id}/approve`, fx.rev1, { sha256: s.sha256, ruleset: s.scan.ruleset });
+	const cpSize = async () => (await (await fetch(`${gate.url}/v1/audit/checkpoint`,
+		{ headers: { Authorization: `Bearer ${gate.admin}` } })).text()).split('\n')[1];
+	const before = await cpSize();
+	await signIn(p, fx.aud);
+	await p.page.keyboard.press('a');
+	await p.page.waitForSelector('#audit:not([hidden]) #audit-rows tr');
+	assert(new URL(p.page.url()).hash === '#/audit', `a went to ${p.page.url()}`);
+	// The checkpoint, as the gate serves it.
+	await p.page.waitForSelector('#cp-size');
+	const size = await text(p, '#cp-size');
+	const after = await cpSize();
+	assert(/^[1-9][0-9]*$/.test(size) && (size === before || size === after), `checkpoint size ${size}, the gate's ${before}/${after}`);
+	assert((await text(p, '#cp-origin')).startsWith('airlock/'), `origin: ${await text(p, '#cp-origin')}`);
+	assert((await text(p, '#cp-root')).length >= 40, 'no root hash');
+	// One submission's timeline.
+	await p.page.fill('#a-submission', String(s.id));
+	await p.page.press('#a-submission', 'Enter');
+	await p.page.waitForFunction((id) => document.querySelector('#audit-page').textContent.startsWith(`submission #${id}`), s.id);
+	let rows = await auditRows(p);
+	const sub = rows.find((r) => r.action === 'submit');
+	const ap = rows.find((r) => r.action === 'approve');
+	assert(sub && sub.actor === 'agent-1' && ap && ap.actor === 'rev-1', `events: ${JSON.stringify(rows)}`);
+	assert(rows.every((r) => r.sub === `#${s.id}`), 'an event of another submission');
+	assert(p.requests.includes(`${gate.url}/v1/submissions/${s.id}/events`), 'the timeline was not asked of the gate');
+	// By action, with and then without the submission.
+	await p.page.fill('#a-action', 'approve');
+	await p.page.press('#a-action', 'Enter');
+	await p.page.waitForFunction(() => new URL(location.href).hash.includes('action=approve'));
+	await p.page.waitForFunction(() => document.querySelectorAll('#audit-rows tr').length === 1);
+	rows = await auditRows(p);
+	assert(rows.length === 1 && rows[0].id === ap.id, `approve of #${s.id}: ${JSON.stringify(rows)}`);
+	await p.page.fill('#a-submission', '');
+	await p.page.press('#a-submission', 'Enter');
+	await p.page.waitForFunction(() => document.querySelector('#audit-page').textContent.startsWith('events after'));
+	rows = await auditRows(p);
+	assert(rows.length >= 1 && rows.every((r) => r.action === 'approve') && rows.some((r) => r.id === ap.id),
+		`approve events: ${JSON.stringify(rows)}`);
+	assert(p.requests.some((u) => u === `${gate.url}/v1/events?after=0&limit=100&action=approve`), 'the action was not asked of the gate');
+	// A page from an event on: after=ID.
+	await p.page.goto(`${gate.url}/ui/#/audit?after=${sub.id - 1}`);
+	await p.page.waitForFunction((id) => document.querySelector('#audit-rows tr')?.dataset.id === String(id), sub.id);
+	assert(await p.page.locator('#audit-prev').isEnabled(), 'no previous page after an id');
+	// By actor, on the events fetched.
+	await p.page.fill('#a-actor', 'rev-1');
+	await p.page.press('#a-actor', 'Enter');
+	await p.page.waitForFunction(() => new URL(location.href).hash.includes('actor=rev-1'));
+	await p.page.waitForFunction(() => /shown/.test(document.querySelector('#audit-page').textContent));
+	rows = await auditRows(p);
+	assert(rows.length > 0 && rows.every((r) => r.actor === 'rev-1'), `rev-1's: ${JSON.stringify(rows)}`);
+	// A reviewer: the gate's own refusal.
+	const q = await newPage();
+	try {
+		const want = (await api('GET', '/v1/events', fx.rev1)).json.error;
+		await signIn(q, fx.rev1);
+		await q.page.goto(`${gate.url}/ui/#/audit`);
+		await q.page.waitForFunction(() => document.getElementById('audit-error').textContent !== '');
+		const got = await q.page.locator('#audit-error').innerText();
+		assert(typeof want === 'string' && got === want, `reviewer: "${got}", the gate says "${want}"`);
+		assert(await q.page.locator('#audit-rows tr').count() === 0, 'events shown to a reviewer');
+		forgive(q, 403);
+		await checkPage(q);
+	} finally {
+		await q.ctx.close();
+	}
+});
