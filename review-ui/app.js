@@ -7,7 +7,7 @@
 
 import { el, vis, clear, age, rank } from './dom.js';
 import { call, token, setToken, dropToken, whoami, foldName, ApiError } from './api.js';
-import { showSubmission, stepFinding, toggleSplit } from './view.js';
+import { showSubmission, stepFinding, toggleSplit, decisionKey } from './view.js';
 import { showAudit, auditHash, readAuditFilters } from './audit.js';
 
 const $ = (id) => document.getElementById(id);
@@ -187,7 +187,10 @@ function onKey(ev) {
 		return;
 	}
 	const inQueue = !$('queue').hidden;
-	if (ev.key === '?') {
+	const inView = !$('view').hidden;
+	if (inView && ['a', 'c', 'r', 'Escape'].includes(ev.key) && $('help').hidden && decisionKey(ev.key)) {
+		// The decision's keys (view.js).
+	} else if (ev.key === '?') {
 		$('help').hidden = !$('help').hidden;
 	} else if (ev.key === 'Escape') {
 		if (!$('help').hidden)
@@ -198,7 +201,7 @@ function onKey(ev) {
 		move(1);
 	} else if (inQueue && ev.key === 'k') {
 		move(-1);
-	} else if (ev.key === 'a' && $('audit').hidden) {
+	} else if (ev.key === 't' && $('audit').hidden && token()) {
 		location.hash = '#/audit';
 	} else if (inQueue && ev.key === 'f') {
 		$('f-state').focus();

