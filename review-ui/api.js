@@ -6,9 +6,18 @@
 
 const KEY = 'airlock.token';
 
+// Who holds the token (GET /v1/whoami), asked once per token and page.
+let me = null;
+
 export const token = () => sessionStorage.getItem(KEY);
-export const setToken = (t) => sessionStorage.setItem(KEY, t);
-export const dropToken = () => sessionStorage.removeItem(KEY);
+export const setToken = (t, who) => {
+	sessionStorage.setItem(KEY, t);
+	me = who || null;
+};
+export const dropToken = () => {
+	sessionStorage.removeItem(KEY);
+	me = null;
+};
 
 export class ApiError extends Error {
 	constructor(status, message) {
@@ -17,9 +26,9 @@ export class ApiError extends Error {
 	}
 }
 
-// call(METHOD, PATH, {body, tok, raw}): the JSON answer (raw: the bytes as
-// an ArrayBuffer); any other status than 2xx throws ApiError with the
-// gate's {"error"} message.
+// call(METHOD, PATH, {body, tok, raw, text}): the JSON answer (raw: the
+// bytes as an ArrayBuffer; text: the answer as text); any other status
+// than 2xx throws ApiError with the gate's {"error"} message.
 export async function call(method, path, opts = {}) {
 	const headers = { Authorization: `Bearer ${opts.tok || token()}` };
 	let body;
@@ -38,5 +47,19 @@ export async function call(method, path, opts = {}) {
 		} catch { /* not JSON */ }
 		throw new ApiError(r.status, msg);
 	}
-	return opts.raw ? r.arrayBuffer() : r.json();
+	return opts.raw ? r.arrayBuffer() : opts.text ? r.text() : r.json();
 }
+
+// whoami(): {name, role, person, expires_at} of the token held, from the
+// gate (asked once; docs/api.md). Throws ApiError as call does.
+export async function whoami() {
+	if (!me)
+		me = await call('GET', '/v1/whoami');
+	return me;
+}
+
+// A person's name as the gate compares them (NFKC, case folded, trimmed,
+// inner white space one space: common/fold.h), near enough to know in
+// advance what it would refuse; the gate decides.
+export const foldName = (s) => String(s).normalize('NFKC').toLowerCase()
+	.trim().replace(/\s+/gu, ' ');

@@ -5,15 +5,16 @@
 // scripts only, requests to the gate only). Everything it shows of a
 // submission is inserted as text (dom.js).
 
-import { el, vis, clear, age } from './dom.js';
-import { call, token, setToken, dropToken, ApiError } from './api.js';
-import { showSubmission, stepFinding } from './view.js';
+import { el, vis, clear, age, rank } from './dom.js';
+import { call, token, setToken, dropToken, whoami, foldName, ApiError } from './api.js';
+import { showSubmission, stepFinding, toggleSplit, decisionKey } from './view.js';
+import { showAudit, auditHash, readAuditFilters } from './audit.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { rows: [], sel: 0 };
+const state = { rows: [], sel: 0, hash: null, back: '#/' };
 
 function show(id) {
-	for (const s of ['signin', 'queue', 'view'])
+	for (const s of ['signin', 'queue', 'view', 'audit'])
 		$(s).hidden = s !== id;
 }
 
@@ -24,13 +25,14 @@ async function signIn(ev) {
 	const t = $('token').value.trim();
 	const err = $('signin-error');
 	err.textContent = '';
+	let who;
 	try {
-		await call('GET', '/v1/submissions?limit=1', { tok: t });
+		who = await call('GET', '/v1/whoami', { tok: t });
 	} catch (e) {
 		err.textContent = e instanceof ApiError ? e.message : `the gate did not answer: ${e.message}`;
 		return;
 	}
-	setToken(t);
+	setToken(t, who);
 	$('token').value = '';
 	route();
 }
@@ -41,12 +43,14 @@ function signOut() {
 	route();
 }
 
-function showWho() {
+// The holder of the token as the gate names them: "person (role)", the
+// token's name for one bound to no person. null: not known (the gate did
+// not answer); the header then says so, and decisions are left to the gate.
+function showWho(who) {
 	const t = token();
 	$('who').hidden = !t;
-	// The gate has no endpoint naming a token's holder: the tab shows
-	// which token it holds by its last characters.
-	$('who-name').textContent = t ? `token \u2026${t.slice(-6)}` : '';
+	$('who-name').textContent = !t ? '' : who ?
+		`${who.person ?? who.name} (${who.role})` : 'a token the gate did not name';
 }
 
 // ---- the queue -------------------------------------------------------------------
@@ -61,7 +65,8 @@ function queueRow(s, i) {
 		vis('td', {}, s.kind || '\u2013'),
 		vis('td', {}, w.submitter),
 		vis('td', {}, w.launched_by),
-		el('td', { title: w.received_at || '' }, age(w.received_at)));
+		el('td', { title: w.received_at || '' }, age(w.received_at)),
+		el('td', { class: 'state' }, vis('span', {}, s.state)));
 	tr.addEventListener('click', () => { location.hash = `#/s/${s.id}`; });
 	return tr;
 }
@@ -75,12 +80,83 @@ function drawQueue() {
 		sel.scrollIntoView({ block: 'nearest' });
 }
 
+// The queue's filters and sort, kept in the hash (#/?state=…&sev=…&agent=…
+// &person=…&sort=…) so that a reload or a link keeps them; a value the page
+// does not know is its default.
+const STATES = ['held', 'approved', 'rejected', 'released', 'all'];
+const SEVS = ['critical', 'high', 'medium', 'low', 'info'];
+const SORTS = ['new', 'old', 'sev', 'id'];
+const QDEFAULT = { state: 'held', sev: '', agent: '', person: '', sort: 'new' };
+
+function queueOpts(hash) {
+	const q = new URLSearchParams(hash.startsWith('#/?') ? hash.slice(3) : '');
+	const o = { ...QDEFAULT };
+	const pick = (k, ok) => {
+		const v = q.get(k);
+		if (v !== null && ok(v))
+			o[k] = v;
+	};
+	pick('state', (v) => STATES.includes(v));
+	pick('sev', (v) => SEVS.includes(v));
+	pick('sort', (v) => SORTS.includes(v));
+	pick('agent', () => true);
+	pick('person', () => true);
+	return o;
+}
+
+function queueHash(o) {
+	const q = new URLSearchParams();
+	for (const k of Object.keys(QDEFAULT))
+		if (o[k] && o[k] !== QDEFAULT[k])
+			q.set(k, o[k]);
+	const t = q.toString();
+	return t ? `#/?${t}` : '#/';
+}
+
+function readFilters() {
+	return { state: $('f-state').value, sev: $('f-sev').value, agent: $('f-agent').value.trim(),
+		person: $('f-person').value.trim(), sort: $('f-sort').value };
+}
+
+function showFilters(o) {
+	$('f-state').value = o.state;
+	$('f-sev').value = o.sev;
+	$('f-agent').value = o.agent;
+	$('f-person').value = o.person;
+	$('f-sort').value = o.sort;
+}
+
+// The state asked of the gate (GET /v1/submissions?state=); severity, agent
+// and person filtered here (the list endpoint takes only state and limit),
+// names as the gate compares them, a part of the name enough.
+function filterSort(rows, o) {
+	const has = (v, want) => !want || foldName(v ?? '').includes(foldName(want));
+	const min = o.sev ? rank(o.sev) : 0;
+	const out = rows.filter((s) => rank(s.worst) >= min &&
+		has((s.witnessed || {}).submitter, o.agent) && has((s.witnessed || {}).launched_by, o.person));
+	const at = (s) => Date.parse((s.witnessed || {}).received_at) || 0;
+	const cmp = {
+		new: (a, b) => at(b) - at(a) || b.id - a.id,
+		old: (a, b) => at(a) - at(b) || a.id - b.id,
+		sev: (a, b) => rank(b.worst) - rank(a.worst) || b.id - a.id,
+		id: (a, b) => a.id - b.id,
+	}[o.sort];
+	return out.sort(cmp);
+}
+
 async function loadQueue() {
 	show('queue');
+	const o = queueOpts(location.hash);
+	showFilters(o);
+	const h = queueHash(o);
+	if (h !== state.hash)
+		state.sel = 0;
+	state.hash = state.back = h;
 	$('queue-error').textContent = '';
 	try {
-		const j = await call('GET', '/v1/submissions?state=held&limit=1000');
-		state.rows = j.submissions || [];
+		const q = o.state === 'all' ? '' : `state=${o.state}&`;
+		const j = await call('GET', `/v1/submissions?${q}limit=1000`);
+		state.rows = filterSort(j.submissions || [], o);
 	} catch (e) {
 		$('queue-error').textContent = e.message;
 		state.rows = [];
@@ -100,26 +176,44 @@ function move(d) {
 
 function onKey(ev) {
 	const tag = ev.target && ev.target.tagName;
-	if (tag === 'INPUT' || tag === 'TEXTAREA' || ev.ctrlKey || ev.metaKey || ev.altKey)
+	if (ev.ctrlKey || ev.metaKey || ev.altKey)
 		return;
+	if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') {
+		// Escape leaves a field (its value kept), back to the keys.
+		if (ev.key === 'Escape') {
+			ev.target.blur();
+			ev.preventDefault();
+		}
+		return;
+	}
 	const inQueue = !$('queue').hidden;
-	if (ev.key === '?') {
+	const inView = !$('view').hidden;
+	if (inView && ['a', 'c', 'r', 'Escape'].includes(ev.key) && $('help').hidden && decisionKey(ev.key)) {
+		// The decision's keys (view.js).
+	} else if (ev.key === '?') {
 		$('help').hidden = !$('help').hidden;
 	} else if (ev.key === 'Escape') {
 		if (!$('help').hidden)
 			$('help').hidden = true;
-		else if (!$('view').hidden)
-			location.hash = '#/';
+		else if (!$('view').hidden || !$('audit').hidden)
+			location.hash = state.back;
 	} else if (inQueue && ev.key === 'j') {
 		move(1);
 	} else if (inQueue && ev.key === 'k') {
 		move(-1);
+	} else if (ev.key === 't' && $('audit').hidden && token()) {
+		location.hash = '#/audit';
+	} else if (inQueue && ev.key === 'f') {
+		$('f-state').focus();
 	} else if (inQueue && ev.key === 'Enter' && state.rows[state.sel]) {
 		location.hash = `#/s/${state.rows[state.sel].id}`;
 	} else if (!inQueue && (ev.key === 'n' || ev.key === 'p')) {
 		stepFinding(ev.key === 'n' ? 1 : -1);
+	} else if (!inQueue && ev.key === 's') {
+		if (!toggleSplit())
+			return;
 	} else if (!inQueue && ev.key === 'u') {
-		location.hash = '#/';
+		location.hash = state.back;
 	} else {
 		return;
 	}
@@ -128,17 +222,32 @@ function onKey(ev) {
 
 // ---- routes ------------------------------------------------------------------------
 
-function route() {
-	showWho();
+async function route() {
+	let who = null;
+	if (token()) {
+		try {
+			who = await whoami();
+		} catch (e) {
+			if (e instanceof ApiError && e.status === 401) {
+				// Revoked or expired since it was given: sign in again.
+				dropToken();
+				$('signin-error').textContent = e.message;
+			}
+		}
+	}
+	showWho(who);
 	if (!token()) {
 		show('signin');
 		$('token').focus();
 		return;
 	}
 	const m = /^#\/s\/([1-9][0-9]*)$/.exec(location.hash);
-	if (m) {
+	if (/^#\/audit(\?|$)/.test(location.hash)) {
+		show('audit');
+		showAudit(location.hash);
+	} else if (m) {
 		show('view');
-		showSubmission(Number(m[1]), $('view'));
+		showSubmission(Number(m[1]), $('view'), who, state.back);
 	} else {
 		loadQueue();
 	}
@@ -146,6 +255,17 @@ function route() {
 
 $('signin-form').addEventListener('submit', signIn);
 $('signout').addEventListener('click', signOut);
+$('filters').addEventListener('change', () => { location.hash = queueHash(readFilters()); });
+$('filters').addEventListener('submit', (ev) => {
+	ev.preventDefault();
+	location.hash = queueHash(readFilters());
+});
+$('audit-filters').addEventListener('submit', (ev) => {
+	ev.preventDefault();
+	location.hash = auditHash(readAuditFilters());
+});
+$('nav-queue').addEventListener('click', () => { location.hash = state.back; });
+$('nav-audit').addEventListener('click', () => { location.hash = '#/audit'; });
 $('help-close').addEventListener('click', () => { $('help').hidden = true; });
 document.addEventListener('keydown', onKey);
 window.addEventListener('hashchange', route);

@@ -7,10 +7,11 @@
 // rendered. Fetching the content is the review evidence the gate records.
 
 import { el, vis, visible, clear, rank } from './dom.js';
-import { call, ApiError } from './api.js';
+import { call, foldName, ApiError } from './api.js';
 
 const HIGH = new Set(['high', 'critical']);
-let cur = { marks: [], at: -1 };
+const DECIDERS = new Set(['reviewer', 'admin']);
+let cur = { marks: [], at: -1, diff: null };
 
 const lineId = (file, n) => `L-${file}-${n}`;
 
@@ -59,35 +60,148 @@ function codeLine(cls, num, text, hits, findings, fileKey) {
 	return row;
 }
 
-// A unified diff: each file's post-image line numbers, findings of
-// NAME!/PATH marked on their line.
-function renderPatch(text, name, findings) {
+// A unified diff parsed into its lines: each with its kind (file, hunk,
+// meta, del, add, ctx), its pre-image (old) and post-image (new) line
+// numbers, and the findings of NAME!/PATH on its post-image line.
+function parsePatch(text, name, findings) {
 	const idx = findingIndex(findings);
-	const box = el('div', { class: 'content diff' });
-	let file = null, n = 0, fidx = 0;
+	const out = [];
+	// In a hunk while its header's counts are not used up: a body line is
+	// never taken for a header ("--- x" removing "-- x").
+	let file = null, o = 0, n = 0, fidx = 0, oleft = 0, nleft = 0;
 	for (const line of text.split('\n')) {
-		if (line.startsWith('+++ ')) {
+		const body = oleft > 0 || nleft > 0;
+		const h = body ? null : /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+		if (!body && line.startsWith('+++ ')) {
 			file = line.slice(4).replace(/\t.*$/, '').replace(/^b\//, '');
 			fidx++;
-			box.append(codeLine('file', null, line, null));
-			continue;
-		}
-		const h = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-		if (h) {
-			n = Number(h[1]);
-			box.append(codeLine('hunk', null, line, null));
-			continue;
-		}
-		if (file !== null && (line.startsWith('+') || line.startsWith(' '))) {
-			const key = `${name}!/${file}`;
-			box.append(codeLine(line[0] === '+' ? 'add' : 'ctx', n, line,
-				idx.get(`${key}\n${n}`), findings, `${fidx}`));
+			out.push({ kind: 'file', text: line });
+		} else if (h) {
+			o = Number(h[1]);
+			n = Number(h[3]);
+			oleft = h[2] === undefined ? 1 : Number(h[2]);
+			nleft = h[4] === undefined ? 1 : Number(h[4]);
+			out.push({ kind: 'hunk', text: line });
+		} else if (body && file !== null && (line.startsWith('+') || line.startsWith(' ') || line === '')) {
+			// An empty line in a hunk is an unchanged empty line whose
+			// space was lost.
+			const ctx = line[0] !== '+';
+			const t = line === '' ? ' ' : line;
+			out.push({ kind: ctx ? 'ctx' : 'add', text: t, old: ctx ? o++ : null, new: n,
+				hits: idx.get(`${name}!/${file}\n${n}`), key: `${fidx}` });
 			n++;
+			nleft--;
+			if (ctx)
+				oleft--;
+		} else if (body && line.startsWith('-')) {
+			out.push({ kind: 'del', text: line, old: o++ });
+			oleft--;
 		} else {
-			box.append(codeLine(line.startsWith('-') ? 'del' : 'meta', null, line, null));
+			// "\ No newline at end of file", headers, mail text.
+			out.push({ kind: line.startsWith('--- ') ? 'file' : 'meta', text: line });
 		}
 	}
+	return out;
+}
+
+// The unified diff: post-image line numbers, findings marked on their line.
+function unifiedDiff(lines, findings) {
+	const box = el('div', { class: 'content diff' });
+	for (const l of lines)
+		box.append(codeLine(l.kind, l.new ?? null, l.text, l.hits, findings, l.key));
 	return box;
+}
+
+// One side of a side-by-side row: its line number and text (the diff's
+// +/-/space column dropped), or an empty cell.
+function side(cls, num, text, hits, findings, fileKey) {
+	if (text === null)
+		return el('div', { class: `side ${cls} none` });
+	const c = codeLine(cls, num, text, hits, findings, fileKey);
+	c.classList.add('side');
+	return c;
+}
+
+// Side by side: the pre-image left, the post-image right; a run of removed
+// lines paired row by row with the added lines after it; findings marked
+// on their post-image line (the right column).
+function splitDiff(lines, findings) {
+	const box = el('div', { class: 'content diff split' });
+	let dels = [], adds = [];
+	const flush = () => {
+		for (let i = 0; i < Math.max(dels.length, adds.length); i++) {
+			const d = dels[i], a = adds[i];
+			box.append(side('left del', d ? d.old : null, d ? d.text.slice(1) : null),
+				side('right add', a ? a.new : null, a ? a.text.slice(1) : null, a && a.hits, findings, a && a.key));
+		}
+		dels = [];
+		adds = [];
+	};
+	for (const l of lines) {
+		if (l.kind === 'del' && l.old !== undefined) {
+			if (adds.length)
+				flush();
+			dels.push(l);
+		} else if (l.kind === 'add') {
+			adds.push(l);
+		} else {
+			flush();
+			if (l.kind === 'ctx') {
+				box.append(side('left ctx', l.old, l.text.slice(1)),
+					side('right ctx', l.new, l.text.slice(1), l.hits, findings, l.key));
+			} else {
+				const r = codeLine(l.kind, null, l.text, null);
+				r.classList.add('full');
+				box.append(r);
+			}
+		}
+	}
+	flush();
+	return box;
+}
+
+let split = false; // side by side; kept while the page is open
+
+// The diff in its holder, as unified or side by side; the marks of the
+// diff replaced by those just drawn (the same findings, in order).
+function drawDiff() {
+	const d = cur.diff;
+	if (!d)
+		return;
+	const old = new Set(cur.marks);
+	const mine = cur.marks.filter((m) => d.holder.contains(m));
+	const rest = cur.marks.filter((m) => !d.holder.contains(m));
+	const at = cur.marks[cur.at];
+	cur.marks = [];
+	clear(d.holder).append((split ? splitDiff : unifiedDiff)(d.lines, d.findings));
+	const fresh = cur.marks;
+	cur.marks = [...fresh, ...rest];
+	if (at && old.has(at))
+		cur.at = mine.includes(at) ? mine.indexOf(at) : fresh.length + rest.indexOf(at);
+	if (cur.at >= 0 && cur.marks[cur.at])
+		cur.marks[cur.at].classList.add('target');
+	d.button.textContent = split ? 'Unified' : 'Side by side';
+	d.button.setAttribute('aria-pressed', String(split));
+}
+
+// toggleSplit(): the patch shown the other way (key s); false when the
+// submission shown is no patch.
+export function toggleSplit() {
+	if (!cur.diff)
+		return false;
+	split = !split;
+	drawDiff();
+	return true;
+}
+
+function renderPatch(text, name, findings) {
+	const button = el('button', { type: 'button', id: 'split-toggle', 'aria-pressed': 'false' }, 'Side by side');
+	const holder = el('div', { id: 'diff' });
+	cur.diff = { lines: parsePatch(text, name, findings), findings, holder, button };
+	button.addEventListener('click', toggleSplit);
+	drawDiff();
+	return el('div', {}, el('p', { class: 'buttons' }, button,
+		el('span', { class: 'note' }, 's switches unified / side by side')), holder);
 }
 
 // Plain text: its lines, findings of PATH marked.
@@ -160,9 +274,49 @@ function focusMark(i) {
 
 export const stepFinding = (d) => focusMark(cur.at + d);
 
+// decisionKey(KEY): the decision panel's keys in a submission's view: c
+// the comment, a approve (a second confirmation is then focused: Enter
+// confirms it), r reject, Escape withdraws an asked confirmation. A
+// disabled panel does nothing. true when KEY was one of them.
+export function decisionKey(key) {
+	const $ = (id) => document.getElementById(id);
+	if (!$('decision'))
+		return false;
+	if (key === 'c' && !$('comment').disabled)
+		$('comment').focus();
+	else if (key === 'a')
+		$('approve').click();
+	else if (key === 'r')
+		$('reject').click();
+	else if (key === 'Escape' && !$('confirm').hidden)
+		$('confirm').hidden = true;
+	else
+		return false;
+	return true;
+}
+
 // ---- the decision -------------------------------------------------------------------
 
-function decision(s, reload) {
+// Why the gate would refuse who (GET /v1/whoami) an approval or a rejection
+// of s, when the page can tell in advance (docs/api.md: roles, separation of
+// duties); null when it cannot (the gate may still refuse, and says why).
+export function refusal(s, who) {
+	const w = s.witnessed || {};
+	if (!who)
+		return null;
+	if (!DECIDERS.has(who.role))
+		return `a${who.role === 'auditor' || who.role === 'agent' ? 'n' : ''} ${who.role} token cannot approve or reject: only reviewers and admins decide`;
+	if (w.submitter === who.name && w.submitter_hex === undefined)
+		return 'this token submitted it: someone else must review it';
+	if (who.person && w.launched_by && w.launched_by_hex === undefined &&
+	    who.person_hex === undefined && foldName(who.person) === foldName(w.launched_by))
+		return 'you are the person this agent was launched for: someone else must review it';
+	if (s.state !== 'held')
+		return `the submission is ${s.state}: only a held submission is decided`;
+	return null;
+}
+
+function decision(s, reload, who) {
 	const needsConfirm = HIGH.has(s.worst) || s.verdict === 'unscannable';
 	const rv = s.review || {};
 	const msg = el('p', { class: 'error', role: 'alert' });
@@ -171,7 +325,6 @@ function decision(s, reload) {
 	const reject = el('button', { type: 'button', id: 'reject' }, 'Reject');
 	const confirm = el('button', { type: 'button', id: 'confirm', hidden: true },
 		`Confirm: approve a ${s.verdict === 'unscannable' ? 'unscannable' : s.worst} submission`);
-	const held = s.state === 'held';
 	const disable = (why) => {
 		approve.disabled = reject.disabled = true;
 		confirm.hidden = true;
@@ -195,10 +348,12 @@ function decision(s, reload) {
 		send('approve', body);
 	};
 	approve.addEventListener('click', () => {
-		if (needsConfirm)
+		if (needsConfirm) {
 			confirm.hidden = false;
-		else
+			confirm.focus();
+		} else {
 			doApprove();
+		}
 	});
 	confirm.addEventListener('click', doApprove);
 	reject.addEventListener('click', () => {
@@ -207,14 +362,19 @@ function decision(s, reload) {
 		else
 			send('reject', { comment: comment.value.trim() });
 	});
-	const panel = el('section', { class: 'decision' },
+	const panel = el('section', { class: 'decision', id: 'decision' },
 		el('h3', {}, 'Decision'),
 		el('p', {}, `approvals ${rv.approvals ?? 0} of ${rv.needed ?? '?'} needed`),
 		el('p', { class: 'digest' }, 'approving sha256 ', el('code', { id: 'd-sha' }, s.sha256)),
 		el('p', { class: 'digest' }, 'under rules ', el('code', { id: 'd-rules' }, (s.scan && s.scan.ruleset) || '\u2013')),
 		comment, el('div', { class: 'buttons' }, approve, reject, confirm), msg);
-	if (!held)
-		disable(`the submission is ${s.state}: only a held submission is decided`);
+	// Known in advance: the buttons are off before anything is sent.
+	const why = refusal(s, who);
+	if (why !== null) {
+		disable(why);
+		comment.disabled = true;
+		panel.classList.add('off');
+	}
 	return panel;
 }
 
@@ -238,10 +398,13 @@ function summary(s) {
 	return dl;
 }
 
-export async function showSubmission(id, root) {
+// showSubmission(ID, ROOT, WHO, BACK): WHO is GET /v1/whoami's answer
+// (null: not known; then only the gate's answers disable the decision);
+// BACK the queue's hash (its filters) the back link goes to.
+export async function showSubmission(id, root, who, back = '#/') {
 	clear(root);
-	cur = { marks: [], at: -1 };
-	const reload = () => showSubmission(id, root);
+	cur = { marks: [], at: -1, diff: null };
+	const reload = () => showSubmission(id, root, who, back);
 	let s;
 	try {
 		s = await call('GET', `/v1/submissions/${id}`);
@@ -251,9 +414,9 @@ export async function showSubmission(id, root) {
 	}
 	s.findings = (s.findings || []).slice().sort((a, b) => rank(b.severity) - rank(a.severity));
 	const content = el('div', { id: 'content' });
-	root.append(el('p', {}, el('a', { href: '#/' }, '\u2190 queue')),
+	root.append(el('p', {}, el('a', { href: back, id: 'back' }, '\u2190 queue')),
 		el('h2', {}, `#${s.id} `, vis('span', { class: 'name' }, s.name)),
-		summary(s), decision(s, reload),
+		summary(s), decision(s, reload, who),
 		el('h3', {}, `Findings (${s.findings.length})`), findingList(s),
 		el('h3', {}, 'Content'), content);
 	try {

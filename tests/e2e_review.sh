@@ -3912,4 +3912,65 @@ t_concurrent_releases_are_one() {
 	srv_stop
 }
 
+
+# ---- who is signed in (issue 15) --------------------------------------------------
+
+# GET /v1/whoami tells each caller its own token: name, role, the person it
+# belongs to (an agent's: the person it was launched for; a token named
+# apart from its person: that person, not the name), and when it expires.
+# An agent may ask on the intake socket too. Asking writes nothing: the
+# events are as many after every role asked as before. No token and a
+# revoked one are 401 like everywhere (that refusal is an event).
+t_whoami_each_role() {
+	local AG RV CI AU BOB n0 n1 t
+	srv_start
+	mk_token agent agent-1 alice 2h
+	AG=$TOK
+	mk_token reviewer rev-1
+	RV=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	mk_token auditor aud-1
+	AU=$TOK
+	api POST /v1/persons "$ADMIN" -H 'Content-Type: application/json' --data-binary '{"name": "Bob"}'
+	expect_code 201 "register Bob"
+	api POST /v1/tokens "$ADMIN" -H 'Content-Type: application/json' \
+		--data-binary '{"role": "reviewer", "name": "bob-laptop", "person": "bob"}'
+	expect_code 201 "a reviewer token for Bob named bob-laptop"
+	BOB=$(tok_of_out)
+	# An agent may submit and read its own submissions, nothing else
+	# (DESIGN.md): not whoami, and the intake socket does not serve it.
+	api GET /v1/whoami "$AG"
+	expect_code 403 "whoami as agent-1"
+	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $AG" \
+		--unix-socket "$PWD/data/intake.sock" http://localhost/v1/whoami 2>"$ERR") || true
+	expect_code 404 "whoami on the intake socket"
+	n0=$(sql1 data/airlock.db "SELECT count(*) FROM events")
+	api GET /v1/whoami "$RV"
+	expect_code 200 "whoami as rev-1"
+	expect_all 'sorted(d)' "['expires_at', 'name', 'person', 'role']" \
+		'd["expires_at"]' None
+	api GET /v1/whoami "$AU"
+	expect_code 200 "whoami as aud-1"
+	for t in "rev-1 reviewer rev-1 $RV" "ci-1 ci ci-1 $CI" "aud-1 auditor aud-1 $AU" \
+		"admin admin admin $ADMIN" "bob-laptop reviewer Bob $BOB"; do
+		set -- $t
+		api GET /v1/whoami "$4"
+		expect_code 200 "whoami as $1"
+		expect_all '(d["name"], d["role"], d["person"], d["expires_at"])' "('$1', '$2', '$3', None)"
+	done
+	n1=$(sql1 data/airlock.db "SELECT count(*) FROM events")
+	expect_eq "$n1" "$n0" "events after every role asked whoami"
+	api GET /v1/whoami ""
+	expect_code 401 "whoami without a token"
+	expect_all 'd["error"]' "a valid token is required (Authorization: Bearer)"
+	api DELETE /v1/tokens/rev-1 "$ADMIN"
+	expect_code 200 "revoke rev-1"
+	api GET /v1/whoami "$RV"
+	expect_code 401 "whoami with a revoked token"
+	expect_error_json "$RV"
+	expect_all 'd["error"].startswith("token revoked at 20")' True
+	srv_stop
+}
+
 run_tests

@@ -297,6 +297,16 @@ class Matrix:
             if lis == "intake" and caller != "agent":
                 return {"id": self.rel}, None, 404, lambda a: a.error() == "no such submission", None
             return {"id": self.rel}, None, 200, lambda a: a.json()["id"] == self.rel, None
+        if name == "whoami":
+            # Each caller is told its own token and nothing else.
+            names = {"agent": "mx-agent", "reviewer": "mx-rev", "ci": "mx-ci",
+                     "auditor": "mx-aud", "admin": "admin"}
+            persons = {"agent": "mx-alice", "reviewer": "mx-rev", "ci": "mx-ci",
+                       "auditor": "mx-aud", "admin": "admin"}
+            return ({}, None, 200,
+                    lambda a: a.json()["name"] == names.get(caller) and
+                    a.json()["role"] == caller and a.json()["person"] == persons.get(caller),
+                    None)
         if name == "content":
             return {"id": self.rel}, None, 200, lambda a: a.body == self.rel_bytes, None
         if name == "item.content":

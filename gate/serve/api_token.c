@@ -1,6 +1,8 @@
 /*
  * api_token.c - tokens: create (shown once, stored as a hash), list,
- * revoke. Admins only (the route table says so). Every token belongs to a
+ * revoke, admins only (the route table says so); and whoami, for every
+ * role but agents: the caller's own token, as it was authenticated.
+ * Every token belongs to a
  * registered person: "person" for reviewer, ci, auditor and admin tokens
  * (default: the person named like the token, who must exist), and for an
  * agent "on_behalf_of", the person it was launched for (required).
@@ -164,5 +166,22 @@ api_token_revoke(struct req *q, struct MHD_Connection *c, struct db *db)
 	out = json_pack("{s:b}", "revoked", 1);
 	rc = out == NULL ? al_err_set(AL_ENOMEM, "out of memory") :
 	    al_json_set_textz(out, "name", q->arg);
+	return srv_respond_built(q, c, MHD_HTTP_OK, out, rc);
+}
+
+/* The principal is the one authenticate() read for this request (router.c):
+ * no second lookup, so the answer is of the token the request carried and
+ * of nothing else. Names are people's text: by the scheme. */
+enum MHD_Result
+api_whoami(struct req *q, struct MHD_Connection *c)
+{
+	json_t *out = json_pack("{s:s, s:o}", "role",
+	    db_role_name(q->who.role), "expires_at",
+	    srv_json_time(q->who.expires_at));
+	int rc = out == NULL ? al_err_set(AL_ENOMEM, "out of memory") :
+	    al_json_set_textz(out, "name", q->who.name);
+
+	if (rc == 0)
+		rc = al_json_set_textz(out, "person", q->who.person);
 	return srv_respond_built(q, c, MHD_HTTP_OK, out, rc);
 }

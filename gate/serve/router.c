@@ -46,6 +46,11 @@ static const struct route_def {
 	{R_SUBMIT, "submit", "POST", "/v1/submissions", ROLE(DB_ROLE_AGENT), 1},
 	{R_LIST, "list", "GET", "/v1/submissions", ANY_ROLE, 1},
 	{R_SHOW, "show", "GET", "/v1/submissions/{id}", ANY_ROLE, 1},
+	/* The caller's own token: who the review UI says is signed in. Not
+	 * for agents, and not on the intake socket: an agent submits and
+	 * reads its own submissions, nothing else (DESIGN.md). */
+	{R_WHOAMI, "whoami", "GET", "/v1/whoami", ROLE(DB_ROLE_REVIEWER) |
+	    ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	/* ci: released content only (checked in api_content). */
 	{R_CONTENT, "content", "GET", "/v1/submissions/{id}/content",
 	    ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_AUDITOR) |
@@ -201,6 +206,8 @@ route_of(const char *method, const char *url, int64_t *id, int64_t *item,
 		return R_HEALTHZ;
 	if (get && strcmp(url, "/metrics") == 0)
 		return R_METRICS;
+	if (get && strcmp(url, "/v1/whoami") == 0)
+		return R_WHOAMI;
 	if (strcmp(url, "/v1/submissions") == 0)
 		return post ? R_SUBMIT : get ? R_LIST : R_NONE;
 	if (strcmp(url, "/v1/tokens") == 0)
@@ -535,6 +542,8 @@ dispatch(struct req *q, struct MHD_Connection *c, struct db *db)
 		return api_list(q, c, db);
 	case R_SHOW:
 		return api_show(q, c, db);
+	case R_WHOAMI:
+		return api_whoami(q, c);
 	case R_CONTENT:
 		return api_content(q, c, db);
 	case R_ITEM_CONTENT:

