@@ -2959,6 +2959,10 @@ t_audit_log_through_a_release() {
 	"$BIN" audit checkpoint --data "$PWD/data" -o ck1.txt 2>"$ERR" || RC=$?
 	expect_rc 0 "airlock audit checkpoint"
 	head -n 1 ck1.txt | grep -qx 'airlock/[0-9a-f]\{16\}' || fail "origin line: $(head -n 1 ck1.txt)"
+	RC=0
+	"$BIN" audit export-checkpoint --data "$PWD/data" -o ck1b.txt 2>"$ERR" || RC=$?
+	expect_rc 0 "airlock audit export-checkpoint"
+	cmp -s ck1.txt ck1b.txt || fail "export-checkpoint wrote another checkpoint than checkpoint -o"
 	sed -n 2p ck1.txt | grep -qx '[1-9][0-9]*' || fail "size line: $(sed -n 2p ck1.txt)"
 	grep -q "^— $(head -n 1 ck1.txt) [A-Za-z0-9+/=]*\$" ck1.txt || fail "no signature line: $(cat ck1.txt)"
 	# The same note over the API, for an auditor; not for a reviewer.

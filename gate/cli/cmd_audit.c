@@ -83,6 +83,7 @@ static const char audit_usage[] =
     "            appends it to REF (refs/airlock/checkpoints) in the git\n"
     "            repository REPO, as a witness: only if it extends the last\n"
     "            one there (a consistency proof), else it is refused.\n"
+    "            (export-checkpoint is another name for it.)\n"
     "proof       writes the inclusion proofs of every event about submission\n"
     "            ID (or about every submission of the artifact SHA256) against\n"
     "            a signed checkpoint that covers them (made if need be), with\n"
@@ -853,6 +854,9 @@ cmd_audit(int argc, char **argv)
 		}
 	}
 	verb = argc - optind >= 1 ? argv[optind] : "";
+	/* The name issue 14 gives it: the same command. */
+	if (strcmp(verb, "export-checkpoint") == 0)
+		verb = "checkpoint";
 	/* The review listener only: the intake socket serves no audit. */
 	remote = conf.server != NULL;
 	if ((why = remote_misuse(verb, &conf, data_opt, page)) != NULL) {
