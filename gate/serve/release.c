@@ -315,18 +315,6 @@ release_locked(struct req *q, struct MHD_Connection *c, struct db *db)
 	if (rc == 0)
 		rc = db_release(db, b.id, q->who.id, env, now);
 	db_submission_clear(&b);
-	/* Released meanwhile (releases are serialised here, so by another
-	 * writer of the database): the stored attestation, as for a retry;
-	 * ours was not recorded, so it was never a release. */
-	if (rc == AL_EDENIED && db_submission_get(db, q->id, &b) == 0) {
-		int released = b.state == AL_STATE_RELEASED;
-
-		db_submission_clear(&b);
-		if (released) {
-			free(env);
-			return api_attestation(q, c, db);
-		}
-	}
 	if (rc < 0) {
 		free(env);
 		/* Separation of duties, or no longer approved: db/ says. */
