@@ -41,6 +41,19 @@ void db_close(struct db *db); /* NULL-safe */
  * (a restart's recovery decides). See dbi_tx_end in db_stmt.c.
  */
 void db_on_storage_fatal(void (*fn)(const char *why));
+/*
+ * fn (NULL: none) is called after a write transaction committed that
+ * appended a change, or that revoked a token or disabled a person: change
+ * is the newest change event's id (0: none), revoked 1 for the second. A
+ * change is an event on a submission that is neither a read of it (view,
+ * view.item, pull, pull.item) nor a refusal (an action ending ".refused"):
+ * what a list of submissions shows moved. Called from the committing
+ * thread, after the write lock was let go; never for a transaction that
+ * rolled back or whose COMMIT failed. One function per process (the
+ * gate's long-poll, gate/serve/changes.c); set it before other threads
+ * write, clear it after they stopped.
+ */
+void db_on_commit(void (*fn)(int64_t change, int revoked));
 int db_schema_version(struct db *db, int *out);
 /* PRAGMA integrity_check: 0 when "ok", AL_EIO with the first problem. */
 int db_integrity_check(struct db *db);

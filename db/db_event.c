@@ -10,6 +10,11 @@
  * gate (gate/serve/record.c) in their own transaction, after the refused
  * one rolled back; the gate bounds how many refused logins it writes.
  *
+ * Each event appended is also classed a change or not (event_is_change:
+ * one on a submission that is not a read or a refusal), so that
+ * db_on_commit can tell the gate's long-poll that a list of submissions
+ * moved, with no query of its own (db_stmt.c, dbi_tx_end).
+ *
  * Trust: callers are the gate's own code; actions and details are bound as
  * parameters, never pasted into SQL (a detail is formatted by SQLite's
  * printf into a string first). The table is append-only: the schema's
@@ -19,9 +24,28 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "db_int.h"
 #include "err.h"
+
+/* A change, for db_on_commit: an event on a submission that is neither a
+ * read of it nor a refusal. */
+static int
+event_is_change(const char *action, int64_t submission)
+{
+	static const char *const reads[] = {"view", "view.item", "pull",
+	    "pull.item"};
+	static const char refused[] = ".refused";
+	size_t i, n = strlen(action), m = sizeof(refused) - 1;
+
+	if (submission == 0)
+		return 0;
+	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++)
+		if (strcmp(action, reads[i]) == 0)
+			return 0;
+	return !(n >= m && strcmp(action + n - m, refused) == 0);
+}
 
 /* One event row, inside the caller's transaction. */
 static int
@@ -37,10 +61,21 @@ event_insert(struct db *db, int64_t now, int64_t actor, const char *action,
 	if (rc == 0)
 		rc = dbi_step_done(db, st);
 	sqlite3_finalize(st);
+	if (rc == 0 && event_is_change(action, submission))
+		db->tx_change = sqlite3_last_insert_rowid(db->h);
 	/* Its leaf, in the same transaction (db_audit.c). */
 	if (rc == 0)
 		rc = dbi_audit_append(db, sqlite3_last_insert_rowid(db->h));
 	return rc;
+}
+
+void
+dbi_event_changes_since(struct db *db, int64_t after)
+{
+	int64_t last = db_event_last_id(db);
+
+	if (last > after)
+		db->tx_change = last;
 }
 
 int

@@ -43,6 +43,11 @@ struct db {
 	 * process's own record once it commits (db_audit_track). */
 	struct dbi_own_leaf *pend;
 	size_t npend, cappend;
+	/* What the open write transaction did that db_on_commit's function
+	 * hears of once it commits (db_stmt.c). */
+	int64_t tx_change;        /* its newest change event (db_event.c); 0:
+	                           * none */
+	int tx_revoked;           /* it revoked a token or disabled a person */
 };
 
 struct dbi_own_leaf {
@@ -91,6 +96,10 @@ int dbi_tx_end(struct db *db, int rc);
 int dbi_event_addf(struct db *db, int64_t now, int64_t actor,
     const char *action, int64_t submission, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
+/* The events a set-wise INSERT ... SELECT appended after the event `after`
+ * (all on submissions: expiries, resumed scans) are changes, for
+ * db_on_commit. */
+void dbi_event_changes_since(struct db *db, int64_t after);
 
 /* ---- the audit log (db_audit.c) ---------------------------------------- */
 

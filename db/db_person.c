@@ -170,6 +170,7 @@ db_person_disable(struct db *db, const char *name, int64_t now,
 		rc = dbi_event_addf(db, now, actor, "person.disable", 0,
 		    "name=%s tokens_revoked=%lld", p.name, (long long)revoked);
 	db_person_clear(&p);
+	db->tx_revoked = rc == 0;
 	if ((rc = dbi_tx_end(db, rc)) == 0)
 		*revoked_out = revoked;
 	return rc;

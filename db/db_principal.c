@@ -211,6 +211,7 @@ db_principal_revoke(struct db *db, const char *name, int64_t now,
 		rc = dbi_event_addf(db, now, actor, "token.revoke", 0,
 		    "name=%s", name);
 	sqlite3_finalize(st);
+	db->tx_revoked = rc == 0;
 	return dbi_tx_end(db, rc);
 }
 

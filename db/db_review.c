@@ -607,6 +607,8 @@ db_expire_held(struct db *db, int64_t cutoff, int64_t now, size_t *n_out)
 	sqlite3_finalize(st);
 	if (rc == 0)
 		rc = dbi_audit_append_since(db, last);
+	if (rc == 0)
+		dbi_event_changes_since(db, last);
 	if (rc == 0) {
 		rc = dbi_prep_bind(db, &st, "UPDATE submissions SET state = "
 		    "'expired' WHERE state = 'held' AND received_at < ?", "i",

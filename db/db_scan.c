@@ -106,6 +106,8 @@ db_scan_requeue(struct db *db, int64_t now, size_t *n_out)
 	if (rc == 0)
 		rc = dbi_audit_append_since(db, last);
 	if (rc == 0)
+		dbi_event_changes_since(db, last);
+	if (rc == 0)
 		rc = dbi_prep_bind(db, &st, "UPDATE scans SET finished_at = "
 		    "?1, outcome = 'interrupted' WHERE finished_at IS NULL AND "
 		    "submission_id IN (SELECT id FROM submissions WHERE state "

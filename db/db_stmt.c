@@ -310,6 +310,8 @@ dbi_tx_begin(struct db *db, int write)
 		return dbi_exec(db, "BEGIN");
 	pthread_mutex_lock(&db_writer);
 	db->writing = 1;
+	db->tx_change = 0;
+	db->tx_revoked = 0;
 	if ((rc = dbi_exec(db, "BEGIN IMMEDIATE")) < 0) {
 		db->writing = 0;
 		pthread_mutex_unlock(&db_writer);
@@ -323,6 +325,13 @@ dbi_tx_begin(struct db *db, int write)
 }
 
 static void (*storage_fatal)(const char *why);
+static void (*commit_fn)(int64_t change, int revoked);
+
+void
+db_on_commit(void (*fn)(int64_t change, int revoked))
+{
+	commit_fn = fn;
+}
 
 void
 db_on_storage_fatal(void (*fn)(const char *why))
@@ -378,7 +387,8 @@ void_failed_commit(struct db *db, int ec)
 int
 dbi_tx_end(struct db *db, int rc)
 {
-	int ec = SQLITE_OK;
+	int64_t change = 0;
+	int ec = SQLITE_OK, revoked = 0;
 
 	if (rc == 0)
 		dbi_audit_tx_commit(db);
@@ -389,9 +399,19 @@ dbi_tx_end(struct db *db, int rc)
 	dbi_audit_tx_done(db, rc == 0);
 	if (ec == SQLITE_IOERR_FSYNC && db->writing)
 		void_failed_commit(db, ec);
+	/* Only what committed is told, and only once the lock is let go:
+	 * the function may take locks of its own. */
+	if (rc == 0 && db->writing) {
+		change = db->tx_change;
+		revoked = db->tx_revoked;
+	}
+	db->tx_change = 0;
+	db->tx_revoked = 0;
 	if (db->writing) {
 		db->writing = 0;
 		pthread_mutex_unlock(&db_writer);
 	}
+	if ((change != 0 || revoked) && commit_fn != NULL)
+		commit_fn(change, revoked);
 	return rc;
 }
