@@ -71,7 +71,7 @@ SERVE_SRC = gate/serve/serve.c gate/serve/listener.c gate/serve/router.c \
 	gate/serve/view.c gate/serve/record.c gate/serve/keys.c \
 	gate/serve/health.c gate/serve/integrity.c gate/serve/conn.c \
 	gate/serve/api_audit.c \
-	gate/serve/ui.c
+	gate/serve/ui.c gate/serve/changes.c
 DB_SRC = db/db.c db/db_stmt.c db/db_event.c db/db_principal.c db/db_person.c \
 	db/db_submission.c db/db_scan.c db/db_review.c db/db_audit.c
 # Generated: the schema migrations, compiled in (rule below).

@@ -30,13 +30,15 @@ srv_api_headers(struct MHD_Response *r)
 	MHD_add_response_header(r, "Content-Security-Policy", SRV_API_CSP);
 }
 
+/* retry: the Retry-After in seconds; 0: none. */
 static enum MHD_Result
 respond(struct MHD_Connection *c, unsigned status, const char *type,
-    const char *body, size_t len, int close)
+    const char *body, size_t len, int close, unsigned retry)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len,
 	    (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ok;
+	char secs[16];
 
 	if (r == NULL)
 		return MHD_NO;
@@ -45,6 +47,10 @@ respond(struct MHD_Connection *c, unsigned status, const char *type,
 	/* libmicrohttpd closes the connection after such an answer. */
 	if (close)
 		MHD_add_response_header(r, "Connection", "close");
+	if (retry > 0) {
+		snprintf(secs, sizeof(secs), "%u", retry);
+		MHD_add_response_header(r, "Retry-After", secs);
+	}
 	ok = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ok;
@@ -56,7 +62,8 @@ static const char unmade[] = "{\n  \"error\": \"the answer could not be "
     "made (out of memory)\"\n}";
 
 static enum MHD_Result
-respond_json(struct MHD_Connection *c, unsigned status, json_t *j, int close)
+respond_json(struct MHD_Connection *c, unsigned status, json_t *j, int close,
+    unsigned retry)
 {
 	char *text = j != NULL ? json_dumps(j, JSON_INDENT(2) |
 	    JSON_SORT_KEYS) : NULL;
@@ -65,8 +72,9 @@ respond_json(struct MHD_Connection *c, unsigned status, json_t *j, int close)
 	json_decref(j);
 	if (text == NULL)
 		return respond(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-		    "application/json", unmade, sizeof(unmade) - 1, close);
-	ok = respond(c, status, "application/json", text, strlen(text), close);
+		    "application/json", unmade, sizeof(unmade) - 1, close, 0);
+	ok = respond(c, status, "application/json", text, strlen(text), close,
+	    retry);
 	free(text);
 	return ok;
 }
@@ -75,13 +83,19 @@ enum MHD_Result
 srv_respond(struct MHD_Connection *c, unsigned status, const char *type,
     const char *body, size_t len)
 {
-	return respond(c, status, type, body, len, 0);
+	return respond(c, status, type, body, len, 0, 0);
 }
 
 enum MHD_Result
 srv_respond_json(struct MHD_Connection *c, unsigned status, json_t *j)
 {
-	return respond_json(c, status, j, 0);
+	return respond_json(c, status, j, 0, 0);
+}
+
+enum MHD_Result
+srv_respond_json_close(struct MHD_Connection *c, unsigned status, json_t *j)
+{
+	return respond_json(c, status, j, 1, 0);
 }
 
 enum MHD_Result
@@ -111,6 +125,13 @@ srv_respond_built(struct req *q, struct MHD_Connection *c, unsigned status,
 enum MHD_Result
 srv_fail(struct req *q, struct MHD_Connection *c, unsigned status,
     enum reject why, const char *msg)
+{
+	return srv_fail_retry(q, c, status, why, msg, 0);
+}
+
+enum MHD_Result
+srv_fail_retry(struct req *q, struct MHD_Connection *c, unsigned status,
+    enum reject why, const char *msg, unsigned retry_after)
 {
 	struct db *db = srv_db(q->s);
 	json_t *j;
@@ -154,7 +175,9 @@ srv_fail(struct req *q, struct MHD_Connection *c, unsigned status,
 		json_decref(j);
 		j = NULL;
 	}
-	return respond_json(c, status, j, q->must_close);
+	/* A refusal made 401 above says nothing of retrying. */
+	return respond_json(c, status, j, q->must_close, status ==
+	    MHD_HTTP_UNAUTHORIZED ? 0 : retry_after);
 }
 
 enum MHD_Result

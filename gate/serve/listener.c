@@ -100,6 +100,10 @@ srv_start_daemon(struct srv_listener *l, int listen_fd, unsigned port)
 {
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 	    MHD_USE_TURBO | MHD_USE_ITC;
+
+	/* GET /v1/changes holds its request with no thread (changes.c). */
+	if (!l->intake)
+		flags |= MHD_ALLOW_SUSPEND_RESUME;
 	struct MHD_Daemon *d;
 	struct sockaddr_in sa;
 

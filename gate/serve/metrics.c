@@ -1,8 +1,9 @@
 /*
  * metrics.c - /metrics in Prometheus' text format: submissions by
  * state, the queue, scans by verdict and time, refusals by reason, 5xx
- * answers by status, integrity alarms by where they were seen, and the
- * listeners' connections (conn.c).
+ * answers by status, integrity alarms by where they were seen, the
+ * listeners' connections (conn.c) and the long-poll's waiters
+ * (changes.c).
  *
  * Trust: auditors and admins only; nothing here names a submission.
  */
@@ -146,6 +147,8 @@ api_metrics(struct req *q, struct MHD_Connection *c, struct db *db)
 		    atomic_load(&q->s->integrity[i]));
 	if (rc == 0)
 		rc = srv_conn_metrics(q->s, &t);
+	if (rc == 0)
+		rc = srv_changes_metrics(q->s, &t);
 	if (rc < 0) {
 		dynbuf_free(&t);
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,

@@ -64,6 +64,11 @@ static const struct route_def {
 	    0},
 	{R_EVENTS_ALL, "events.all", "GET", "/v1/events",
 	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	/* The long-poll of the review UI's queue (changes.c). Not for
+	 * agents: its cursor moves with everyone's submissions and
+	 * decisions, and an agent reads its own submissions only. */
+	{R_CHANGES, "changes", "GET", "/v1/changes", ROLE(DB_ROLE_REVIEWER) |
+	    ROLE(DB_ROLE_CI) | ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_AUDIT_CHECKPOINT, "audit.checkpoint", "GET", "/v1/audit/checkpoint",
 	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	/* What `airlock audit verify --server` reads: public or signed. */
@@ -223,6 +228,8 @@ route_of(const char *method, const char *url, int64_t *id, int64_t *item,
 	}
 	if (get && strcmp(url, "/v1/events") == 0)
 		return R_EVENTS_ALL;
+	if (get && strcmp(url, "/v1/changes") == 0)
+		return R_CHANGES;
 	if (get && strcmp(url, "/v1/audit/checkpoint") == 0)
 		return R_AUDIT_CHECKPOINT;
 	if (get && strcmp(url, "/v1/audit/checkpoints") == 0)
@@ -298,6 +305,25 @@ authenticate(struct req *q, struct MHD_Connection *c, char *why, size_t n)
 	    now) != NULL)
 		return MHD_HTTP_UNAUTHORIZED;
 	return 0;
+}
+
+int
+srv_reauthenticate(struct req *q, struct MHD_Connection *c,
+    enum MHD_Result *res)
+{
+	char why[96] = "";
+	unsigned st;
+
+	db_principal_clear(&q->who);
+	memset(&q->who, 0, sizeof(q->who));
+	q->authed = 0;
+	if ((st = authenticate(q, c, why, sizeof(why))) == 0)
+		return 0;
+	*res = srv_fail(q, c, st, st == MHD_HTTP_UNAUTHORIZED ? REJ_UNAUTH :
+	    REJ_MAX, st != MHD_HTTP_UNAUTHORIZED ? "database error" :
+	    why[0] != '\0' ? why : "a valid token is required "
+	    "(Authorization: Bearer)");
+	return 1;
 }
 
 static void
@@ -552,6 +578,8 @@ dispatch(struct req *q, struct MHD_Connection *c, struct db *db)
 		return api_events(q, c, db);
 	case R_EVENTS_ALL:
 		return api_events_all(q, c, db);
+	case R_CHANGES:
+		return api_changes(q, c, db);
 	case R_AUDIT_CHECKPOINT:
 		return api_audit_checkpoint(q, c, db);
 	case R_AUDIT_CHECKPOINTS:
@@ -603,6 +631,8 @@ srv_req_free(struct req *q)
 {
 	if (q == NULL)
 		return;
+	/* A waiter's slot goes with its request, however it ended. */
+	srv_changes_release(q);
 	/* An upload cut short leaves nothing: its file goes, no row came. */
 	store_upload_abort(q->up);
 	db_principal_clear(&q->who);

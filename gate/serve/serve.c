@@ -658,6 +658,10 @@ cmd_serve(int argc, char **argv)
 	lapi.s = lintake.s = &s;
 	lapi.intake = 0;
 	lintake.intake = 1;
+	if (srv_changes_start(&s, db) < 0) {
+		fprintf(stderr, "airlock serve: %s\n", al_err_msg());
+		goto stop;
+	}
 	s.api = srv_start_daemon(&lapi, -1, s.port);
 	s.intake = s.api ? srv_start_daemon(&lintake, sfd, 0) : NULL;
 	if (s.api == NULL || s.intake == NULL) {
@@ -714,6 +718,9 @@ stop:
 	 * now; those with an admitted request finish. */
 	srv_listener_quiesce(&lapi);
 	srv_listener_quiesce(&lintake);
+	/* Requests waiting for changes are answered now (the cursor as it
+	 * is, the connection closed), and no other waits. */
+	srv_changes_quiesce(&s);
 	/* No new connections; those open get up to 10 s to finish. */
 	for (i = 0; i < 100 && (srv_open_connections(s.api) +
 	    srv_open_connections(s.intake)) > 0; i++)
@@ -743,6 +750,8 @@ stop:
 		pthread_join(s.scanners[i], NULL);
 	(void)unlink(s.sock_path);
 out:
+	/* After the listeners and the scan threads: nothing commits now. */
+	srv_changes_stop(&s);
 	if (sfd >= 0)
 		close(sfd);
 	for (i = 0; s.launchers && i < s.nscan; i++)

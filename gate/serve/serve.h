@@ -72,6 +72,21 @@
 /* The open-file limit the gate raises its soft limit to, if allowed. */
 #define SERVE_NOFILE 65536u
 
+/* GET /v1/changes, the long-poll (changes.c; docs/api.md). A request
+ * waits at most this many seconds (its `wait`, 1 to this; the default),
+ * then is answered with the cursor unchanged: under the idle timeouts of
+ * the proxies and browsers between, short enough that a page's token
+ * is checked again twice a minute. */
+#define SERVE_CHANGES_WAIT 25u
+/* Requests waiting at once per token: a page or two of one person. */
+#define SERVE_CHANGES_PER_TOKEN 2u
+/* And in all: a quarter of --max-connections, at most this, so that
+ * waiters never hold the connections the others need. */
+#define SERVE_CHANGES_MAX 64u
+/* A waiter is answered with the cursor it came with, then re-checks
+ * its token this many times at most when revocations keep coming. */
+#define SERVE_CHANGES_RECHECKS 8u
+
 /* The review UI (ui.c; docs/review-ui.md), read once at start and held in
  * memory. A page, its style sheet, scripts, a font and a few images are
  * some hundred KiB; more is a mistake (a build tree, a video, a core file)
@@ -106,6 +121,8 @@ enum srv_integrity_where {
 
 struct rule_set;
 struct scan_engine;
+struct srv_changes;
+struct srv_waiter;
 struct scan_launcher;
 struct srv_conn;
 struct srv_listener;
@@ -175,6 +192,7 @@ struct srv {
 	char keyid[65];
 	struct srv_limits lim;
 	struct srv_listener *listeners[2]; /* api, intake: for the metrics */
+	struct srv_changes *changes; /* GET /v1/changes' waiters (changes.c) */
 };
 
 /* Why conn.c closed a connection, for the metrics. */
@@ -204,6 +222,7 @@ enum route {
 	R_ITEM_CONTENT, R_PERSON_CREATE, R_PERSON_LIST, R_PERSON_DISABLE,
 	R_EVENTS_ALL, R_AUDIT_CHECKPOINT, R_AUDIT_CHECKPOINTS, R_AUDIT_ENTRIES,
 	R_AUDIT_KEYS, R_UI_ROOT, R_UI_INDEX, R_UI_FILE, R_UI_IMG, R_WHOAMI,
+	R_CHANGES,
 	R_MAX,                    /* not a route: the count */
 };
 
@@ -234,6 +253,9 @@ struct req {
 	uint64_t discarded;
 	struct dynbuf body;       /* JSON bodies */
 	int64_t peer_uid, peer_pid;
+	struct srv_waiter *waiter; /* GET /v1/changes waiting (changes.c) */
+	int64_t after;            /* its cursor */
+	double deadline;          /* its deadline, al_mono_now() */
 };
 
 /* What one scan thread is given, and what it reports of itself. */
@@ -277,6 +299,13 @@ enum MHD_Result srv_respond_json(struct MHD_Connection *c, unsigned status,
  * a header or a token. */
 enum MHD_Result srv_fail(struct req *q, struct MHD_Connection *c,
     unsigned status, enum reject why, const char *msg);
+/* srv_fail with Retry-After: retry_after seconds (429, 503). */
+enum MHD_Result srv_fail_retry(struct req *q, struct MHD_Connection *c,
+    unsigned status, enum reject why, const char *msg, unsigned retry_after);
+/* A JSON answer after which libmicrohttpd closes the connection (takes
+ * j). */
+enum MHD_Result srv_respond_json_close(struct MHD_Connection *c,
+    unsigned status, json_t *j);
 /* A write that failed with rc: 507 "the gate's storage is full: MSG" when
  * rc is AL_EFULL (the disk, a quota or the database is full), else 500
  * MSG. MSG says what did not happen. */
@@ -355,6 +384,12 @@ void srv_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     enum MHD_RequestTerminationCode why);
 void *srv_on_uri(void *cls, const char *uri, struct MHD_Connection *c);
 void srv_req_free(struct req *q);        /* NULL-safe */
+/* router.c: q's token authenticated again, as the router did when the
+ * request came (GET /v1/changes does it when a waiter is answered): 0 with
+ * q->who read afresh, else 1 with the answer given in *res (401 saying
+ * why, 500). */
+int srv_reauthenticate(struct req *q, struct MHD_Connection *c,
+    enum MHD_Result *res);
 
 /* conn.c: each listener's connections and their limits. */
 /* Raises the open-file limit as far as allowed (up to SERVE_NOFILE) and
@@ -499,6 +534,24 @@ int srv_integrity_alarm(struct srv *s, struct db *db,
     enum srv_integrity_where where, int64_t id, int64_t item,
     const char *path, const char *sha256, const char *why);
 const char *srv_integrity_where_name(enum srv_integrity_where w);
+
+/*
+ * changes.c: GET /v1/changes, the long-poll (docs/api.md). srv_changes_start
+ * (before the listeners start, with signals blocked) reads the cursor from
+ * db and starts the thread that resumes waiters; srv_changes_quiesce (when
+ * the gate stops, before it waits for connections to end) answers every
+ * waiter and lets no new one wait; srv_changes_stop (after the listeners
+ * and the scan threads stopped; NULL-safe, idempotent) ends it all.
+ * srv_changes_release frees q's slot (srv_req_free calls it).
+ */
+int srv_changes_start(struct srv *s, struct db *db);
+void srv_changes_quiesce(struct srv *s);
+void srv_changes_stop(struct srv *s);
+void srv_changes_release(struct req *q);
+enum MHD_Result api_changes(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+/* The long-poll's gauges and counters of /metrics, appended to t. */
+int srv_changes_metrics(struct srv *s, struct dynbuf *t);
 
 /* metrics.c: a finished scan, counted by verdict and time. */
 void srv_metrics_scan(struct srv *s, enum al_verdict verdict, double secs);
