@@ -1193,6 +1193,116 @@ START_TEST(unscannable_needs_override_and_reject_is_final)
 }
 END_TEST
 
+/* ---- what db_on_commit hears --------------------------------------------- */
+
+static int64_t heard_change;
+static int heard_calls, heard_revoked;
+
+static void
+hear(int64_t change, int revoked)
+{
+	heard_calls++;
+	heard_change = change;
+	heard_revoked += revoked;
+}
+
+static void
+heard_reset(void)
+{
+	heard_calls = heard_revoked = 0;
+	heard_change = 0;
+}
+
+/* The long-poll's wake-up (gate/serve/changes.c): each commit that
+ * appended a change is heard once, with its newest change's id (the
+ * submit, the scan thread's claim and result, a decision, a release, an
+ * expiry); reads, refusals and events of no submission are not heard; a
+ * revocation or a disabled person is heard as such, with no change; a
+ * write that failed is not heard at all. */
+START_TEST(commit_hook_hears_changes_only)
+{
+	int64_t agent = principal("agent-1", DB_ROLE_AGENT, 1);
+	int64_t bob = principal("bob", DB_ROLE_REVIEWER, 2);
+	int64_t root = principal("root", DB_ROLE_ADMIN, 3);
+	struct db_scan_job j;
+	struct db_review r;
+	char sha[65];
+	int64_t id, id2;
+	size_t n;
+
+	db_on_commit(hear);
+	heard_reset();
+	id = submit(db, agent, 1, 10);
+	ck_assert_int_eq(heard_calls, 1);
+	ck_assert_int_eq(heard_change, db_event_last_id(db));
+	ck_assert_int_eq(heard_revoked, 0);
+	ck_assert_int_eq(db_scan_claim(db, "rs1", "v", 11, &j), 0);
+	ck_assert_int_eq(heard_calls, 2);
+	ck_assert_int_eq(heard_change, db_event_last_id(db));
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_CLEAN, AL_SEV_NONE,
+	    AL_KIND_FILE, NULL, 0, NULL, 0, NULL, 12), 0);
+	db_scan_job_clear(&j);
+	ck_assert_int_eq(heard_calls, 3);
+	ck_assert_int_eq(heard_change, db_event_last_id(db));
+
+	/* Reads, refusals, and what is on no submission. */
+	heard_reset();
+	viewed(id, bob, 20);
+	ck_assert_int_eq(db_event_add(db, 21, bob, "approve.refused", id,
+	    "no"), 0);
+	ck_assert_int_eq(db_event_add(db, 22, bob, "login.refused", id,
+	    "reason=role"), 0);
+	ck_assert_int_eq(db_event_add(db, 23, 0, "login.refused", 0,
+	    "reason=no-token"), 0);
+	ck_assert_int_eq(db_event_add(db, 24, root, "rules.reload", 0, NULL),
+	    0);
+	ck_assert_int_eq(heard_calls, 0);
+
+	/* A decision and a release; then the same approval again, refused
+	 * and rolled back: not heard. */
+	hex(sha, 1);
+	ck_assert_int_eq(db_approve(db, id, bob, sha, "rs1", NULL, &pol, 30,
+	    &r), 0);
+	db_review_clear(&r);
+	ck_assert_int_eq(heard_calls, 1);
+	ck_assert_int_eq(heard_change, db_event_last_id(db));
+	heard_reset();
+	ck_assert_int_ne(db_approve(db, id, bob, sha, "rs1", NULL, &pol, 31,
+	    &r), 0);
+	ck_assert_int_eq(heard_calls, 0);
+	ck_assert_int_eq(db_release(db, id, bob, "{}", 32), 0);
+	ck_assert_int_eq(heard_calls, 1);
+	ck_assert_int_eq(heard_change, db_event_last_id(db));
+
+	/* An expiry, set-wise. */
+	id2 = held_with(agent, 2, "clean", NULL, NULL, 0, 40);
+	heard_reset();
+	ck_assert_int_eq(db_expire_held(db, 1000, 1001, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(heard_calls, 1);
+	ck_assert_int_eq(heard_change, db_event_last_id(db));
+	ck_assert_int_gt(id2, id);
+
+	/* Revocations: heard, with no change. */
+	heard_reset();
+	ck_assert_int_eq(db_principal_revoke(db, "agent-1", 50, root), 0);
+	ck_assert_int_eq(heard_calls, 1);
+	ck_assert_int_eq(heard_revoked, 1);
+	ck_assert_int_eq(heard_change, 0);
+	ck_assert_int_ne(db_principal_revoke(db, "agent-1", 51, root), 0);
+	ck_assert_int_eq(heard_calls, 1);
+	ck_assert_int_eq(db_person_disable(db, "bob", 52, root, &n), 0);
+	ck_assert_int_eq(heard_calls, 2);
+	ck_assert_int_eq(heard_revoked, 2);
+	ck_assert_int_eq(heard_change, 0);
+
+	db_on_commit(NULL);
+	heard_reset();
+	(void)submit(db, root, 3, 60);
+	ck_assert_int_eq(heard_calls, 0);
+}
+END_TEST
+
 /* Events a page at a time (after an id, of one action, bounded), and a
  * rejection with its reason. */
 START_TEST(event_page_and_rejection)
@@ -1289,6 +1399,7 @@ db_suite(void)
 	tcase_add_test(tc, approvals_checked_and_counted);
 	tcase_add_test(tc, rescan_keeps_approvals_only_without_news);
 	tcase_add_test(tc, unscannable_needs_override_and_reject_is_final);
+	tcase_add_test(tc, commit_hook_hears_changes_only);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("events");
 	tcase_add_checked_fixture(tc, setup, teardown);

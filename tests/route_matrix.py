@@ -316,6 +316,11 @@ class Matrix:
                     lambda a: a.json()["events"][0]["action"] == "submit", None)
         if name == "events.all":
             return {}, None, 200, lambda a: isinstance(a.json()["events"], list), None
+        if name == "changes":
+            # Without after it is answered at once, with the cursor.
+            return ({}, None, 200,
+                    lambda a: isinstance(a.json()["cursor"], int) and a.json()["changed"] is True,
+                    None)
         if name == "audit.checkpoint":
             # The signed note: origin, size, root, a blank line, a signature.
             return ({}, None, 200,
