@@ -200,6 +200,7 @@ e2e: $(BUILD)/airlock $(IOFAIL)
 	AIRLOCK_BIN=$(BUILD)/airlock IOFAIL=$(IOFAIL) bash tests/e2e_serve.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_review.sh
 	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_ui.sh
+	AIRLOCK_BIN=$(BUILD)/airlock bash tests/e2e_live.sh
 	python3 tests/hostile.py --bin $(BUILD)/airlock
 
 # The review UI in a real browser (headless chromium driven by playwright-core):
