@@ -19,16 +19,19 @@ export const dropToken = () => {
 	me = null;
 };
 
+// retryAfter: the answer's Retry-After in seconds (429, 503), else null.
 export class ApiError extends Error {
-	constructor(status, message) {
+	constructor(status, message, retryAfter = null) {
 		super(message);
 		this.status = status;
+		this.retryAfter = retryAfter;
 	}
 }
 
-// call(METHOD, PATH, {body, tok, raw, text}): the JSON answer (raw: the
-// bytes as an ArrayBuffer; text: the answer as text); any other status
-// than 2xx throws ApiError with the gate's {"error"} message.
+// call(METHOD, PATH, {body, tok, raw, text, signal}): the JSON answer (raw:
+// the bytes as an ArrayBuffer; text: the answer as text); any other status
+// than 2xx throws ApiError with the gate's {"error"} message. signal (an
+// AbortSignal) cancels the request.
 export async function call(method, path, opts = {}) {
 	const headers = { Authorization: `Bearer ${opts.tok || token()}` };
 	let body;
@@ -37,7 +40,7 @@ export async function call(method, path, opts = {}) {
 		body = JSON.stringify(opts.body);
 	}
 	const r = await fetch(path, { method, headers, body, cache: 'no-store',
-		credentials: 'omit', redirect: 'error' });
+		credentials: 'omit', redirect: 'error', signal: opts.signal });
 	if (!r.ok) {
 		let msg = `HTTP ${r.status}`;
 		try {
@@ -45,7 +48,9 @@ export async function call(method, path, opts = {}) {
 			if (j && typeof j.error === 'string')
 				msg = j.error;
 		} catch { /* not JSON */ }
-		throw new ApiError(r.status, msg);
+		const ra = /^[0-9]{1,6}$/.test(r.headers.get('Retry-After') || '') ?
+			Number(r.headers.get('Retry-After')) : null;
+		throw new ApiError(r.status, msg, ra);
 	}
 	return opts.raw ? r.arrayBuffer() : opts.text ? r.text() : r.json();
 }

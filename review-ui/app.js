@@ -1,5 +1,6 @@
-// app.js - the review UI: sign in, the queue of held submissions, the
-// keyboard, and the route to a submission's view (docs/review-ui.md).
+// app.js - the review UI: sign in, the queue of held submissions (kept
+// live while shown: live.js), the keyboard, and the route to a
+// submission's view (docs/review-ui.md).
 //
 // Trust: runs beside the reviewer's token under the gate's CSP (its own
 // scripts only, requests to the gate only). Everything it shows of a
@@ -9,9 +10,11 @@ import { el, vis, clear, age, rank } from './dom.js';
 import { call, token, setToken, dropToken, whoami, foldName, ApiError } from './api.js';
 import { showSubmission, stepFinding, toggleSplit, decisionKey } from './view.js';
 import { showAudit, auditHash, readAuditFilters } from './audit.js';
+import { startLive, stopLive } from './live.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { rows: [], sel: 0, hash: null, back: '#/' };
+// gen: the queue shown; a list answered for an older one is dropped.
+const state = { rows: [], sel: 0, hash: null, back: '#/', gen: 0 };
 
 function show(id) {
 	for (const s of ['signin', 'queue', 'view', 'audit'])
@@ -38,6 +41,7 @@ async function signIn(ev) {
 }
 
 function signOut() {
+	stopLive();
 	dropToken();
 	location.hash = '';
 	route();
@@ -71,12 +75,14 @@ function queueRow(s, i) {
 	return tr;
 }
 
-function drawQueue() {
+// scroll: bring the selected row into view (not when the list is drawn
+// again by a live update: the reviewer may be scrolling).
+function drawQueue(scroll = true) {
 	const body = clear($('queue-rows'));
 	state.rows.forEach((s, i) => body.append(queueRow(s, i)));
 	$('queue-empty').hidden = state.rows.length > 0;
 	const sel = body.children[state.sel];
-	if (sel)
+	if (sel && scroll)
 		sel.scrollIntoView({ block: 'nearest' });
 }
 
@@ -144,7 +150,34 @@ function filterSort(rows, o) {
 	return out.sort(cmp);
 }
 
-async function loadQueue() {
+// The list of queue o, drawn unless another queue was shown since (gen).
+// The selection stays on the submission it was on, wherever a live update
+// moved it (Enter opens what is highlighted); first: the queue's first
+// draw, which scrolls to it.
+async function fetchQueue(o, gen, first) {
+	const selId = first ? null : state.rows[state.sel]?.id;
+	let rows = [], err = '';
+	try {
+		const q = o.state === 'all' ? '' : `state=${o.state}&`;
+		const j = await call('GET', `/v1/submissions?${q}limit=1000`);
+		rows = filterSort(j.submissions || [], o);
+	} catch (e) {
+		err = e.message;
+	}
+	if (gen !== state.gen)
+		return;
+	$('queue-error').textContent = err;
+	state.rows = rows;
+	const at = selId == null ? -1 : rows.findIndex((s) => s.id === selId);
+	if (at >= 0)
+		state.sel = at;
+	state.sel = Math.min(state.sel, Math.max(0, state.rows.length - 1));
+	drawQueue(first);
+}
+
+// The queue: its list, kept live while it is shown (live.js); a tab in
+// the background loads it once, and live again when it is shown.
+function loadQueue() {
 	show('queue');
 	const o = queueOpts(location.hash);
 	showFilters(o);
@@ -152,17 +185,32 @@ async function loadQueue() {
 	if (h !== state.hash)
 		state.sel = 0;
 	state.hash = state.back = h;
-	$('queue-error').textContent = '';
-	try {
-		const q = o.state === 'all' ? '' : `state=${o.state}&`;
-		const j = await call('GET', `/v1/submissions?${q}limit=1000`);
-		state.rows = filterSort(j.submissions || [], o);
-	} catch (e) {
-		$('queue-error').textContent = e.message;
-		state.rows = [];
+	const gen = ++state.gen;
+	let first = true;
+	const reload = async () => {
+		const f = first;
+		first = false;
+		await fetchQueue(o, gen, f);
+	};
+	$('queue-live').textContent = '';
+	if (document.hidden) {
+		stopLive();
+		reload();
+		return;
 	}
-	state.sel = Math.min(state.sel, Math.max(0, state.rows.length - 1));
-	drawQueue();
+	startLive({
+		reload,
+		unauthorized: (e) => {
+			// Revoked or expired while the queue was open: sign in again.
+			dropToken();
+			$('signin-error').textContent = e.message;
+			route();
+		},
+		status: (t) => {
+			if (gen === state.gen)
+				$('queue-live').textContent = t;
+		},
+	});
 }
 
 // ---- the keyboard ----------------------------------------------------------------
@@ -224,6 +272,9 @@ function onKey(ev) {
 
 async function route() {
 	let who = null;
+	// Live updates only while the queue is shown: loadQueue starts them
+	// again.
+	stopLive();
 	if (token()) {
 		try {
 			who = await whoami();
@@ -269,4 +320,12 @@ $('nav-audit').addEventListener('click', () => { location.hash = '#/audit'; });
 $('help-close').addEventListener('click', () => { $('help').hidden = true; });
 document.addEventListener('keydown', onKey);
 window.addEventListener('hashchange', route);
+// A tab in the background keeps no request open; shown again, the queue
+// loads afresh and is live again.
+document.addEventListener('visibilitychange', () => {
+	if (document.hidden)
+		stopLive();
+	else if (!$('queue').hidden && token())
+		loadQueue();
+});
 route();

