@@ -378,6 +378,22 @@ struct db_approval {
 int db_approvals_get(struct db *db, int64_t id, struct db_approval **out,
     size_t *n_out);
 void db_approvals_free(struct db_approval *v, size_t n);
+/* An approval that no longer counts (db_approvals_voided): given to an
+ * earlier scan whose findings lack new_findings of the latest scan's, or
+ * by a token of no person (person NULL). */
+struct db_voided {
+	char *reviewer;           /* the token's name */
+	char *person;             /* NULL: the token has no person */
+	int64_t at;
+	char *ruleset_digest;     /* of the scan it was given to */
+	int64_t scan_id;
+	int64_t new_findings;     /* the latest scan's that scan lacked */
+};
+/* The approvals of submission id that do not count now, oldest first
+ * (persons with one that counts left out). */
+int db_approvals_voided(struct db *db, int64_t id, struct db_voided **out,
+    size_t *n_out);
+void db_voided_free(struct db_voided *v, size_t n);
 
 /* The admin override of the latest scan, if any; AL_ENOTFOUND. */
 int db_override_get(struct db *db, int64_t id, char **admin_out,

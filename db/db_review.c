@@ -522,6 +522,81 @@ db_approvals_free(struct db_approval *v, size_t n)
 	free(v);
 }
 
+/*
+ * The approvals that no longer count, and why: each was given to a scan
+ * whose findings the latest one outgrew (a rescan, under new rules or after
+ * an integrity alarm, found what the approver was not shown), or by a token
+ * of no person. A person who has an approval that counts is not listed:
+ * their other tokens' approvals are duplicates, not voided ones.
+ */
+int
+db_approvals_voided(struct db *db, int64_t id, struct db_voided **out,
+    size_t *n_out)
+{
+	struct db_voided *v = NULL, *a;
+	struct subfacts f;
+	sqlite3_stmt *st = NULL;
+	size_t n = 0, cap = 0;
+	int rc, nomem = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0)
+		rc = dbi_prep_bind(db, &st, "WITH c AS (SELECT a.id, "
+		    "p.person_id AS pid, (a.sha256 = ?3 AND p.person_id IS NOT "
+		    "NULL AND (a.scan_id = ?2 OR NOT EXISTS (SELECT fingerprint "
+		    "FROM findings WHERE scan_id = ?2 EXCEPT SELECT fingerprint "
+		    "FROM findings WHERE scan_id = a.scan_id))) AS ok FROM "
+		    "approvals a JOIN principals p ON p.id = a.reviewer WHERE "
+		    "a.submission_id = ?1) SELECT p.name, n.name, a.at, "
+		    "a.ruleset_digest, a.scan_id, (SELECT count(*) FROM (SELECT "
+		    "fingerprint FROM findings WHERE scan_id = ?2 EXCEPT SELECT "
+		    "fingerprint FROM findings WHERE scan_id = a.scan_id)) FROM c "
+		    "JOIN approvals a ON a.id = c.id JOIN principals p ON p.id = "
+		    "a.reviewer LEFT JOIN persons n ON n.id = p.person_id WHERE "
+		    "NOT c.ok AND (c.pid IS NULL OR c.pid NOT IN (SELECT pid FROM "
+		    "c WHERE ok AND pid IS NOT NULL)) ORDER BY a.id", "iit", id,
+		    f.scan_id, f.sha256);
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) < 0)
+			break;
+		a = &v[n++];
+		a->reviewer = dbi_col_str(st, 0, &nomem);
+		a->person = sqlite3_column_type(st, 1) == SQLITE_NULL ? NULL :
+		    dbi_col_str(st, 1, &nomem);
+		a->at = sqlite3_column_int64(st, 2);
+		a->ruleset_digest = dbi_col_str(st, 3, &nomem);
+		a->scan_id = sqlite3_column_int64(st, 4);
+		a->new_findings = sqlite3_column_int64(st, 5);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	}
+	sqlite3_finalize(st);
+	rc = dbi_tx_end(db, rc);
+	if (rc < 0) {
+		db_voided_free(v, n);
+		return rc;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+void
+db_voided_free(struct db_voided *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++) {
+		free(v[i].reviewer);
+		free(v[i].person);
+		free(v[i].ruleset_digest);
+	}
+	free(v);
+}
+
 int
 db_release(struct db *db, int64_t id, int64_t actor, const char *attestation,
     int64_t now)

@@ -230,12 +230,14 @@ record_line(FILE *out, const json_t *o, const char *who)
 	}
 }
 
-/* The record: approvals and their comments, the rejection, the timeline. */
+/* The record: approvals and their comments, those a rescan voided, the
+ * rejection, the timeline. */
 static void
 show_print_record(FILE *out, const json_t *sub)
 {
 	const json_t *appr = json_object_get(sub, "approvals");
 	const json_t *rej = json_object_get(sub, "rejection");
+	const json_t *voided = json_object_get(sub, "voided");
 	const json_t *tl = json_object_get(sub, "timeline");
 	const json_t *v, *d;
 	size_t i;
@@ -250,6 +252,15 @@ show_print_record(FILE *out, const json_t *sub)
 				cli_put_text(out, v, "comment");
 			else
 				fputs("(no comment)", out);
+			fputc('\n', out);
+		}
+	}
+	if (json_is_array(voided) && json_array_size(voided) > 0) {
+		fprintf(out, "\napprovals that no longer count (%zu)\n",
+		    json_array_size(voided));
+		json_array_foreach(voided, i, v) {
+			record_line(out, v, "reviewer");
+			cli_put_text(out, v, "why");
 			fputc('\n', out);
 		}
 	}
