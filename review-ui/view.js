@@ -44,10 +44,87 @@ function findingIndex(findings) {
 	return m;
 }
 
+// Secrets in shown lines. The gate redacts a secret rule's secret in every
+// excerpt of its line (its first bytes, then "*****"), and keeps no span of
+// it; the page finds each masked run by aligning the excerpt with the line
+// and masks it there too. It masks only what it can tell for sure, and
+// only a run of token characters, so that a mask never hides code: a line
+// that holds "*****" itself, an excerpt that aligns at no place or at two,
+// or a run with white space, quotes or shell punctuation in it is shown
+// as it is (and the line says the secret is shown).
+const MASK = '*****';
+const TOKENISH = /^[A-Za-z0-9+/=_.~:@%$!^*,#?\-]+$/u;
+
+export function secretRuns(text, excerpts) {
+	const runs = [];
+	let shown = false;
+	for (const ex of excerpts) {
+		if (typeof ex !== 'string' || !ex.includes(MASK))
+			continue;
+		if (text.includes(MASK)) {
+			shown = true;
+			continue;
+		}
+		const segs = ex.split(MASK);
+		const fits = [];
+		for (let p = text.indexOf(segs[0]); p >= 0 && fits.length < 2; p = text.indexOf(segs[0], p + 1)) {
+			let at = p + segs[0].length;
+			const mine = [];
+			let ok = true;
+			for (let i = 1; i < segs.length && ok; i++) {
+				const last = i === segs.length - 1 && segs[i] === '';
+				// The last mask may end the excerpt: its run is the token
+				// characters that follow.
+				const end = last ? at + (/^[A-Za-z0-9+/=_.~\-]*/u.exec(text.slice(at))[0].length) :
+					text.indexOf(segs[i], at + 1);
+				if (end <= at || !TOKENISH.test(text.slice(at, end))) {
+					ok = false;
+					break;
+				}
+				mine.push([at, end]);
+				at = end + segs[i].length;
+			}
+			if (ok)
+				fits.push(mine);
+		}
+		if (fits.length === 1)
+			runs.push(...fits[0]);
+		else
+			shown = true;
+	}
+	runs.sort((a, b) => a[0] - b[0]);
+	const merged = [];
+	for (const r of runs) {
+		if (merged.length && r[0] <= merged[merged.length - 1][1])
+			merged[merged.length - 1][1] = Math.max(merged[merged.length - 1][1], r[1]);
+		else
+			merged.push([...r]);
+	}
+	return { runs: merged, shown };
+}
+
+// The code of a line: its text (hidden characters made visible) with the
+// secret runs of its findings masked.
+function codeText(text, hits, findings) {
+	const code = el('span', { class: 'code' });
+	const { runs, shown } = hits ? secretRuns(text, hits.map((i) => findings[i].excerpt)) : { runs: [], shown: false };
+	let at = 0;
+	for (const [a, b] of runs) {
+		code.append(visible(text.slice(at, a)),
+			el('span', { class: 'secret', title: 'a secret: redacted, as the gate redacts it' },
+				`\u27E8secret: ${b - a} more characters\u27E9`));
+		at = b;
+	}
+	code.append(visible(text.slice(at)));
+	if (shown)
+		code.append(el('span', { class: 'secret-shown' }, ' (a secret on this line is shown: the page could not tell exactly where it is)'));
+	return code;
+}
+
 function codeLine(cls, num, text, hits, findings, fileKey) {
 	const row = el('div', { class: `line ${cls}${hits ? ' hit' : ''}` },
 		el('span', { class: 'ln' }, num === null ? '' : String(num)),
-		el('span', { class: 'code' }, visible(text)));
+		codeText(text, hits, findings));
 	if (hits) {
 		row.id = lineId(fileKey, num);
 		for (const i of hits) {

