@@ -188,7 +188,7 @@ function onKey(ev) {
 	}
 	const inQueue = !$('queue').hidden;
 	const inView = !$('view').hidden;
-	if (inView && ['a', 'c', 'r', 'Escape'].includes(ev.key) && $('help').hidden && decisionKey(ev.key)) {
+	if (inView && ['a', 'c', 'r', 'o', 'Escape'].includes(ev.key) && $('help').hidden && decisionKey(ev.key)) {
 		// The decision's keys (view.js).
 	} else if (ev.key === '?') {
 		$('help').hidden = !$('help').hidden;

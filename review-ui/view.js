@@ -584,7 +584,8 @@ export const stepFinding = (d) => focusMark(cur.at + d);
 
 // decisionKey(KEY): the decision panel's keys in a submission's view: c
 // the comment, a approve (a second confirmation is then focused: Enter
-// confirms it), r reject, Escape withdraws an asked confirmation. A
+// confirms it), r reject, o override (an admin, an unscannable verdict;
+// confirmed the same way), Escape withdraws an asked confirmation. A
 // disabled panel does nothing. true when KEY was one of them.
 export function decisionKey(key) {
 	const $ = (id) => document.getElementById(id);
@@ -596,6 +597,10 @@ export function decisionKey(key) {
 		$('approve').click();
 	else if (key === 'r')
 		$('reject').click();
+	else if (key === 'o' && $('override'))
+		$('override').click();
+	else if (key === 'Escape' && $('confirm-override') && !$('confirm-override').hidden)
+		$('confirm-override').hidden = true;
 	else if (key === 'Escape' && !$('confirm').hidden)
 		$('confirm').hidden = true;
 	else
@@ -633,9 +638,19 @@ function decision(s, reload, who) {
 	const reject = el('button', { type: 'button', id: 'reject' }, 'Reject');
 	const confirm = el('button', { type: 'button', id: 'confirm', hidden: true },
 		`Confirm: approve a ${s.verdict === 'unscannable' ? 'unscannable' : s.worst} submission`);
+	// An unscannable verdict needs an admin's override besides the
+	// approvals: the button is there for it, on for admins only.
+	const canOverride = s.verdict === 'unscannable' && !s.overridden && s.state === 'held';
+	const override = canOverride ? el('button', { type: 'button', id: 'override' }, 'Override (admin)') : null;
+	const confirmOverride = canOverride ? el('button', { type: 'button', id: 'confirm-override', class: 'confirm', hidden: true },
+		'Confirm: override the unscannable verdict') : null;
 	const disable = (why) => {
 		approve.disabled = reject.disabled = true;
+		if (override)
+			override.disabled = true;
 		confirm.hidden = true;
+		if (confirmOverride)
+			confirmOverride.hidden = true;
 		msg.textContent = why;
 	};
 	const send = async (what, body) => {
@@ -670,6 +685,25 @@ function decision(s, reload, who) {
 		else
 			send('reject', { comment: comment.value.trim() });
 	});
+	if (override) {
+		override.addEventListener('click', () => {
+			if (!comment.value.trim()) {
+				msg.textContent = 'an override needs a reason: say it in the comment';
+				return;
+			}
+			confirmOverride.hidden = false;
+			confirmOverride.focus();
+		});
+		confirmOverride.addEventListener('click', () => send('override', { reason: comment.value.trim() }));
+		if (who && who.role !== 'admin') {
+			override.disabled = true;
+			override.title = 'only an admin overrides an unscannable verdict';
+		}
+	}
+	const overridden = s.overridden ?
+		vis('p', { id: 'overridden', class: 'note' }, `overridden by ${s.overridden.admin} at ${s.overridden.at}: ${s.overridden.reason}`) :
+		s.verdict === 'unscannable' ? el('p', { id: 'overridden', class: 'warn' },
+			'unscannable: it needs an admin\u2019s override besides the approvals; none given yet') : null;
 	const w = s.witnessed || {};
 	const who1 = (a) => `${a.reviewer}${a.person && a.person !== a.reviewer ? ` (${a.person})` : ''}`;
 	const approvals = el('ul', { id: 'approved-by', class: 'people' });
@@ -682,13 +716,13 @@ function decision(s, reload, who) {
 		w.launched_by && `${w.launched_by} (the person it was launched for)`].filter(Boolean);
 	const panel = el('section', { class: 'decision', id: 'decision' },
 		el('h3', {}, 'Decision'),
-		el('p', { id: 'standing' }, `approvals ${rv.approvals ?? 0} of ${rv.needed ?? '?'} needed`),
+		el('p', { id: 'standing' }, `approvals ${rv.approvals ?? 0} of ${rv.needed ?? '?'} needed`), overridden,
 		(s.approvals || []).length ? el('div', {}, el('p', { class: 'note' }, 'approved by'), approvals) : null,
 		(s.voided || []).length ? el('div', {}, el('p', { class: 'warn' }, 'approvals a rescan voided (they need giving again)'), voided) : null,
 		barred.length ? vis('p', { class: 'note', id: 'barred' }, `may not decide: ${barred.join(', ')}`) : null,
 		el('p', { class: 'digest' }, 'approving sha256 ', el('code', { id: 'd-sha' }, s.sha256)),
 		el('p', { class: 'digest' }, 'under rules ', el('code', { id: 'd-rules' }, (s.scan && s.scan.ruleset) || '\u2013')),
-		comment, el('div', { class: 'buttons' }, approve, reject, confirm), msg);
+		comment, el('div', { class: 'buttons' }, approve, reject, confirm, override, confirmOverride), msg);
 	// Known in advance: the buttons are off before anything is sent.
 	const why = refusal(s, who);
 	if (why !== null) {

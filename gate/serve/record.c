@@ -377,6 +377,30 @@ voided_record(struct db *db, int64_t id, json_t *j)
 	return rc == AL_ENOTFOUND ? 0 : rc;
 }
 
+/* "overridden": the admin override of the latest scan, when there is one. */
+static int
+override_record(struct db *db, int64_t id, json_t *j)
+{
+	char *admin = NULL, *reason = NULL;
+	int64_t at = 0;
+	json_t *o = NULL;
+	int rc = db_override_get(db, id, &admin, &reason, &at);
+
+	if (rc == AL_ENOTFOUND)
+		return 0;
+	if (rc == 0 && (o = json_pack("{s:o}", "at", srv_json_time(at))) == NULL)
+		rc = al_err_set(AL_ENOMEM, "out of memory for an override");
+	if (rc == 0 && (rc = al_json_set_textz(o, "admin", admin)) == 0 &&
+	    (rc = al_json_set_textz(o, "reason", reason)) == 0) {
+		rc = srv_json_set(j, "overridden", o);
+		o = NULL;
+	}
+	json_decref(o);
+	free(admin);
+	free(reason);
+	return rc;
+}
+
 int
 srv_show_record(struct req *q, struct db *db, json_t *j)
 {
@@ -406,6 +430,8 @@ srv_show_record(struct req *q, struct db *db, json_t *j)
 	db_approvals_free(a, na);
 	if (rc == 0)
 		rc = voided_record(db, q->id, j);
+	if (rc == 0)
+		rc = override_record(db, q->id, j);
 	/* The timeline for those who may read events (docs/api.md). */
 	if (rc < 0 || (q->who.role != DB_ROLE_REVIEWER &&
 	    q->who.role != DB_ROLE_AUDITOR && q->who.role != DB_ROLE_ADMIN))

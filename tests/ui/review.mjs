@@ -424,6 +424,37 @@ test('secrets-redacted', async (p) => {
 	assert(await p.page.locator('.content .secret').count() === 0, 'masked where the page cannot tell');
 });
 
+// An unscannable verdict needs an admin's override besides the approvals:
+// the button is off for a reviewer, an admin gives it with a reason (and a
+// second confirmation, by keyboard here), and the panel then says who and why.
+test('unscannable-override', async (p) => {
+	const s = await submit(fx.agent, 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-a\n+b\n', 'kind=patch&name=cut.patch');
+	assert(s.verdict === 'unscannable', `verdict ${s.verdict}`);
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('#decision #overridden');
+	assert(/needs an admin\u2019s override/.test(await text(p, '#overridden')), 'no word of the override needed');
+	assert(await p.page.locator('#override').isDisabled(), 'a reviewer may click Override');
+	await p.page.click('#signout');
+	await signIn(p, gate.admin);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('#override:not([disabled])');
+	await p.page.keyboard.press('o'); // no reason yet: refused in the page
+	assert(/needs a reason/.test(await text(p, '#decision .error')), 'an override without a reason was not stopped');
+	assert(await p.page.locator('#confirm-override').isHidden(), 'confirmation asked without a reason');
+	await p.page.keyboard.press('c');
+	await p.page.keyboard.type('the parser refuses a truncated hunk; read by hand (a test)');
+	await p.page.keyboard.press('Escape');
+	await p.page.keyboard.press('o');
+	assert(await p.page.evaluate(() => document.activeElement.id) === 'confirm-override', 'the confirmation is not focused');
+	await p.page.keyboard.press('Enter');
+	await p.page.waitForFunction(() => /overridden by admin/.test(document.getElementById('overridden')?.textContent || ''));
+	assert((await text(p, '#overridden')).endsWith('read by hand (a test)'), `overridden: ${await text(p, '#overridden')}`);
+	assert(await p.page.locator('#override').count() === 0, 'Override offered again');
+	const d = await must(200, 'GET', `/v1/submissions/${s.id}`, gate.admin);
+	assert(d.review.override === true && d.overridden.admin === 'admin', `review: ${JSON.stringify(d.review)}`);
+});
+
 // git(DIR, ...ARGS): real git in DIR (a repository of the test's own).
 function git(dir, ...a) {
 	return execFileSync('git', ['-C', dir, '-c', 'user.name=Test', '-c', 'user.email=t@example.org',
