@@ -624,6 +624,7 @@ t_unscannable_needs_override() {
 	as "$ADMIN" override "$U"
 	expect_rc 2 "airlock override without -m"
 	standing "$U" held 2 2 False
+	expect_all '"overridden" in d' False
 	# Not unscannable: nothing to override.
 	api POST "/v1/submissions/$C/override" "$ADMIN" --data-binary '{"reason": "because"}'
 	expect_code 403 "override of a clean submission"
@@ -634,6 +635,9 @@ t_unscannable_needs_override() {
 	expect_rc 0 "airlock override by the admin"
 	expect_out_has "approved (2 of 2 approvals, overridden)"
 	standing "$U" approved 2 2 True
+	expect_all 'd["overridden"]["admin"]' admin \
+		'd["overridden"]["reason"]' "password known; content checked by hand" \
+		'd["overridden"]["at"].startswith("20")' True
 	api POST "/v1/submissions/$U/override" "$ADMIN" --data-binary '{"reason": "again"}'
 	expect_code 403 "an override of an approved submission"
 	events "$U"
