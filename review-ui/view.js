@@ -103,10 +103,40 @@ export function secretRuns(text, excerpts) {
 	return { runs: merged, shown };
 }
 
+// Key material of a flagged private key block: the lines after a line
+// with a finding and a "-----BEGIN … PRIVATE KEY-----" header, while they
+// are PEM headers, blank, or base64 only, up to "-----END". ROWS are
+// {body, hit}: body the line's text without a diff's marker (null: a line
+// that neither ends nor belongs to the block, a removed one). The indexes
+// of the lines to mask.
+const PEM_BEGIN = /-----BEGIN[ A-Z0-9]{0,24} PRIVATE KEY(?: BLOCK)?-----/;
+function pemBodies(rows) {
+	const out = new Set();
+	for (let i = 0; i < rows.length; i++) {
+		if (!rows[i].hit || rows[i].body === null || !PEM_BEGIN.test(rows[i].body))
+			continue;
+		for (let j = i + 1; j < rows.length; j++) {
+			const t = rows[j].body;
+			if (t === null || /^\s*$/.test(t) || /^[A-Za-z-]{2,32}:/.test(t))
+				continue;
+			if (!/^\s*[A-Za-z0-9+/=]{8,}\s*$/.test(t))
+				break;
+			out.add(j);
+		}
+	}
+	return out;
+}
+
 // The code of a line: its text (hidden characters made visible) with the
-// secret runs of its findings masked.
-function codeText(text, hits, findings) {
+// secret runs of its findings masked; PEM (the characters kept before the
+// mask, a diff's marker) masks the whole line as key material.
+function codeText(text, hits, findings, pem) {
 	const code = el('span', { class: 'code' });
+	if (pem !== undefined && pem !== null) {
+		code.append(visible(text.slice(0, pem)), el('span', { class: 'secret', title: 'private key material: redacted' },
+			`\u27E8private key material: ${text.length - pem} characters\u27E9`));
+		return code;
+	}
 	const { runs, shown } = hits ? secretRuns(text, hits.map((i) => findings[i].excerpt)) : { runs: [], shown: false };
 	let at = 0;
 	for (const [a, b] of runs) {
@@ -121,10 +151,10 @@ function codeText(text, hits, findings) {
 	return code;
 }
 
-function codeLine(cls, num, text, hits, findings, fileKey) {
+function codeLine(cls, num, text, hits, findings, fileKey, pem) {
 	const row = el('div', { class: `line ${cls}${hits ? ' hit' : ''}` },
 		el('span', { class: 'ln' }, num === null ? '' : String(num)),
-		codeText(text, hits, findings));
+		codeText(text, hits, findings, pem));
 	if (hits) {
 		row.id = lineId(fileKey, num);
 		for (const i of hits) {
@@ -281,6 +311,11 @@ function parsePatch(text, name, findings) {
 			out.push({ kind: 'meta', text: line });
 		}
 	}
+	const pem = pemBodies(out.map((l) => ({
+		body: l.kind === 'add' || l.kind === 'ctx' ? l.text.slice(1) : l.kind === 'del' ? null : '\u0000',
+		hit: !!l.hits })));
+	for (const i of pem)
+		out[i].pem = true;
 	for (const l of out)
 		if (l.kind === 'head') {
 			l.changes = fileChanges(l.h);
@@ -310,16 +345,16 @@ function unifiedDiff(lines, findings) {
 	const box = el('div', { class: 'content diff' });
 	for (const l of lines)
 		box.append(l.kind === 'head' ? headLine(l, findings) :
-			codeLine(l.kind, l.new ?? null, l.text, l.hits, findings, l.key));
+			codeLine(l.kind, l.new ?? null, l.text, l.hits, findings, l.key, l.pem ? 1 : null));
 	return box;
 }
 
 // One side of a side-by-side row: its line number and text (the diff's
 // +/-/space column dropped), or an empty cell.
-function side(cls, num, text, hits, findings, fileKey) {
+function side(cls, num, text, hits, findings, fileKey, pem) {
 	if (text === null)
 		return el('div', { class: `side ${cls} none` });
-	const c = codeLine(cls, num, text, hits, findings, fileKey);
+	const c = codeLine(cls, num, text, hits, findings, fileKey, pem ? 0 : null);
 	c.classList.add('side');
 	return c;
 }
@@ -334,7 +369,7 @@ function splitDiff(lines, findings) {
 		for (let i = 0; i < Math.max(dels.length, adds.length); i++) {
 			const d = dels[i], a = adds[i];
 			box.append(side('left del', d ? d.old : null, d ? d.text.slice(1) : null),
-				side('right add', a ? a.new : null, a ? a.text.slice(1) : null, a && a.hits, findings, a && a.key));
+				side('right add', a ? a.new : null, a ? a.text.slice(1) : null, a && a.hits, findings, a && a.key, a && a.pem));
 		}
 		dels = [];
 		adds = [];
@@ -349,8 +384,8 @@ function splitDiff(lines, findings) {
 		} else {
 			flush();
 			if (l.kind === 'ctx') {
-				box.append(side('left ctx', l.old, l.text.slice(1)),
-					side('right ctx', l.new, l.text.slice(1), l.hits, findings, l.key));
+				box.append(side('left ctx', l.old, l.text.slice(1), null, findings, null, l.pem),
+					side('right ctx', l.new, l.text.slice(1), l.hits, findings, l.key, l.pem));
 			} else if (l.kind === 'head') {
 				const r = headLine(l, findings);
 				r.classList.add('full');
@@ -414,8 +449,10 @@ function renderPatch(text, name, findings) {
 function renderText(text, path, findings, fileKey) {
 	const idx = findingIndex(findings);
 	const box = el('div', { class: 'content' });
-	text.split('\n').forEach((line, i) => {
-		box.append(codeLine('ctx', i + 1, line, idx.get(`${path}\n${i + 1}`), findings, fileKey));
+	const lines = text.split('\n');
+	const pem = pemBodies(lines.map((line, i) => ({ body: line, hit: idx.has(`${path}\n${i + 1}`) })));
+	lines.forEach((line, i) => {
+		box.append(codeLine('ctx', i + 1, line, idx.get(`${path}\n${i + 1}`), findings, fileKey, pem.has(i) ? 0 : null));
 	});
 	return box;
 }

