@@ -198,6 +198,11 @@ void db_submission_clear(struct db_submission *s);
 /* The ids of the submissions of one artifact (sha256), oldest first. */
 int db_submission_ids_of(struct db *db, const char *sha256, int64_t **out,
     size_t *n_out);
+/* The ids of the submissions named path, or that a scan read an item of at
+ * path: the item's whole path, or a member's below its container (the
+ * path after a "!/"); oldest first. */
+int db_submission_ids_at_path(struct db *db, const char *path, int64_t **out,
+    size_t *n_out);
 /* Submissions per state, for metrics: counts[s] for every enum al_state. */
 int db_submission_counts(struct db *db, int64_t counts[AL_STATE_MAX]);
 

@@ -393,8 +393,9 @@ db_object_refs(struct db *db, char (**out)[65], size_t *n_out)
 	return 0;
 }
 
-int
-db_submission_ids_of(struct db *db, const char *sha256, int64_t **out,
+/* The ids of ?1's rows (one column, an id), oldest first. */
+static int
+ids_of_query(struct db *db, const char *sql, const char *arg, int64_t **out,
     size_t *n_out)
 {
 	sqlite3_stmt *st;
@@ -404,8 +405,7 @@ db_submission_ids_of(struct db *db, const char *sha256, int64_t **out,
 
 	*out = NULL;
 	*n_out = 0;
-	rc = dbi_prep_bind(db, &st, "SELECT id FROM submissions WHERE sha256 = "
-	    "? ORDER BY id", "t", sha256);
+	rc = dbi_prep_bind(db, &st, sql, "t", arg);
 	while (rc == 0 && (rc = dbi_step(db, st)) == 1)
 		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) == 0)
 			v[n++] = sqlite3_column_int64(st, 0);
@@ -417,4 +417,27 @@ db_submission_ids_of(struct db *db, const char *sha256, int64_t **out,
 	*out = v;
 	*n_out = n;
 	return 0;
+}
+
+int
+db_submission_ids_of(struct db *db, const char *sha256, int64_t **out,
+    size_t *n_out)
+{
+	return ids_of_query(db, "SELECT id FROM submissions WHERE sha256 = ?1 "
+	    "ORDER BY id", sha256, out, n_out);
+}
+
+int
+db_submission_ids_at_path(struct db *db, const char *path, int64_t **out,
+    size_t *n_out)
+{
+	/* Compared as bytes (a BLOB's length and substr count bytes): an
+	 * item's path is what the artifact named, in any bytes. The suffix
+	 * is a member's path below its container ("NAME!/member"). */
+	return ids_of_query(db, "SELECT id FROM submissions WHERE name = ?1 "
+	    "UNION SELECT sc.submission_id FROM items i JOIN scans sc ON "
+	    "sc.id = i.scan_id WHERE CAST(i.path AS BLOB) = CAST(?1 AS BLOB) "
+	    "OR (length(CAST(i.path AS BLOB)) > length(CAST(?1 AS BLOB)) + 2 "
+	    "AND substr(CAST(i.path AS BLOB), -length(CAST(?1 AS BLOB)) - 2) = "
+	    "CAST('!/' || ?1 AS BLOB)) ORDER BY 1", path, out, n_out);
 }

@@ -3990,6 +3990,167 @@ t_concurrent_releases_are_one() {
 
 # ---- who is signed in (issue 15) --------------------------------------------------
 
+# GET /v1/provenance (docs/api.md): the chain of a released submission
+# by id, by sha256 and by path, the very document `airlock provenance
+# --json` prints (one function makes both); bounded (the newest 10
+# submissions, the first 1000 entries of a timeline, the rest counted and
+# said); precise 400s, 404 when nothing matches; auditors and admins only,
+# never on the intake socket; an entry edited while the gate was stopped
+# is named, in a 200 whose log does not verify.
+t_provenance_over_the_api() {
+	local AG CI AUD S T sha i q idx
+	srv_start
+	mk_token auditor aud-1
+	AUD=$TOK
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	printf 'x = 1\n' >x.py
+	held "$AG" x.py name=x.py
+	S=$SID
+	sha=$SHA
+	approve_as "${REV[1]}" "$S"
+	as "$CI" release "$S" -o att.json
+	expect_rc 0 "airlock release"
+	mkdir pulled
+	as "$CI" pull "$S" -o pulled/x.py
+	expect_rc 0 "airlock pull"
+	# The same file inside an archive: the path x.py names it too.
+	mkdir t && cp x.py t/ && tar -C t -cf a.tar x.py
+	held "$AG" a.tar name=a.tar
+	T=$SID
+
+	api GET "/v1/provenance?id=$S" "$AUD"
+	expect_code 200 "provenance by id"
+	cp "$OUT" prov-id.json
+	python3 - prov-id.json "$S" "$sha" "$(sha256sum att.json | cut -c1-64)" <<'PY' || fail "provenance by id: $(head -c 800 prov-id.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["query"] == {"id": int(sys.argv[2])} and d["matched"] == 1 and "truncated" not in d, d
+s, = d["submissions"]
+assert s["id"] == int(sys.argv[2]) and s["state"] == "released" and s["verdict"] == "clean", s
+assert s["witnessed"]["sha256"] == sys.argv[3] and s["witnessed"]["submitter"] == "agent-1", s
+assert s["witnessed"]["launched_for"] == "alice" and s["asserted"]["name"] == "x.py", s
+acts = [e["action"] for e in s["timeline"]]
+for a in ("submit", "scan.start", "scan.finish", "view", "approve", "approved", "release", "pull"):
+    assert a in acts, (a, acts)
+assert acts.index("approve") < acts.index("release") < acts.index("pull"), acts
+rel = [e for e in s["timeline"] if e["action"] == "release"][0]
+assert rel["actor"] == "ci-1" and "attestation_sha256=" + sys.argv[4] in rel["detail"], rel
+assert all(e["proof"] in ("proved", "after the checkpoint") for e in s["timeline"]), s["timeline"]
+assert rel["proof"] == "proved", rel  # the release's own checkpoint covers it
+assert s["log"]["verified"] is True and s["log"]["size"] >= 1 and len(s["log"]["key_id"]) == 64, s["log"]
+assert "timeline_not_shown" not in s, s
+PY
+	# One function makes both: the CLI's document is the API's.
+	RC=0
+	"$BIN" provenance "$S" --data "$PWD/data" --json >cli.json 2>"$ERR" || RC=$?
+	expect_rc 0 "airlock provenance ID --json"
+	python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); assert a == b, (a, b)' \
+		prov-id.json cli.json || fail "the API's provenance is not the CLI's"
+	api GET "/v1/provenance?sha256=$sha" "$ADMIN"
+	expect_code 200 "provenance by sha256 (admin)"
+	expect_all 'd["query"]' "{'sha256': '$sha'}" '[s["id"] for s in d["submissions"]]' "[$S]" \
+		'd["submissions"][0]["timeline"] == json.load(open("prov-id.json"))["submissions"][0]["timeline"]' True
+	api GET "/v1/provenance?path=x.py" "$AUD"
+	expect_code 200 "provenance by path"
+	expect_all 'd["matched"]' 2 '[s["id"] for s in d["submissions"]]' "[$S, $T]" \
+		'd["submissions"][1]["asserted"]["name"]' a.tar
+	api GET "/v1/provenance?path=a.tar%21%2Fx.py" "$AUD"
+	expect_code 200 "provenance by an item's whole path"
+	expect_all '[s["id"] for s in d["submissions"]]' "[$T]"
+	api GET "/v1/provenance?path=.py" "$AUD"
+	expect_code 404 "a path's tail that is not a member's path"
+	expect_all 'd["error"]' "no submission is named so or has an item at that path"
+
+	# Bad queries: 400, saying what is wrong; nothing matched: 404.
+	for q in "|give one of sha256, id and path" \
+		"id=$S&path=x.py|sha256, id and path are exclusive: give one" \
+		"sha256=${sha:0:63}|sha256 is 64 lowercase hex digits, not 63 characters" \
+		"sha256=${sha}0|sha256 is 64 lowercase hex digits, not 65 characters" \
+		"sha256=$(printf '%s' "$sha" | tr a-f A-F)|sha256 is 64 lowercase hex digits: character" \
+		"sha256=g${sha:1}|sha256 is 64 lowercase hex digits: character 1 is not one" \
+		"id=0|id is a submission id: a decimal from 1" "id=-1|id is a submission id" \
+		"id=0$S|id is a submission id" "id=1x|id is a submission id" \
+		"id=1234567890123456789|id is a submission id" \
+		"path=|path has no value" "id=|id has no value" "path|path has no value" \
+		"path=a%ffb|path is not UTF-8 text (byte 2 of 3 is not valid)" \
+		"path=%c0%af|path is not UTF-8 text (byte 1 of 2 is not valid)" \
+		"path=$(head -c 4097 /dev/zero | tr '\0' a)|path is at most 4096 bytes, not 4097" \
+		"id=$S&id=$S|id is given twice" \
+		"name=x.py|unknown query argument (this endpoint takes sha256, id and path)"; do
+		api GET "/v1/provenance?${q%%|*}" "$AUD"
+		expect_code 400 "GET /v1/provenance?${q%%|*}"
+		expect_error_json
+		grep -qF -- "${q#*|}" "$OUT" || fail "GET /v1/provenance?${q%%|*}: $(cat "$OUT")"
+	done
+	api GET "/v1/provenance?sha256=$(printf '%064d' 7)" "$AUD"
+	expect_code 404 "provenance of bytes never submitted"
+	expect_all 'd["error"]' "no submission of the artifact $(printf '%064d' 7)"
+	api GET "/v1/provenance?id=999" "$AUD"
+	expect_code 404 "provenance of an unknown id"
+	expect_all 'd["error"]' "no submission 999"
+	api GET "/v1/provenance?path=nothing.py" "$AUD"
+	expect_code 404 "provenance of a path nothing has"
+
+	# Auditors and admins only; not on the intake socket.
+	for t in "$AG" "${REV[1]}" "$CI"; do
+		api GET "/v1/provenance?id=$S" "$t"
+		expect_code 403 "provenance as a role that may not"
+		expect_all 'd["error"]' "this token's role may not do that"
+	done
+	api GET "/v1/provenance?id=$S" ""
+	expect_code 401 "provenance without a token"
+	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $AG" \
+		--unix-socket "$PWD/data/intake.sock" "http://localhost/v1/provenance?id=$S" 2>"$ERR") || true
+	expect_code 404 "provenance on the intake socket"
+	expect_all 'd["error"]' "no such endpoint"
+
+	# Bounded: 12 submissions of the same bytes; the newest 10 shown, the
+	# others counted and named, newest first.
+	for i in $(seq 1 11); do
+		submit "$AG" x.py name=x.py
+	done
+	api GET "/v1/provenance?sha256=$sha" "$AUD"
+	expect_code 200 "provenance of 12 submissions"
+	expect_all 'd["matched"]' 12 'd["truncated"]' True 'len(d["submissions"])' 10 \
+		'[s["id"] for s in d["submissions"]] == sorted(s["id"] for s in d["submissions"])' True \
+		'd["submissions"][-1]["id"]' "$SID" \
+		'd["not_shown"] == sorted(d["not_shown"], reverse=True) and len(d["not_shown"]) == 2' True \
+		"$S in d[\"not_shown\"] and $S not in [s[\"id\"] for s in d[\"submissions\"]]" True
+	# A timeline longer than 1000 entries: the first 1000, the rest counted.
+	for i in $(seq 1 1000); do
+		printf 'url = "%s/v1/submissions/%s/content"\noutput = /dev/null\n' "$URL" "$T"
+	done >views.cfg
+	curl -sS -K views.cfg -H "Authorization: Bearer ${REV[1]}" 2>"$ERR" || fail "1000 views: $(cat "$ERR")"
+	i=$(sql1 data/airlock.db "SELECT count(*) FROM audit_leaves WHERE instr(entry, CAST(char(10) || 'submission $T' || char(10) AS BLOB)) > 0")
+	[ "$i" -gt 1000 ] || fail "submission $T has $i entries, not more than 1000"
+	api GET "/v1/provenance?id=$T" "$AUD"
+	expect_code 200 "provenance of a long timeline"
+	expect_all 'len(d["submissions"][0]["timeline"])' 1000 'd["submissions"][0]["timeline_not_shown"]' "$((i - 1000))" \
+		'd["submissions"][0]["timeline"][0]["action"]' submit
+	RC=0
+	"$BIN" provenance "$T" --data "$PWD/data" --json >cli.json 2>"$ERR" || RC=$?
+	expect_rc 0 "airlock provenance of the long timeline"
+	expect_eq "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["submissions"][0]["timeline"]))' cli.json)" "$i" \
+		"the CLI's timeline (not bounded)"
+
+	# An entry edited behind the stopped gate's back: a 200 that names it.
+	srv_stop
+	idx=$(sql1 data/airlock.db "SELECT l.idx FROM audit_leaves l JOIN events e ON e.id = l.event_id WHERE e.action = 'approve'")
+	sql data/airlock.db "UPDATE audit_leaves SET entry = CAST(replace(CAST(entry AS TEXT), 'action approve', 'action approvE') AS BLOB) WHERE idx = $idx"
+	srv_start
+	api GET "/v1/provenance?id=$S" "$AUD"
+	expect_code 200 "provenance with an edited entry"
+	expect_all 'd["submissions"][0]["log"]["verified"]' False \
+		'd["submissions"][0]["log"]["failures"]["first"]' "$idx" \
+		"[e[\"proof\"] for e in d[\"submissions\"][0][\"timeline\"] if e[\"index\"] == $idx]" "['DOES NOT VERIFY']" \
+		"[e[\"action\"] for e in d[\"submissions\"][0][\"timeline\"] if e[\"index\"] == $idx]" "['approvE']"
+	srv_stop 1
+}
+
 # GET /v1/whoami tells each caller its own token: name, role, the person it
 # belongs to (an agent's: the person it was launched for; a token named
 # apart from its person: that person, not the name), and when it expires.

@@ -16,6 +16,7 @@
 
 import { spawn, execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, createPublicKey, generateKeyPairSync, verify as nodeVerify } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -53,8 +54,8 @@ const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 async function startGate() {
 	gate.dir = mkdtempSync(join(tmpdir(), 'airlock-ui.'));
-	const data = join(gate.dir, 'data');
-	gate.admin = execFileSync(BIN, ['init', '--data', data], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+	gate.data = join(gate.dir, 'data');
+	gate.admin = execFileSync(BIN, ['init', '--data', gate.data], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 	if (!gate.admin)
 		throw new Error('airlock init printed no admin token');
 	// A copy of the test rules: the voided-approval test adds one and reloads.
@@ -67,8 +68,15 @@ async function startGate() {
 		"    pattern: '-----BEGIN[ A-Z0-9]{0,24} PRIVATE KEY-----'",
 		'    description: >', '      The header of a PEM private key block.', '    examples:',
 		"      match: ['-----BEGIN RSA PRIVATE KEY-----']", "      ignore: ['-----BEGIN PUBLIC KEY-----']", ''].join('\n'));
-	const port = await freePort();
-	gate.url = `http://127.0.0.1:${port}`;
+	gate.port = await freePort();
+	gate.url = `http://127.0.0.1:${gate.port}`;
+	await serveGate();
+}
+
+// serveGate(): `airlock serve` of gate.data on gate.port (again, after
+// stopGate(true)), answering /healthz.
+async function serveGate() {
+	const data = gate.data, port = gate.port;
 	gate.proc = spawn(BIN, ['serve', '--data', data, '--listen', `127.0.0.1:${port}`,
 		'--scanners', '1', '--rules', gate.rules,
 		'--ui', join(ROOT, 'review-ui')], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -86,7 +94,9 @@ async function startGate() {
 	throw new Error(`airlock serve did not start: ${gate.log.join('').slice(-800)}`);
 }
 
-async function stopGate() {
+// stopGate(keep): SIGTERM (SIGKILL after 10 s); the data directory
+// removed unless keep.
+async function stopGate(keep) {
 	if (gate.proc && gate.proc.exitCode === null) {
 		const done = new Promise((ok) => gate.proc.on('exit', ok));
 		gate.proc.kill('SIGTERM');
@@ -94,8 +104,21 @@ async function stopGate() {
 		if (gate.proc.exitCode === null)
 			gate.proc.kill('SIGKILL');
 	}
-	if (gate.dir)
+	if (gate.dir && !keep)
 		rmSync(gate.dir, { recursive: true, force: true });
+}
+
+// sqlite(SQL, ...ARGS) on the stopped gate's database, the append-only
+// triggers dropped first (what someone holding the file can do); the
+// first column of the first row, if any.
+function sqlite(sql, ...args) {
+	return execFileSync('python3', ['-c', `import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND (name LIKE '%no_update' OR name LIKE '%no_delete')").fetchall():
+    db.execute("DROP TRIGGER " + n)
+r = db.execute(sys.argv[2], sys.argv[3:]).fetchone()
+db.commit()
+print("" if r is None else r[0])`, join(gate.data, 'airlock.db'), sql, ...args.map(String)], { encoding: 'utf8' }).trim();
 }
 
 // api(METHOD, PATH, TOKEN, BODY?) -> {status, json}; BODY an object (JSON)
@@ -941,6 +964,298 @@ test('audit-view', async (p) => {
 		await checkPage(q);
 	} finally {
 		await q.ctx.close();
+	}
+});
+
+// ---- the log verified by the page, provenance --------------------------------------
+
+// RFC 8032, 7.1, TEST 2: a known-good Ed25519 signature.
+const RFC8032 = {
+	pub: '3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c',
+	msg: '72',
+	sig: '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da' +
+		'085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
+};
+
+// airlock(ARGS...): the CLI's stdout and stderr (exit status 0 or not),
+// with the auditor's token.
+function airlock(...a) {
+	try {
+		return { rc: 0, out: execFileSync(BIN, a, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+			env: { ...process.env, AIRLOCK_TOKEN: fx.aud } }) };
+	} catch (e) {
+		return { rc: e.status, out: String(e.stdout), err: String(e.stderr) };
+	}
+}
+
+// The verification the CLI makes over the API: {size, root}.
+function cliVerify() {
+	const r = airlock('audit', 'verify', '--server', gate.url);
+	const m = /^log \S+: (\d+) entries, root (\S+)$/m.exec(r.out);
+	assert(m, `audit verify --server: ${r.out} ${r.err || ''}`);
+	return { rc: r.rc, size: Number(m[1]), root: m[2] };
+}
+
+// verifyInPage(p, {keys, kept}): the audit view's verification run; the
+// verdict's text.
+async function verifyInPage(p, o = {}) {
+	await p.page.goto(`${gate.url}/ui/#/audit`);
+	await p.page.waitForSelector('#audit:not([hidden]) #audit-rows tr');
+	if (o.keys !== undefined || o.kept !== undefined) {
+		if (!await p.page.locator('#verify-pins').evaluate((d) => d.open))
+			await p.page.click('#verify-pins summary');
+		await p.page.fill('#verify-keys', o.keys || '');
+		await p.page.fill('#verify-kept', o.kept || '');
+	}
+	await p.page.click('#verify-run');
+	await p.page.waitForSelector('#verify-verdict', { timeout: 60000 });
+	return text(p, '#verify-verdict');
+}
+
+// Ed25519 in this browser's WebCrypto (what verify.js uses), against a
+// known answer and a flipped bit of it, and against a checkpoint the gate
+// signed (cross-checked with node's own Ed25519): the good ones verify, a
+// flipped bit in the signature or the message does not.
+test('ed25519-webcrypto', async (p) => {
+	const v = browser.version();
+	assert(Number(v.split('.')[0]) >= 137, `chromium ${v}: Ed25519 in WebCrypto needs 137 or later`);
+	await p.page.goto(`${gate.url}/ui/`);
+	const kj = await must(200, 'GET', '/v1/audit/keys', fx.aud);
+	const note = (await api('GET', '/v1/audit/checkpoint', fx.aud)).json;
+	// The gate's signature, checked by node first: it is a known-good one.
+	const split = note.lastIndexOf('\n\n');
+	const sigLine = note.slice(split + 2).split('\n')[0];
+	const raw = Buffer.from(sigLine.split(' ')[2], 'base64');
+	const vk = kj.keys[0];
+	const pub = Buffer.from(vk.slice(vk.indexOf('+', vk.indexOf('+') + 1) + 1), 'base64').subarray(1);
+	const nodeKey = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), pub]), format: 'der', type: 'spki' });
+	assert(nodeVerify(null, Buffer.from(note.slice(0, split + 1)), nodeKey, raw.subarray(4)), 'node does not verify the gate\'s checkpoint');
+	const r = await p.page.evaluate(async ({ t, keys, origin, note }) => {
+		const v = await import('/ui/verify.js');
+		const h = (x) => Uint8Array.from(x.match(/../g) || [], (b) => parseInt(b, 16));
+		const flip = (b, i) => { const c = b.slice(); c[i] ^= 1; return c; };
+		const out = { supported: await v.ed25519Supported() };
+		out.good = await v.ed25519Verify(h(t.pub), h(t.sig), h(t.msg));
+		out.sigFlipped = await v.ed25519Verify(h(t.pub), flip(h(t.sig), 10), h(t.msg));
+		out.lastFlipped = await v.ed25519Verify(h(t.pub), flip(h(t.sig), 63), h(t.msg));
+		out.msgFlipped = await v.ed25519Verify(h(t.pub), h(t.sig), flip(h(t.msg), 0));
+		const k = await v.parseVkey(keys[0], origin);
+		const o = await v.openNote(note, [k], origin);
+		out.note = { size: String(o.size), key: o.key.line };
+		// The note's signature with one bit flipped (in its base64).
+		const i = note.lastIndexOf('\n\n') + 2;
+		const line = note.slice(i, -1);
+		const sig = v.b64decode(line.slice(line.lastIndexOf(' ') + 1));
+		sig[20] ^= 0x80;
+		const bad = `${note.slice(0, i)}${line.slice(0, line.lastIndexOf(' ') + 1)}${v.b64encode(sig)}\n`;
+		try {
+			await v.openNote(bad, [k], origin);
+			out.badNote = 'verified';
+		} catch (e) {
+			out.badNote = e.message;
+		}
+		return out;
+	}, { t: RFC8032, keys: kj.keys, origin: kj.origin, note });
+	assert(r.supported, 'WebCrypto has no Ed25519 in this chromium');
+	assert(r.good === true, 'the RFC 8032 signature does not verify');
+	assert(r.sigFlipped === false && r.lastFlipped === false && r.msgFlipped === false,
+		`a flipped bit verifies: ${JSON.stringify(r)}`);
+	assert(r.note.size === note.split('\n')[1] && r.note.key === kj.keys[0], `the gate's checkpoint: ${JSON.stringify(r.note)}`);
+	assert(/^note: line \d+: signature by airlock\/[0-9a-f]{16} \(key id [0-9a-f]{8}\) does not verify$/.test(r.badNote),
+		`a flipped bit in the checkpoint's signature: ${r.badNote}`);
+});
+
+// The audit view's verification of a real gate's log: "verifies", the
+// root and size the CLI computes over the API, the latest checkpoint
+// matching, its key as GET /v1/audit/keys serves it and its key id as
+// `airlock key show` prints it; then with the key pinned, with another
+// gate's key pinned (no signature by a known key: fails), and with a
+// checkpoint kept elsewhere pasted.
+test('audit-verifies', async (p) => {
+	await signIn(p, fx.aud);
+	let before, after, verdict;
+	for (let i = 0; i < 5; i++) { // a gate appending meanwhile: again
+		before = cliVerify();
+		verdict = await verifyInPage(p);
+		after = cliVerify();
+		if (before.size === after.size)
+			break;
+	}
+	assert(before.rc === 0 && before.size === after.size, `the log kept growing: ${before.size}, ${after.size}`);
+	const signed = Number((await api('GET', '/v1/audit/checkpoint', fx.aud)).json.split('\n')[1]);
+	const rest = signed < after.size ? `; the ${after.size - signed} after the newest checkpoint (of ${signed}) are signed by none yet` : '';
+	assert(verdict === `verifies: ${after.size} entries, root ${after.root}${rest}`, `verdict "${verdict}", the CLI's ${JSON.stringify(after)}, checkpoint ${signed}`);
+	const kj = await must(200, 'GET', '/v1/audit/keys', fx.aud);
+	// `airlock key show` prints the key's id on stderr.
+	const shown = execFileSync('sh', ['-c', '"$0" key show --data "$1" 2>&1 >/dev/null', BIN, gate.data], { encoding: 'utf8' });
+	const kid = (/^airlock key: key id ([0-9a-f]{64})$/m.exec(shown) || [])[1];
+	assert(kid, `airlock key show printed no key id: ${shown}`);
+	assert(await text(p, '#verify-signer') === `${kj.keys[0]} (key id ${kid})`, `signed by: ${await text(p, '#verify-signer')}`);
+	assert((await text(p, '#verify-latest')).endsWith(': matches'), `latest: ${await text(p, '#verify-latest')}`);
+	assert((await text(p, '#verify-keys-from')).startsWith('as served by the gate'), 'the keys are not said to be the gate\'s');
+	assert(Number(await text(p, '#verify-events')) === after.size, `entries matched to events: ${await text(p, '#verify-events')}`);
+	assert(await p.page.locator('#verify-failures').count() === 0, 'failures listed for a log that verifies');
+	if (SHOTS)
+		await p.page.locator('#verify-result').screenshot({ path: join(ROOT, 'docs/img/review-audit-verified.png') });
+	// Pinned: the gate's own key; another key under the same name.
+	verdict = await verifyInPage(p, { keys: `# pinned\n${kj.keys[0]}\n` });
+	assert(verdict.startsWith('verifies: '), `pinned the gate's key: ${verdict}`);
+	assert(await text(p, '#verify-keys-from') === '1 pinned here', 'the pinned key is not said to be');
+	const { publicKey } = generateKeyPairSync('ed25519');
+	const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(12);
+	const enc = Buffer.concat([Buffer.from([1]), raw]);
+	const id = createHash('sha256').update(`${kj.origin}\n`).update(enc).digest().subarray(0, 4).toString('hex');
+	verdict = await verifyInPage(p, { keys: `${kj.origin}+${id}+${enc.toString('base64')}` });
+	assert(verdict === 'DOES NOT VERIFY: a checkpoint does not verify (see the checkpoints)', `another key pinned: ${verdict}`);
+	const cps = await p.page.locator('#verify-checkpoints tbody td:nth-child(3)').allInnerTexts();
+	assert(cps.length > 0 && cps.every((c) => c.startsWith(`FAILED: note: no signature by a known key (signatures: 1, by ${kj.keys[0].split('+').slice(0, 2).join('+')}; known keys: 1, ${kj.origin}+${id})`)),
+		`checkpoints with another key: ${JSON.stringify(cps)}`);
+	// A checkpoint kept elsewhere: it matches a prefix of the log.
+	const note = (await api('GET', '/v1/audit/checkpoint', fx.aud)).json;
+	verdict = await verifyInPage(p, { keys: '', kept: note });
+	assert(verdict.startsWith('verifies: '), `with a kept checkpoint: ${verdict}`);
+	const rows = await p.page.locator('#verify-checkpoints tbody tr').evaluateAll((rs) => rs.map((r) => r.textContent));
+	assert(rows.some((r) => r.startsWith(`kept elsewhere (pasted)${note.split('\n')[1]}matches`)), `the kept one: ${JSON.stringify(rows)}`);
+});
+
+// Provenance of a released submission, by sha256 (typed, then a file
+// hashed in the page), by id and by path: its chain (submit, the scan, the
+// view, the approval, the release with its attestation's digest, the pull)
+// each entry proved, the log verified; hostile names shown as text; a bad
+// query and a reviewer shown the gate's refusal.
+test('provenance-chain', async (p) => {
+	const bytes = 'echo provenance\n';
+	const name = '<img src=x onerror="window.__pwned=1">prov\u202E.sh';
+	const s = await submit(fx.agent, bytes, `kind=file&name=${encodeURIComponent(name)}&label=${encodeURIComponent('task=<b>t</b>')}`);
+	await must(200, 'GET', `/v1/submissions/${s.id}/content`, fx.rev1);
+	await must(200, 'POST', `/v1/submissions/${s.id}/approve`, fx.rev1, { sha256: s.sha256, ruleset: s.scan.ruleset });
+	await must(200, 'POST', `/v1/submissions/${s.id}/release`, gate.admin);
+	const ci = await mkToken('ci', 'ci-prov');
+	await must(200, 'GET', `/v1/submissions/${s.id}/content`, ci);
+	const att = (await fetch(`${gate.url}/v1/submissions/${s.id}/attestation`, { headers: { Authorization: `Bearer ${ci}` } }));
+	const attSha = createHash('sha256').update(Buffer.from(await att.arrayBuffer())).digest('hex');
+	await signIn(p, fx.aud);
+	await p.page.goto(`${gate.url}/ui/#/audit`);
+	await p.page.waitForSelector('#audit:not([hidden]) #audit-rows tr');
+	const chain = async (why) => {
+		await p.page.waitForSelector(`#prov-result article[data-id="${s.id}"]`, { timeout: 5000 }).catch(async () => {
+			throw new Error(`${why}: no chain shown: ${await text(p, '#prov-error')} ${await text(p, '#prov-result')}`);
+		});
+		const art = p.page.locator(`#prov-result article[data-id="${s.id}"]`);
+		const acts = await art.locator('tbody td.action').allInnerTexts();
+		for (const a of ['submit', 'scan.start', 'scan.finish', 'view', 'approve', 'approved', 'release', 'pull'])
+			assert(acts.includes(a), `${why}: no ${a} in ${JSON.stringify(acts)}`);
+		const proofs = await art.locator('tbody td.proof').allInnerTexts();
+		assert(proofs.every((x) => x === 'proved' || x === 'after the checkpoint'), `${why}: proofs ${JSON.stringify(proofs)}`);
+		const dds = await art.locator('dd').allInnerTexts();
+		assert(dds.some((d) => d.includes(`attestation sha256 ${attSha}`)), `${why}: the release: ${JSON.stringify(dds)}`);
+		assert(dds.some((d) => d.includes(`sha256 ${s.sha256}, ${bytes.length} bytes`) && d.includes('token agent-1 for alice')), `${why}: witnessed ${JSON.stringify(dds)}`);
+		assert(dds.some((d) => d.includes('by ci-prov')), `${why}: the pull: ${JSON.stringify(dds)}`);
+		assert((await art.locator('.prov-log').innerText()).startsWith('verified: every entry above up to checkpoint #'), `${why}: the log line`);
+	};
+	await p.page.fill('#prov-q', s.sha256);
+	await p.page.press('#prov-q', 'Enter');
+	await chain('by sha256');
+	assert(p.requests.includes(`${gate.url}/v1/provenance?sha256=${s.sha256}`), 'the sha256 was not asked of the gate');
+	if (SHOTS)
+		await p.page.locator(`#prov-result article[data-id="${s.id}"]`).screenshot({ path: join(ROOT, 'docs/img/review-provenance.png') });
+	// The name, as text: no markup of it, the bidi override a glyph.
+	const art = p.page.locator(`#prov-result article[data-id="${s.id}"]`);
+	const asserted = (await art.locator('dd').allInnerTexts()).find((d) => d.startsWith('name '));
+	assert(asserted === `name '<img src=x onerror="window.__pwned=1">prov\u27E8U+202E\u27E9.sh', kind file, task=<b>t</b>`, `asserted: ${asserted}`);
+	assert(await p.page.locator('#prov-result img, #prov-result b').count() === 0, 'markup from the agent in the DOM');
+	assert(await p.page.evaluate(() => window.__pwned) === undefined, 'window.__pwned set');
+	// By id, by path (the name), and a file hashed in the page.
+	await p.page.fill('#prov-q', String(s.id));
+	await p.page.press('#prov-q', 'Enter');
+	await chain('by id');
+	await p.page.selectOption('#prov-by', 'path');
+	await p.page.fill('#prov-q', name);
+	await p.page.press('#prov-q', 'Enter');
+	await chain('by path');
+	assert(p.requests.includes(`${gate.url}/v1/provenance?path=${encodeURIComponent(name)}`), 'the path was not asked of the gate');
+	await p.page.evaluate(() => { document.getElementById('prov-result').textContent = ''; });
+	await p.page.setInputFiles('#prov-file', { name: 'x.sh', mimeType: 'text/plain', buffer: Buffer.from(bytes) });
+	await chain('a file hashed here');
+	assert(await p.page.inputValue('#prov-q') === s.sha256, 'the file\'s digest is not the sha256 asked');
+	// A bad query: the gate's 400 message.
+	await p.page.selectOption('#prov-by', 'sha256');
+	await p.page.fill('#prov-q', 'abc');
+	await p.page.press('#prov-q', 'Enter');
+	await p.page.waitForFunction(() => document.getElementById('prov-error').textContent !== '');
+	assert(await text(p, '#prov-error') === 'sha256 is 64 lowercase hex digits, not 3 characters', `bad query: ${await text(p, '#prov-error')}`);
+	assert(await p.page.locator('#prov-result article').count() === 0, 'a chain shown for a bad query');
+	forgive(p, 400);
+	// A reviewer: the gate's refusal, nothing of the auditor's shown.
+	await p.page.selectOption('#prov-by', 'auto');
+	await p.page.fill('#prov-q', String(s.id));
+	await p.page.press('#prov-q', 'Enter');
+	await chain('by id, again');
+	await p.page.click('#signout');
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/audit`);
+	await p.page.waitForFunction(() => document.getElementById('audit-error').textContent !== '');
+	assert(await p.page.locator('#prov-result article').count() === 0, 'the auditor\'s chain is still shown to a reviewer');
+	forgive(p, 403);
+	await p.page.fill('#prov-q', String(s.id));
+	await p.page.press('#prov-q', 'Enter');
+	await p.page.waitForFunction(() => document.getElementById('prov-error').textContent !== '');
+	assert(await text(p, '#prov-error') === "this token's role may not do that", `reviewer: ${await text(p, '#prov-error')}`);
+	forgive(p, 403);
+});
+
+// A log rewritten behind the stopped gate's back (the data directory kept
+// aside and put back afterwards): an entry's bytes edited (the approval's
+// action), an events row edited (a submit's detail). The page names each:
+// the entry that does not hash to its leaf, the checkpoint whose root
+// differs and from where, the event that is not what its entry records;
+// provenance marks the edited entry.
+test('audit-tamper', async (p) => {
+	const s = await submit(fx.agent, 'echo tamper\n', 'kind=file&name=tamper.sh');
+	await must(200, 'GET', `/v1/submissions/${s.id}/content`, fx.rev1);
+	await must(200, 'POST', `/v1/submissions/${s.id}/approve`, fx.rev1, { sha256: s.sha256, ruleset: s.scan.ruleset });
+	await must(200, 'POST', `/v1/submissions/${s.id}/release`, gate.admin); // a checkpoint covers it
+	await stopGate(true);
+	const aside = join(gate.dir, 'data.aside');
+	cpSync(gate.data, aside, { recursive: true });
+	let idx, evIdx, evId;
+	try {
+		idx = Number(sqlite(`SELECT l.idx FROM audit_leaves l JOIN events e ON e.id = l.event_id WHERE e.action = 'approve' AND e.submission_id = ?`, s.id));
+		sqlite("UPDATE audit_leaves SET entry = CAST(replace(CAST(entry AS TEXT), 'action approve', 'action approvE') AS BLOB) WHERE idx = ?", idx);
+		evId = Number(sqlite("SELECT id FROM events WHERE action = 'submit' AND submission_id = ?", fx.patch.id));
+		evIdx = Number(sqlite('SELECT idx FROM audit_leaves WHERE event_id = ?', evId));
+		sqlite("UPDATE events SET detail = 'nothing to see' WHERE id = ?", evId);
+		await serveGate();
+		await signIn(p, fx.aud);
+		const verdict = await verifyInPage(p);
+		const first = Math.min(idx, evIdx);
+		assert(verdict.startsWith(`DOES NOT VERIFY: at entry ${first}: `), `verdict: ${verdict}`);
+		const fails = await p.page.locator('#verify-failures li').allInnerTexts();
+		const has = (re, why) => assert(fails.some((f) => re.test(f)), `${why}: ${JSON.stringify(fails)}`);
+		has(new RegExp(`^entry ${idx}: entry ${idx} does not hash to the leaf hash the gate stores for it \\(the entry or the hash was edited\\)$`), 'the edited entry');
+		has(new RegExp(`^entry ${idx}: event \\d+ is not what entry ${idx} records \\(the event row was edited\\?\\): action is 'approvE' in the entry, 'approve' in the event$`), 'the edited entry against its event');
+		has(new RegExp(`^entry ${evIdx}: event ${evId} is not what entry ${evIdx} records \\(the event row was edited\\?\\): detail is 'sha256=${fx.patch.sha256} size=\\d+' in the entry, 'nothing to see' in the event$`), 'the edited event');
+		has(/^entry \d+: the root of the first \d+ entries differs from checkpoint #\d+ \(served\): an entry from \d+ to \d+ is not what it signed$/, 'a signed root');
+		const range = fails.map((f) => /differs from checkpoint #\d+ \(served\): an entry from (\d+) to (\d+)/.exec(f)).find(Boolean);
+		assert(Number(range[1]) <= idx && idx <= Number(range[2]), `the range ${range[1]}-${range[2]} does not hold entry ${idx}`);
+		if (SHOTS)
+			await p.page.locator('#verify-result').screenshot({ path: join(ROOT, 'docs/img/review-audit-tampered.png') });
+		const bad = await p.page.locator('#verify-checkpoints td.proof-bad').allInnerTexts();
+		assert(bad.includes('DIFFERS from the log'), `checkpoints: ${JSON.stringify(bad)}`);
+		// Provenance: the edited entry does not verify.
+		await p.page.fill('#prov-q', String(s.id));
+		await p.page.press('#prov-q', 'Enter');
+		await p.page.waitForSelector(`#prov-result article[data-id="${s.id}"]`);
+		const row = p.page.locator(`#prov-result tr[data-index="${idx}"]`);
+		assert(await row.locator('td.action').innerText() === 'approvE', 'the edited entry is not shown as it is');
+		assert((await row.locator('td.proof').innerText()).startsWith('DOES NOT VERIFY: '), `its proof: ${await row.locator('td.proof').innerText()}`);
+		assert((await text(p, `#prov-result article[data-id="${s.id}"] .prov-log`)).startsWith(`NOT VERIFIED: entry ${idx} does not verify: `), 'the log line');
+	} finally {
+		await stopGate(true);
+		rmSync(gate.data, { recursive: true, force: true });
+		cpSync(aside, gate.data, { recursive: true });
+		rmSync(aside, { recursive: true, force: true });
+		await serveGate();
 	}
 });
 
