@@ -50,7 +50,7 @@ SCAN_SRC = scanners/proto.c scanners/fdpass.c scanners/scan_finding.c \
 	scan_mail.c scan_bundle.c scan_pack.c extract_child.c) \
 	$(addprefix scanners/parent/,parent.c launcher.c inproc.c scan_walk.c \
 	extract.c)
-GATE_SRC = gate/attest.c gate/dirs.c gate/audit.c gate/note.c
+GATE_SRC = gate/attest.c gate/dirs.c gate/audit.c gate/note.c gate/provenance.c
 # The client: commands that talk to a gate over HTTP.
 CLIENT_SRC = gate/client/transport.c gate/client/tarpack.c gate/client/common.c \
 	gate/client/submit.c gate/client/list.c gate/client/diff.c gate/client/token.c \

@@ -38,6 +38,7 @@
 
 #include "db_int.h"
 #include "err.h"
+#include "fold.h"
 
 /* Generated from db/migrations/NNNN_*.sql by the Makefile, in order. */
 extern const char *const db_migrations[];
@@ -169,6 +170,38 @@ db_create_file(const char *path)
 	return 1;
 }
 
+/*
+ * al_fold(TEXT): the key a person's name folds to (fold.h), as the gate
+ * compares names, or NULL for NULL, for what is not text and for a name
+ * fold.h refuses (such a name matches no key). For the queue's person
+ * filter (db_submission_page). Direct only: schema code (a trigger, a view
+ * in a file) cannot call it.
+ */
+static void
+sql_fold(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	char key[AL_FOLD_MAX + 1];
+	const unsigned char *t;
+	int n;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
+		sqlite3_result_null(cx);
+		return;
+	}
+	t = sqlite3_value_text(argv[0]);
+	n = sqlite3_value_bytes(argv[0]);
+	if (t == NULL) {
+		sqlite3_result_error_nomem(cx);
+		return;
+	}
+	if (al_name_fold(key, sizeof(key), (const char *)t, (size_t)n, NULL,
+	    NULL) < 0)
+		sqlite3_result_null(cx);
+	else
+		sqlite3_result_text(cx, key, -1, SQLITE_TRANSIENT);
+}
+
 /* The connection settings: durability, integrity, defence in depth. */
 static int
 db_configure(struct db *db)
@@ -182,6 +215,10 @@ db_configure(struct db *db)
 	 * nothing in the file can make this connection run more than SQL. */
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	if (sqlite3_create_function(db->h, "al_fold", 1, SQLITE_UTF8 |
+	    SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL, sql_fold, NULL,
+	    NULL) != SQLITE_OK)
+		return dbi_fail(db, "al_fold");
 	if ((rc = dbi_prep(db, &st, "PRAGMA journal_mode = WAL")) < 0)
 		return rc;
 	if ((rc = dbi_step(db, st)) == 1) {

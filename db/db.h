@@ -207,15 +207,15 @@ int db_object_refs(struct db *db, char (**out)[65], size_t *n_out);
 int db_submission_create(struct db *db, const struct db_submission *in,
     int64_t now, int64_t *id_out);
 int db_submission_get(struct db *db, int64_t id, struct db_submission *out);
-/* Newest first; state -1: any (else an enum al_state); submitter 0:
- * anyone's; at most limit. */
-int db_submission_list(struct db *db, int state, int64_t submitter,
-    size_t limit, struct db_submission **out, size_t *n_out);
 void db_submission_clear(struct db_submission *s);
 /* The ids of the submissions of one artifact (sha256), oldest first. */
 int db_submission_ids_of(struct db *db, const char *sha256, int64_t **out,
     size_t *n_out);
-void db_submission_list_free(struct db_submission *v, size_t n);
+/* The ids of the submissions named path, or that a scan read an item of at
+ * path: the item's whole path, or a member's below its container (the
+ * path after a "!/"); oldest first. */
+int db_submission_ids_at_path(struct db *db, const char *path, int64_t **out,
+    size_t *n_out);
 /* Submissions per state, for metrics: counts[s] for every enum al_state. */
 int db_submission_counts(struct db *db, int64_t counts[AL_STATE_MAX]);
 
@@ -378,6 +378,53 @@ int db_integrity_alarm(struct db *db, int64_t id, const char *detail,
 int db_review_get(struct db *db, int64_t id, const struct db_policy *pol,
     struct db_review *out);
 
+/* ---- the queue: a page of submissions ------------------------------------ */
+
+enum db_page_sort {
+	DB_PAGE_NEWEST = 0,       /* by id, the newest first */
+	DB_PAGE_OLDEST,           /* by id, the oldest first */
+	DB_PAGE_SEVERITY,         /* worst severity, the most severe first
+	                           * (none last), then the newest first */
+};
+
+/* What a page asks for; every filter is off as its comment says. */
+struct db_page_query {
+	int state;                /* enum al_state; -1: any */
+	int64_t submitter;        /* the submitter's principal id; 0: any */
+	int min_worst;            /* enum al_severity: a worst of this or
+	                           * more; AL_SEV_NONE: any (and none) */
+	int kind;                 /* the gate's reading (kind_read), FILE ..
+	                           * BUNDLE; -1: any (and not read yet) */
+	const char *agent;        /* the submitter token's name; NULL: any */
+	const char *person;       /* the fold key (fold.h) of the person an
+	                           * agent was launched for, compared with
+	                           * the key of launched_by; NULL: any */
+	enum db_page_sort sort;
+	size_t limit;             /* 1 .. DB_PAGE_MAX rows */
+	int after;                /* 1: only the rows past this key: */
+	int after_worst;          /* enum al_severity (DB_PAGE_SEVERITY) */
+	int64_t after_id;
+};
+#define DB_PAGE_MAX 1000u
+
+/* A row of a page: the submission (with its labels) and where it stands,
+ * counted as db_review_get counts it. */
+struct db_page_row {
+	struct db_submission sub;
+	struct db_review review;
+};
+
+/*
+ * The rows of the queue that match q, in q's order, at most q->limit;
+ * *more_out 1 when there are more past the last (ask again with after set
+ * to its key). The rows and their counts come from one read transaction
+ * and one statement, whatever the number of rows.
+ */
+int db_submission_page(struct db *db, const struct db_page_query *q,
+    const struct db_policy *pol, struct db_page_row **out, size_t *n_out,
+    int *more_out);
+void db_submission_page_free(struct db_page_row *v, size_t n);
+
 struct db_approval {
 	char *reviewer;           /* the token's name */
 	char *person;             /* the person it belongs to */
@@ -391,6 +438,22 @@ struct db_approval {
 int db_approvals_get(struct db *db, int64_t id, struct db_approval **out,
     size_t *n_out);
 void db_approvals_free(struct db_approval *v, size_t n);
+/* An approval that no longer counts (db_approvals_voided): given to an
+ * earlier scan whose findings lack new_findings of the latest scan's, or
+ * by a token of no person (person NULL). */
+struct db_voided {
+	char *reviewer;           /* the token's name */
+	char *person;             /* NULL: the token has no person */
+	int64_t at;
+	char *ruleset_digest;     /* of the scan it was given to */
+	int64_t scan_id;
+	int64_t new_findings;     /* the latest scan's that scan lacked */
+};
+/* The approvals of submission id that do not count now, oldest first
+ * (persons with one that counts left out). */
+int db_approvals_voided(struct db *db, int64_t id, struct db_voided **out,
+    size_t *n_out);
+void db_voided_free(struct db_voided *v, size_t n);
 
 /* The admin override of the latest scan, if any; AL_ENOTFOUND. */
 int db_override_get(struct db *db, int64_t id, char **admin_out,

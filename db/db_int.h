@@ -12,8 +12,8 @@
  * Files: db.c opens, configures, migrates and checks a connection;
  * db_stmt.c holds the helpers below; db_event.c the audit trail;
  * db_principal.c the token holders; db_submission.c the submissions and
- * their labels; db_scan.c the scan queue, findings and items; db_review.c
- * review and release.
+ * their labels, and a page of the queue; db_scan.c the scan queue,
+ * findings and items; db_review.c review and release.
  */
 #ifndef AIRLOCK_DB_INT_H
 #define AIRLOCK_DB_INT_H
@@ -88,6 +88,38 @@ int dbi_grow(void *vp, size_t *cap, size_t n, size_t size);
 int dbi_tx_begin(struct db *db, int write);
 /* COMMIT when rc is 0, else ROLLBACK; returns rc or COMMIT's error. */
 int dbi_tx_end(struct db *db, int rc);
+
+/* ---- where a submission stands (db_review.c) ---------------------------- */
+
+/*
+ * The SQL of a submission's standing, shared by one submission's review
+ * (db_review_get and every decision) and by a page of the queue
+ * (db_submission_page), so that the queue counts exactly what a release
+ * decision counts. Each is an SQL expression of expressions: SUB the
+ * submission's id, SCAN its latest finished scan's id (0: none), SHA its
+ * sha256; aliases are their own (ra, rp) so that none hides the caller's.
+ *
+ * DBI_LATEST_SCAN: the latest finished scan, NULL when none (an
+ * interrupted one is no scan). DBI_APPROVALS: the distinct persons whose
+ * approval of these bytes stands: of the latest scan, or of an earlier
+ * one while the latest found nothing that one did not (by fingerprint).
+ * DBI_OVERRIDES: the admin overrides of the latest scan (0 or 1).
+ */
+#define DBI_LATEST_SCAN(SUB) "(SELECT id FROM scans WHERE submission_id = " \
+	SUB " AND finished_at IS NOT NULL AND outcome IS NOT 'interrupted' " \
+	"ORDER BY id DESC LIMIT 1)"
+#define DBI_APPROVALS(SUB, SCAN, SHA) "(SELECT count(DISTINCT rp.person_id) " \
+	"FROM approvals ra JOIN principals rp ON rp.id = ra.reviewer WHERE " \
+	"ra.submission_id = " SUB " AND ra.sha256 = " SHA " AND (ra.scan_id = " \
+	SCAN " OR NOT EXISTS (SELECT fingerprint FROM findings WHERE scan_id = " \
+	SCAN " EXCEPT SELECT fingerprint FROM findings WHERE scan_id = " \
+	"ra.scan_id)))"
+#define DBI_OVERRIDES(SUB, SCAN) "(SELECT count(*) FROM overrides WHERE " \
+	"submission_id = " SUB " AND scan_id = " SCAN ")"
+
+/* Distinct approvers the policy asks for a verdict and worst severity. */
+int dbi_review_needed(enum al_verdict verdict, enum al_severity worst,
+    const struct db_policy *pol);
 
 /* ---- events (db_event.c) ------------------------------------------------ */
 

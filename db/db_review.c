@@ -69,10 +69,8 @@ subfacts_get(struct db *db, int64_t id, struct subfacts *f)
 	    "s.worst, s.submitter, ifnull(s.launched_by, ''), ifnull(c.id, 0), "
 	    "ifnull(c.ruleset_digest, ''), ifnull(sp.person_id, 0), sp.role = "
 	    "'agent', sp.name FROM submissions s JOIN principals sp ON sp.id = "
-	    "s.submitter LEFT JOIN scans c "
-	    "ON c.id = (SELECT id FROM scans WHERE submission_id = s.id AND "
-	    "finished_at IS NOT NULL AND outcome IS NOT 'interrupted' ORDER BY "
-	    "id DESC LIMIT 1) WHERE s.id = ?", "i", id);
+	    "s.submitter LEFT JOIN scans c ON c.id = " DBI_LATEST_SCAN("s.id")
+	    " WHERE s.id = ?", "i", id);
 	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
 		f->state = (enum al_state)dbi_col_enum(st, 0, al_state_parse,
 		    -1, &bad);
@@ -190,17 +188,19 @@ evidence(struct db *db, int64_t id, int64_t scan, int64_t person, int *out)
 	return rc;
 }
 
-static int
-needed(const struct subfacts *f, const struct db_policy *pol)
+int
+dbi_review_needed(enum al_verdict verdict, enum al_severity worst,
+    const struct db_policy *pol)
 {
-	if (f->verdict == AL_VERDICT_UNSCANNABLE)
+	if (verdict == AL_VERDICT_UNSCANNABLE)
 		return pol->unscannable;
-	if (f->verdict == AL_VERDICT_FLAGGED)
-		return f->worst >= AL_SEV_HIGH ? pol->high : pol->flagged;
+	if (verdict == AL_VERDICT_FLAGGED)
+		return worst >= AL_SEV_HIGH ? pol->high : pol->flagged;
 	return pol->clean;
 }
 
-/* Counts the approvals that stand for the latest scan, and the override. */
+/* Counts the approvals that stand for the latest scan, and the override:
+ * the SQL of db_int.h, which a page of the queue counts with too. */
 static int
 review_count(struct db *db, int64_t id, const struct subfacts *f,
     const struct db_policy *pol, struct db_review *out)
@@ -209,33 +209,21 @@ review_count(struct db *db, int64_t id, const struct subfacts *f,
 	int64_t n = 0, ov = 0;
 	int rc;
 
-	/* An approval of an earlier scan stands while the latest found
-	 * nothing that one did not (by fingerprint). */
-	rc = dbi_prep_bind(db, &st, "SELECT count(DISTINCT p.person_id) FROM "
-	    "approvals a JOIN principals p ON p.id = a.reviewer WHERE "
-	    "a.submission_id = ?1 AND a.sha256 = ?3 AND "
-	    "(a.scan_id = ?2 OR NOT EXISTS (SELECT fingerprint FROM findings "
-	    "WHERE scan_id = ?2 EXCEPT SELECT fingerprint FROM findings WHERE "
-	    "scan_id = a.scan_id))", "iit", id, f->scan_id, f->sha256);
+	rc = dbi_prep_bind(db, &st, "SELECT " DBI_APPROVALS("?1", "?2", "?3")
+	    ", " DBI_OVERRIDES("?1", "?2"), "iit", id, f->scan_id, f->sha256);
 	if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
 		n = sqlite3_column_int64(st, 0);
+		ov = sqlite3_column_int64(st, 1);
 		rc = 0;
+	} else if (rc == 0) {
+		rc = al_err_set(AL_EIO, "submission %lld: no count of its "
+		    "approvals", (long long)id);
 	}
 	sqlite3_finalize(st);
-	if (rc == 0) {
-		rc = dbi_prep_bind(db, &st, "SELECT count(*) FROM overrides "
-		    "WHERE submission_id = ? AND scan_id = ?", "ii", id,
-		    f->scan_id);
-		if (rc == 0 && (rc = dbi_step(db, st)) == 1) {
-			ov = sqlite3_column_int64(st, 0);
-			rc = 0;
-		}
-		sqlite3_finalize(st);
-	}
 	if (rc < 0)
 		return rc;
 	out->approvals = (int)n;
-	out->needed = needed(f, pol);
+	out->needed = dbi_review_needed(f->verdict, f->worst, pol);
 	out->override = ov > 0;
 	return 0;
 }
@@ -518,6 +506,81 @@ db_approvals_free(struct db_approval *v, size_t n)
 		free(v[i].sha256);
 		free(v[i].ruleset_digest);
 		free(v[i].comment);
+	}
+	free(v);
+}
+
+/*
+ * The approvals that no longer count, and why: each was given to a scan
+ * whose findings the latest one outgrew (a rescan, under new rules or after
+ * an integrity alarm, found what the approver was not shown), or by a token
+ * of no person. A person who has an approval that counts is not listed:
+ * their other tokens' approvals are duplicates, not voided ones.
+ */
+int
+db_approvals_voided(struct db *db, int64_t id, struct db_voided **out,
+    size_t *n_out)
+{
+	struct db_voided *v = NULL, *a;
+	struct subfacts f;
+	sqlite3_stmt *st = NULL;
+	size_t n = 0, cap = 0;
+	int rc, nomem = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	if ((rc = dbi_tx_begin(db, 0)) < 0)
+		return rc;
+	rc = subfacts_get(db, id, &f);
+	if (rc == 0)
+		rc = dbi_prep_bind(db, &st, "WITH c AS (SELECT a.id, "
+		    "p.person_id AS pid, (a.sha256 = ?3 AND p.person_id IS NOT "
+		    "NULL AND (a.scan_id = ?2 OR NOT EXISTS (SELECT fingerprint "
+		    "FROM findings WHERE scan_id = ?2 EXCEPT SELECT fingerprint "
+		    "FROM findings WHERE scan_id = a.scan_id))) AS ok FROM "
+		    "approvals a JOIN principals p ON p.id = a.reviewer WHERE "
+		    "a.submission_id = ?1) SELECT p.name, n.name, a.at, "
+		    "a.ruleset_digest, a.scan_id, (SELECT count(*) FROM (SELECT "
+		    "fingerprint FROM findings WHERE scan_id = ?2 EXCEPT SELECT "
+		    "fingerprint FROM findings WHERE scan_id = a.scan_id)) FROM c "
+		    "JOIN approvals a ON a.id = c.id JOIN principals p ON p.id = "
+		    "a.reviewer LEFT JOIN persons n ON n.id = p.person_id WHERE "
+		    "NOT c.ok AND (c.pid IS NULL OR c.pid NOT IN (SELECT pid FROM "
+		    "c WHERE ok AND pid IS NOT NULL)) ORDER BY a.id", "iit", id,
+		    f.scan_id, f.sha256);
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) < 0)
+			break;
+		a = &v[n++];
+		a->reviewer = dbi_col_str(st, 0, &nomem);
+		a->person = sqlite3_column_type(st, 1) == SQLITE_NULL ? NULL :
+		    dbi_col_str(st, 1, &nomem);
+		a->at = sqlite3_column_int64(st, 2);
+		a->ruleset_digest = dbi_col_str(st, 3, &nomem);
+		a->scan_id = sqlite3_column_int64(st, 4);
+		a->new_findings = sqlite3_column_int64(st, 5);
+		rc = nomem ? al_err_set(AL_ENOMEM, "out of memory") : 0;
+	}
+	sqlite3_finalize(st);
+	rc = dbi_tx_end(db, rc);
+	if (rc < 0) {
+		db_voided_free(v, n);
+		return rc;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+void
+db_voided_free(struct db_voided *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++) {
+		free(v[i].reviewer);
+		free(v[i].person);
+		free(v[i].ruleset_digest);
 	}
 	free(v);
 }

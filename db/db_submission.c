@@ -1,7 +1,8 @@
 /*
  * db_submission.c - submissions: recording one (its blob, the row, its
- * labels and the event "submit", in one transaction), reading one or a
- * list with their labels, freeing them, and the count per state.
+ * labels and the event "submit", in one transaction), reading one, or a
+ * page of the queue with their labels and where each stands against the
+ * policy, freeing them, and the count per state.
  *
  * Trust: callers are the gate's own code; the facts the gate witnessed and
  * the labels the agent asserts are bound as parameters, never pasted into
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "db_int.h"
+#include "dynbuf.h"
 #include "err.h"
 
 int
@@ -65,11 +67,13 @@ db_submission_create(struct db *db, const struct db_submission *in,
 	return rc;
 }
 
-#define SUBMISSION_SELECT "SELECT s.id, s.sha256, s.size, s.kind, s.name, " \
-	"s.submitter, p.name, s.launched_by, s.peer_uid, s.peer_pid, s.via, " \
-	"s.received_at, s.state, s.verdict, s.worst, s.kind_read " \
-	"FROM submissions s " \
+#define SUBMISSION_COLS "s.id, s.sha256, s.size, s.kind, s.name, " \
+	"s.submitter, p.name AS submitter_name, s.launched_by, s.peer_uid, " \
+	"s.peer_pid, s.via, s.received_at, s.state, s.verdict, s.worst, " \
+	"s.kind_read"
+#define SUBMISSION_FROM "FROM submissions s " \
 	"JOIN principals p ON p.id = s.submitter "
+#define SUBMISSION_SELECT "SELECT " SUBMISSION_COLS " " SUBMISSION_FROM
 
 /* Fills s from a SUBMISSION_SELECT row, without its labels. */
 static int
@@ -162,43 +166,6 @@ db_submission_get(struct db *db, int64_t id, struct db_submission *out)
 	return rc;
 }
 
-int
-db_submission_list(struct db *db, int state, int64_t submitter,
-    size_t limit, struct db_submission **out, size_t *n_out)
-{
-	struct db_submission *v = NULL;
-	sqlite3_stmt *st = NULL, *ls = NULL;
-	size_t n = 0, cap = 0;
-	int64_t lim = limit > INT64_MAX ? INT64_MAX : (int64_t)limit;
-	int rc;
-
-	*out = NULL;
-	*n_out = 0;
-	if ((rc = dbi_tx_begin(db, 0)) < 0)
-		return rc;
-	rc = dbi_prep_bind(db, &st, SUBMISSION_SELECT "WHERE (?1 IS NULL OR "
-	    "s.state = ?1) AND (?2 = 0 OR s.submitter = ?2) "
-	    "ORDER BY s.id DESC LIMIT ?3", "tii", state < 0 ? NULL :
-	    al_state_name((enum al_state)state), submitter, lim);
-	if (rc == 0)
-		rc = dbi_prep(db, &ls, LABELS_SELECT);
-	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
-		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) < 0 ||
-		    (rc = submission_row(st, &v[n])) < 0)
-			break;
-		rc = submission_labels(db, ls, &v[n++]);
-	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(ls);
-	if ((rc = dbi_tx_end(db, rc)) < 0) {
-		db_submission_list_free(v, n);
-		return rc;
-	}
-	*out = v;
-	*n_out = n;
-	return 0;
-}
-
 void
 db_submission_clear(struct db_submission *s)
 {
@@ -218,13 +185,149 @@ db_submission_clear(struct db_submission *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/*
+ * A page of the queue: one statement, whatever the number of rows. The
+ * inner query picks the rows (filters, order, the key past which to go, at
+ * most limit + 1: the one more says there are more) with the latest scan
+ * of each; the outer one counts, for those rows only, the approvals and
+ * overrides with db_int.h's SQL, the same that db_review_get and every
+ * decision count with. Filters are constant fragments joined by the
+ * query's shape, every value bound: a filter that is off is absent from
+ * the SQL, so that the state's index (state, id) serves a page of one
+ * state. Parameters: ?1 state, ?2 submitter, ?3 least worst, ?4 kind,
+ * ?5 agent, ?6 person key, ?7 and ?8 the key to go past (worst, id), ?9
+ * to ?13 the names of the severities (PAGE_WORST), ?14 the limit.
+ */
+#define PAGE_WORST "(CASE s.worst WHEN ?9 THEN 0 WHEN ?10 THEN 1 WHEN ?11 " \
+	"THEN 2 WHEN ?12 THEN 3 WHEN ?13 THEN 4 ELSE -1 END)"
+#define PAGE_SQL_MAX 4096u
+
+_Static_assert(AL_SEV_INFO == 0 && AL_SEV_CRITICAL == 4 &&
+    AL_SEV_NONE == -1, "PAGE_WORST ranks severities as their enum");
+
+static int
+page_sql(struct dynbuf *b, const struct db_page_query *q)
+{
+	static const char *const inner_order[] = {"s.id DESC", "s.id",
+	    "wrank DESC, s.id DESC"};
+	static const char *const outer_order[] = {"x.id DESC", "x.id",
+	    "x.wrank DESC, x.id DESC"};
+	static const char *const past[] = {" AND s.id < ?8", " AND s.id > ?8",
+	    " AND (" PAGE_WORST " < ?7 OR (" PAGE_WORST " = ?7 AND s.id < "
+	    "?8))"};
+	int rc;
+
+	rc = dynbuf_adds(b, "SELECT x.*, " DBI_APPROVALS("x.id", "x.scan",
+	    "x.sha256") ", " DBI_OVERRIDES("x.id", "x.scan") " FROM (SELECT "
+	    SUBMISSION_COLS ", ifnull(" DBI_LATEST_SCAN("s.id") ", 0) AS "
+	    "scan, " PAGE_WORST " AS wrank " SUBMISSION_FROM "WHERE 1");
+	if (rc == 0 && q->state >= 0)
+		rc = dynbuf_adds(b, " AND s.state = ?1");
+	if (rc == 0 && q->submitter != 0)
+		rc = dynbuf_adds(b, " AND s.submitter = ?2");
+	if (rc == 0 && q->min_worst != AL_SEV_NONE)
+		rc = dynbuf_adds(b, " AND " PAGE_WORST " >= ?3");
+	if (rc == 0 && q->kind >= 0)
+		rc = dynbuf_adds(b, " AND s.kind_read = ?4");
+	if (rc == 0 && q->agent != NULL)
+		rc = dynbuf_adds(b, " AND p.name = ?5");
+	if (rc == 0 && q->person != NULL)
+		rc = dynbuf_adds(b, " AND al_fold(s.launched_by) = ?6");
+	if (rc == 0 && q->after)
+		rc = dynbuf_adds(b, past[q->sort]);
+	if (rc == 0)
+		rc = dynbuf_addf(b, " ORDER BY %s LIMIT ?14) x ORDER BY %s",
+		    inner_order[q->sort], outer_order[q->sort]);
+	return rc < 0 ? al_err_set(AL_ENOMEM, "the page's query does not fit") :
+	    0;
+}
+
+/* Fills r from a row of page_sql. */
+static int
+page_row(sqlite3_stmt *st, const struct db_policy *pol,
+    struct db_page_row *r)
+{
+	int rc = submission_row(st, &r->sub);
+
+	if (rc < 0)
+		return rc;
+	r->review.state = r->sub.state;
+	r->review.approvals = (int)sqlite3_column_int64(st, 18);
+	r->review.needed = dbi_review_needed(r->sub.verdict, r->sub.worst,
+	    pol);
+	r->review.override = sqlite3_column_int64(st, 19) > 0;
+	return 0;
+}
+
+int
+db_submission_page(struct db *db, const struct db_page_query *q,
+    const struct db_policy *pol, struct db_page_row **out, size_t *n_out,
+    int *more_out)
+{
+	struct db_page_row *v = NULL;
+	sqlite3_stmt *st = NULL, *ls = NULL;
+	struct dynbuf sql;
+	size_t n = 0, cap = 0;
+	int rc, more = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	*more_out = 0;
+	if (q->limit == 0 || q->limit > DB_PAGE_MAX || (int)q->sort < 0 ||
+	    q->sort > DB_PAGE_SEVERITY || q->min_worst < AL_SEV_NONE ||
+	    q->min_worst >= AL_SEV_MAX || q->state >= AL_STATE_MAX ||
+	    q->kind >= AL_KIND_MAX)
+		return al_err_set(AL_EINVAL, "malformed page query");
+	dynbuf_init(&sql, PAGE_SQL_MAX);
+	if ((rc = page_sql(&sql, q)) < 0) {
+		dynbuf_free(&sql);
+		return rc;
+	}
+	if ((rc = dbi_tx_begin(db, 0)) < 0) {
+		dynbuf_free(&sql);
+		return rc;
+	}
+	rc = dbi_prep_bind(db, &st, dynbuf_str(&sql), "tiitttiittttti",
+	    q->state >= 0 ? al_state_name((enum al_state)q->state) : NULL,
+	    q->submitter, (int64_t)q->min_worst, q->kind >= 0 ?
+	    al_kind_name((enum al_kind)q->kind) : NULL, q->agent, q->person,
+	    (int64_t)q->after_worst, q->after_id,
+	    al_severity_name(AL_SEV_INFO), al_severity_name(AL_SEV_LOW),
+	    al_severity_name(AL_SEV_MEDIUM), al_severity_name(AL_SEV_HIGH),
+	    al_severity_name(AL_SEV_CRITICAL), (int64_t)q->limit + 1);
+	if (rc == 0)
+		rc = dbi_prep(db, &ls, LABELS_SELECT);
+	while (rc == 0 && (rc = dbi_step(db, st)) == 1) {
+		if (n == q->limit) {
+			more = 1;
+			rc = 0;
+			break;
+		}
+		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) < 0 ||
+		    (rc = page_row(st, pol, &v[n])) < 0)
+			break;
+		rc = submission_labels(db, ls, &v[n++].sub);
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(ls);
+	dynbuf_free(&sql);
+	if ((rc = dbi_tx_end(db, rc)) < 0) {
+		db_submission_page_free(v, n);
+		return rc;
+	}
+	*out = v;
+	*n_out = n;
+	*more_out = more;
+	return 0;
+}
+
 void
-db_submission_list_free(struct db_submission *v, size_t n)
+db_submission_page_free(struct db_page_row *v, size_t n)
 {
 	size_t i;
 
 	for (i = 0; v != NULL && i < n; i++)
-		db_submission_clear(&v[i]);
+		db_submission_clear(&v[i].sub);
 	free(v);
 }
 
@@ -290,8 +393,9 @@ db_object_refs(struct db *db, char (**out)[65], size_t *n_out)
 	return 0;
 }
 
-int
-db_submission_ids_of(struct db *db, const char *sha256, int64_t **out,
+/* The ids of ?1's rows (one column, an id), oldest first. */
+static int
+ids_of_query(struct db *db, const char *sql, const char *arg, int64_t **out,
     size_t *n_out)
 {
 	sqlite3_stmt *st;
@@ -301,8 +405,7 @@ db_submission_ids_of(struct db *db, const char *sha256, int64_t **out,
 
 	*out = NULL;
 	*n_out = 0;
-	rc = dbi_prep_bind(db, &st, "SELECT id FROM submissions WHERE sha256 = "
-	    "? ORDER BY id", "t", sha256);
+	rc = dbi_prep_bind(db, &st, sql, "t", arg);
 	while (rc == 0 && (rc = dbi_step(db, st)) == 1)
 		if ((rc = dbi_grow(&v, &cap, n, sizeof(*v))) == 0)
 			v[n++] = sqlite3_column_int64(st, 0);
@@ -314,4 +417,27 @@ db_submission_ids_of(struct db *db, const char *sha256, int64_t **out,
 	*out = v;
 	*n_out = n;
 	return 0;
+}
+
+int
+db_submission_ids_of(struct db *db, const char *sha256, int64_t **out,
+    size_t *n_out)
+{
+	return ids_of_query(db, "SELECT id FROM submissions WHERE sha256 = ?1 "
+	    "ORDER BY id", sha256, out, n_out);
+}
+
+int
+db_submission_ids_at_path(struct db *db, const char *path, int64_t **out,
+    size_t *n_out)
+{
+	/* Compared as bytes (a BLOB's length and substr count bytes): an
+	 * item's path is what the artifact named, in any bytes. The suffix
+	 * is a member's path below its container ("NAME!/member"). */
+	return ids_of_query(db, "SELECT id FROM submissions WHERE name = ?1 "
+	    "UNION SELECT sc.submission_id FROM items i JOIN scans sc ON "
+	    "sc.id = i.scan_id WHERE CAST(i.path AS BLOB) = CAST(?1 AS BLOB) "
+	    "OR (length(CAST(i.path AS BLOB)) > length(CAST(?1 AS BLOB)) + 2 "
+	    "AND substr(CAST(i.path AS BLOB), -length(CAST(?1 AS BLOB)) - 2) = "
+	    "CAST('!/' || ?1 AS BLOB)) ORDER BY 1", path, out, n_out);
 }

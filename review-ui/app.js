@@ -6,15 +6,16 @@
 // scripts only, requests to the gate only). Everything it shows of a
 // submission is inserted as text (dom.js).
 
-import { el, vis, clear, age, rank } from './dom.js';
-import { call, token, setToken, dropToken, whoami, foldName, ApiError } from './api.js';
+import { el, vis, clear, age } from './dom.js';
+import { call, token, setToken, dropToken, whoami, ApiError } from './api.js';
 import { showSubmission, stepFinding, toggleSplit, decisionKey } from './view.js';
 import { showAudit, auditHash, readAuditFilters } from './audit.js';
 import { startLive, stopLive } from './live.js';
 
 const $ = (id) => document.getElementById(id);
-// gen: the queue shown; a list answered for an older one is dropped.
-const state = { rows: [], sel: 0, hash: null, back: '#/', gen: 0 };
+// gen counts the queues shown, rev the loads of one's list: an answer for
+// an older one is dropped.
+const state = { rows: [], sel: 0, hash: null, back: '#/', next: null, opts: null, gen: 0, rev: 0, more: false };
 
 function show(id) {
 	for (const s of ['signin', 'queue', 'view', 'audit'])
@@ -61,6 +62,7 @@ function showWho(who) {
 
 function queueRow(s, i) {
 	const w = s.witnessed || {};
+	const r = s.review;
 	const tr = el('tr', { 'data-id': s.id, class: i === state.sel ? 'sel' : null },
 		el('td', {}, String(s.id)),
 		el('td', { class: 'name' }, vis('a', { href: `#/s/${s.id}` }, s.name)),
@@ -70,17 +72,20 @@ function queueRow(s, i) {
 		vis('td', {}, w.submitter),
 		vis('td', {}, w.launched_by),
 		el('td', { title: w.received_at || '' }, age(w.received_at)),
-		el('td', { class: 'state' }, vis('span', {}, s.state)));
+		el('td', { class: 'state' }, vis('span', {}, s.state)),
+		el('td', { class: 'approvals', title: r ? `${r.approvals} of ${r.needed} approvals counted now` : null },
+			r ? `${r.approvals}/${r.needed}` : '\u2013'));
 	tr.addEventListener('click', () => { location.hash = `#/s/${s.id}`; });
 	return tr;
 }
 
-// scroll: bring the selected row into view (not when the list is drawn
-// again by a live update: the reviewer may be scrolling).
+// scroll: bring the selected row into view (not when a live update draws
+// the list again: the reviewer may be scrolling).
 function drawQueue(scroll = true) {
 	const body = clear($('queue-rows'));
 	state.rows.forEach((s, i) => body.append(queueRow(s, i)));
 	$('queue-empty').hidden = state.rows.length > 0;
+	$('queue-more').hidden = !state.next;
 	const sel = body.children[state.sel];
 	if (sel && scroll)
 		sel.scrollIntoView({ block: 'nearest' });
@@ -88,11 +93,14 @@ function drawQueue(scroll = true) {
 
 // The queue's filters and sort, kept in the hash (#/?state=…&sev=…&agent=…
 // &person=…&sort=…) so that a reload or a link keeps them; a value the page
-// does not know is its default.
+// does not know is its default. The gate filters, sorts and pages
+// (GET /v1/submissions: docs/api.md), QPAGE rows at a time.
 const STATES = ['held', 'approved', 'rejected', 'released', 'all'];
 const SEVS = ['critical', 'high', 'medium', 'low', 'info'];
-const SORTS = ['new', 'old', 'sev', 'id'];
+const SORTS = { new: 'newest', old: 'oldest', sev: 'severity' };
 const QDEFAULT = { state: 'held', sev: '', agent: '', person: '', sort: 'new' };
+const QPAGE = 100;
+const QMAX = 1000;          // the gate's most a page
 
 function queueOpts(hash) {
 	const q = new URLSearchParams(hash.startsWith('#/?') ? hash.slice(3) : '');
@@ -104,7 +112,7 @@ function queueOpts(hash) {
 	};
 	pick('state', (v) => STATES.includes(v));
 	pick('sev', (v) => SEVS.includes(v));
-	pick('sort', (v) => SORTS.includes(v));
+	pick('sort', (v) => Object.hasOwn(SORTS, v));
 	pick('agent', () => true);
 	pick('person', () => true);
 	return o;
@@ -132,42 +140,53 @@ function showFilters(o) {
 	$('f-sort').value = o.sort;
 }
 
-// The state asked of the gate (GET /v1/submissions?state=); severity, agent
-// and person filtered here (the list endpoint takes only state and limit),
-// names as the gate compares them, a part of the name enough.
-function filterSort(rows, o) {
-	const has = (v, want) => !want || foldName(v ?? '').includes(foldName(want));
-	const min = o.sev ? rank(o.sev) : 0;
-	const out = rows.filter((s) => rank(s.worst) >= min &&
-		has((s.witnessed || {}).submitter, o.agent) && has((s.witnessed || {}).launched_by, o.person));
-	const at = (s) => Date.parse((s.witnessed || {}).received_at) || 0;
-	const cmp = {
-		new: (a, b) => at(b) - at(a) || b.id - a.id,
-		old: (a, b) => at(a) - at(b) || a.id - b.id,
-		sev: (a, b) => rank(b.worst) - rank(a.worst) || b.id - a.id,
-		id: (a, b) => a.id - b.id,
-	}[o.sort];
-	return out.sort(cmp);
+// What the gate is asked for the filters o (and the page after cursor, of
+// limit rows, QPAGE by default): every value escaped; the gate compares the
+// agent's token name exactly and the person as it compares names (NFKC,
+// case folded, trimmed).
+function queuePath(o, cursor, limit = QPAGE) {
+	const q = [];
+	const add = (k, v) => {
+		if (v)
+			q.push(`${k}=${encodeURIComponent(v)}`);
+	};
+	add('state', o.state === 'all' ? '' : o.state);
+	add('severity', o.sev);
+	add('agent', o.agent);
+	add('person', o.person);
+	add('sort', SORTS[o.sort]);
+	add('limit', String(limit));
+	add('cursor', cursor);
+	return `/v1/submissions?${q.join('&')}`;
 }
 
-// The list of queue o, drawn unless another queue was shown since (gen).
-// The selection stays on the submission it was on, wherever a live update
-// moved it (Enter opens what is highlighted); first: the queue's first
-// draw, which scrolls to it.
+// The list for the filters o, drawn unless another queue was shown since
+// (gen) or the list was asked again meanwhile (rev): the first page, or,
+// again after a live update, as many rows as were shown (More), so that
+// nothing goes away but what left the list. The selection stays on the
+// submission it was on, wherever the update moved it (Enter opens what is
+// highlighted). first: the queue's first load, which scrolls to it; an
+// error then empties the list, an error after keeps what is shown.
 async function fetchQueue(o, gen, first) {
 	const selId = first ? null : state.rows[state.sel]?.id;
-	let rows = [], err = '';
+	const limit = first ? QPAGE : Math.min(QMAX, Math.max(QPAGE,
+		Math.ceil(state.rows.length / QPAGE) * QPAGE));
+	const rev = ++state.rev;
+	let rows = [], next = null, err = '';
 	try {
-		const q = o.state === 'all' ? '' : `state=${o.state}&`;
-		const j = await call('GET', `/v1/submissions?${q}limit=1000`);
-		rows = filterSort(j.submissions || [], o);
+		const j = await call('GET', queuePath(o, null, limit));
+		rows = j.submissions || [];
+		next = j.next || null;
 	} catch (e) {
 		err = e.message;
 	}
-	if (gen !== state.gen)
+	if (gen !== state.gen || rev !== state.rev)
 		return;
 	$('queue-error').textContent = err;
+	if (err && !first)
+		return;
 	state.rows = rows;
+	state.next = next;
 	const at = selId == null ? -1 : rows.findIndex((s) => s.id === selId);
 	if (at >= 0)
 		state.sel = at;
@@ -175,8 +194,9 @@ async function fetchQueue(o, gen, first) {
 	drawQueue(first);
 }
 
-// The queue: its list, kept live while it is shown (live.js); a tab in
-// the background loads it once, and live again when it is shown.
+// The queue for the hash's filters: its list, kept live while it is shown
+// (live.js); a tab in the background loads it once, and live again when
+// it is shown.
 function loadQueue() {
 	show('queue');
 	const o = queueOpts(location.hash);
@@ -185,6 +205,7 @@ function loadQueue() {
 	if (h !== state.hash)
 		state.sel = 0;
 	state.hash = state.back = h;
+	state.opts = o;
 	const gen = ++state.gen;
 	let first = true;
 	const reload = async () => {
@@ -213,11 +234,50 @@ function loadQueue() {
 	});
 }
 
+// The next page (the "more" button, or j past the last row): appended, the
+// selection kept; 1 when rows were added.
+async function moreQueue() {
+	if (!state.next || state.more)
+		return 0;
+	const gen = state.gen, rev = state.rev;
+	state.more = true;
+	$('queue-more').disabled = true;
+	let added = 0;
+	try {
+		const j = await call('GET', queuePath(state.opts, state.next));
+		// A live update meanwhile: this page follows a list no more shown.
+		if (gen === state.gen && rev === state.rev) {
+			const have = new Set(state.rows.map((s) => s.id));
+			const rows = (j.submissions || []).filter((s) => !have.has(s.id));
+			state.rows = state.rows.concat(rows);
+			state.next = j.next || null;
+			added = rows.length > 0 ? 1 : 0;
+			$('queue-error').textContent = '';
+		}
+	} catch (e) {
+		if (gen === state.gen)
+			$('queue-error').textContent = e.message;
+	} finally {
+		state.more = false;
+		$('queue-more').disabled = false;
+	}
+	if (gen === state.gen)
+		drawQueue();
+	return added;
+}
+
 // ---- the keyboard ----------------------------------------------------------------
 
 function move(d) {
 	if (!state.rows.length)
 		return;
+	if (d > 0 && state.sel === state.rows.length - 1 && state.next) {
+		moreQueue().then((added) => {
+			if (added)
+				move(d);
+		});
+		return;
+	}
 	state.sel = Math.max(0, Math.min(state.rows.length - 1, state.sel + d));
 	drawQueue();
 }
@@ -236,7 +296,7 @@ function onKey(ev) {
 	}
 	const inQueue = !$('queue').hidden;
 	const inView = !$('view').hidden;
-	if (inView && ['a', 'c', 'r', 'Escape'].includes(ev.key) && $('help').hidden && decisionKey(ev.key)) {
+	if (inView && ['a', 'c', 'r', 'o', 'Escape'].includes(ev.key) && $('help').hidden && decisionKey(ev.key)) {
 		// The decision's keys (view.js).
 	} else if (ev.key === '?') {
 		$('help').hidden = !$('help').hidden;
@@ -315,6 +375,7 @@ $('audit-filters').addEventListener('submit', (ev) => {
 	ev.preventDefault();
 	location.hash = auditHash(readAuditFilters());
 });
+$('queue-more').addEventListener('click', () => { moreQueue(); });
 $('nav-queue').addEventListener('click', () => { location.hash = state.back; });
 $('nav-audit').addEventListener('click', () => { location.hash = '#/audit'; });
 $('help-close').addEventListener('click', () => { $('help').hidden = true; });

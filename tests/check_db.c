@@ -50,6 +50,9 @@ hex(char out[65], int n)
 	snprintf(out, 65, "%064x", n);
 }
 
+/* The policy of a page's counts (the review tests use the same). */
+static const struct db_policy pol_page = {1, 1, 2, 2};
+
 /* A person of that name, made if new. */
 static void
 person(const char *name)
@@ -551,12 +554,45 @@ START_TEST(same_bytes_one_blob)
 }
 END_TEST
 
+/* A page query with every filter off, newest first, 100 rows. */
+static struct db_page_query
+page_any(void)
+{
+	struct db_page_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.state = -1;
+	q.kind = -1;
+	q.min_worst = AL_SEV_NONE;
+	q.sort = DB_PAGE_NEWEST;
+	q.limit = 100;
+	return q;
+}
+
+/* The ids of q's page, in order, into ids (room for 32); their number,
+ * and in *more whether there are more. */
+static size_t
+page_ids(const struct db_page_query *q, int64_t *ids, int *more)
+{
+	struct db_page_row *v;
+	size_t n, i;
+
+	ck_assert_int_eq(db_submission_page(db, q, &pol_page, &v, &n, more), 0);
+	ck_assert_uint_le(n, 32);
+	for (i = 0; i < n; i++)
+		ids[i] = v[i].sub.id;
+	db_submission_page_free(v, n);
+	return n;
+}
+
 START_TEST(list_filters)
 {
-	struct db_submission *v;
+	struct db_page_row *v;
+	struct db_page_query q = page_any();
 	struct db_scan_job job;
-	int64_t counts[AL_STATE_MAX];
+	int64_t counts[AL_STATE_MAX], got[32];
 	size_t n, i;
+	int more;
 	int64_t a = principal("a", DB_ROLE_AGENT, 1);
 	int64_t b = principal("b", DB_ROLE_AGENT, 2);
 	int64_t ids[5];
@@ -570,35 +606,49 @@ START_TEST(list_filters)
 	ck_assert_int_eq(job.submission_id, ids[0]);
 	db_scan_job_clear(&job);
 
-	ck_assert_int_eq(db_submission_list(db, -1, 0, 100, &v, &n), 0);
+	ck_assert_int_eq(db_submission_page(db, &q, &pol_page, &v, &n, &more),
+	    0);
 	ck_assert_uint_eq(n, 5);
+	ck_assert_int_eq(more, 0);
 	for (i = 0; i < n; i++)
-		ck_assert_int_eq(v[i].id, ids[4 - i]);
-	db_submission_list_free(v, n);
+		ck_assert_int_eq(v[i].sub.id, ids[4 - i]);
+	db_submission_page_free(v, n);
 
-	ck_assert_int_eq(db_submission_list(db, al_state_parse("received"), a, 100, &v, &n),
+	q.state = al_state_parse("received");
+	q.submitter = a;
+	ck_assert_int_eq(db_submission_page(db, &q, &pol_page, &v, &n, &more),
 	    0);
 	ck_assert_uint_eq(n, 2);
-	ck_assert_int_eq(v[0].id, ids[4]);
-	ck_assert_int_eq(v[1].id, ids[2]);
-	ck_assert_str_eq(v[1].submitter_name, "a");
-	db_submission_list_free(v, n);
+	ck_assert_int_eq(v[0].sub.id, ids[4]);
+	ck_assert_int_eq(v[1].sub.id, ids[2]);
+	ck_assert_str_eq(v[1].sub.submitter_name, "a");
+	db_submission_page_free(v, n);
 
-	ck_assert_int_eq(db_submission_list(db, al_state_parse("scanning"), 0, 100, &v, &n),
-	    0);
-	ck_assert_uint_eq(n, 1);
-	ck_assert_int_eq(v[0].id, ids[0]);
-	db_submission_list_free(v, n);
+	q = page_any();
+	q.state = al_state_parse("scanning");
+	ck_assert_uint_eq(page_ids(&q, got, &more), 1);
+	ck_assert_int_eq(got[0], ids[0]);
 
-	ck_assert_int_eq(db_submission_list(db, -1, b, 1, &v, &n), 0);
-	ck_assert_uint_eq(n, 1);
-	ck_assert_int_eq(v[0].id, ids[3]);
-	db_submission_list_free(v, n);
+	q = page_any();
+	q.submitter = b;
+	q.limit = 1;
+	ck_assert_uint_eq(page_ids(&q, got, &more), 1);
+	ck_assert_int_eq(got[0], ids[3]);
+	ck_assert_int_eq(more, 1);
 
-	ck_assert_int_eq(db_submission_list(db, al_state_parse("approved"), 0, 100, &v, &n),
-	    0);
-	ck_assert_uint_eq(n, 0);
-	db_submission_list_free(v, n);
+	q = page_any();
+	q.state = al_state_parse("approved");
+	ck_assert_uint_eq(page_ids(&q, got, &more), 0);
+	ck_assert_int_eq(more, 0);
+
+	/* What the gate never asks is refused, not guessed at. */
+	q = page_any();
+	q.limit = 0;
+	ck_assert_int_eq(db_submission_page(db, &q, &pol_page, &v, &n, &more),
+	    AL_EINVAL);
+	q.limit = DB_PAGE_MAX + 1;
+	ck_assert_int_eq(db_submission_page(db, &q, &pol_page, &v, &n, &more),
+	    AL_EINVAL);
 
 	ck_assert_int_eq(db_submission_counts(db, counts), 0);
 	ck_assert_uint_eq(AL_STATE_MAX, 7);
@@ -609,6 +659,162 @@ START_TEST(list_filters)
 			ck_assert_int_eq(counts[i], 1);
 		else
 			ck_assert_int_eq(counts[i], 0);
+	}
+}
+END_TEST
+
+/* A submission of who, launched for launched (may be NULL), scanned with
+ * one finding at worst (none for AL_SEV_NONE) and read as kind; its id. */
+static int64_t
+scanned_as(int64_t who, int blob, const char *launched, enum al_verdict verdict,
+    enum al_severity worst, enum al_kind kind, int64_t now)
+{
+	struct db_submission in;
+	struct db_scan_job j;
+	struct db_finding f;
+	int64_t id = 0;
+
+	memset(&in, 0, sizeof(in));
+	hex(in.sha256, blob);
+	in.size = 100 + blob;
+	in.kind = AL_KIND_AUTO;
+	in.name = "x";
+	in.submitter = who;
+	in.launched_by = (char *)(uintptr_t)launched;
+	in.peer_uid = -1;
+	in.peer_pid = -1;
+	in.via = "socket";
+	ck_assert_int_eq(db_submission_create(db, &in, now, &id), 0);
+	memset(&f, 0, sizeof(f));
+	f.rule = "r";
+	f.severity = worst;
+	f.path = "x";
+	f.fingerprint = "fp";
+	ck_assert_int_eq(db_scan_claim(db, "rs1", "v", now + 1, &j), 0);
+	ck_assert_int_eq(j.submission_id, id);
+	ck_assert_int_eq(db_scan_finish(db, &j, verdict, worst, kind, &f,
+	    worst == AL_SEV_NONE ? 0 : 1, NULL, 0, NULL, now + 2), 0);
+	db_scan_job_clear(&j);
+	return id;
+}
+
+/* Asserts that q's page is exactly want[0..n), and that going through it
+ * two rows at a time, each page after the last row of the one before (as
+ * the API's cursor does), gives the same rows once each. */
+static void
+page_is(struct db_page_query q, const int64_t *want, size_t n)
+{
+	struct db_page_row *v;
+	int64_t got[32];
+	size_t k, i, seen = 0;
+	int more, pages = 0;
+
+	ck_assert_uint_eq(page_ids(&q, got, &more), n);
+	ck_assert_int_eq(more, 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(got[i], want[i]);
+	q.limit = 2;
+	do {
+		ck_assert_int_eq(db_submission_page(db, &q, &pol_page, &v, &k,
+		    &more), 0);
+		for (i = 0; i < k; i++, seen++) {
+			ck_assert_uint_lt(seen, n);
+			ck_assert_int_eq(v[i].sub.id, want[seen]);
+		}
+		ck_assert_int_eq(more, seen < n);
+		if (k > 0) {
+			q.after = 1;
+			q.after_id = v[k - 1].sub.id;
+			q.after_worst = v[k - 1].sub.worst;
+		}
+		db_submission_page_free(v, k);
+		ck_assert_int_lt(++pages, 20);
+	} while (more);
+	ck_assert_uint_eq(seen, n);
+}
+
+/* Severity at least, the gate's kind, the agent, the launched-for person
+ * as the gate folds names, the three orders, and every one a page at a
+ * time past a key. */
+START_TEST(page_filters_sort_and_cursor)
+{
+	struct db_page_query q = page_any();
+	int64_t a1 = principal("ag-1", DB_ROLE_AGENT, 1);
+	int64_t a2 = principal("ag-2", DB_ROLE_AGENT, 2);
+	int64_t s1 = scanned_as(a1, 1, "Alice", AL_VERDICT_FLAGGED,
+	    AL_SEV_MEDIUM, AL_KIND_PATCH, 10);
+	int64_t s2 = scanned_as(a2, 2, "bob", AL_VERDICT_FLAGGED,
+	    AL_SEV_CRITICAL, AL_KIND_ARCHIVE, 20);
+	int64_t s3 = scanned_as(a1, 3, "  ALICE ", AL_VERDICT_CLEAN,
+	    AL_SEV_NONE, AL_KIND_FILE, 30);
+	int64_t s4 = scanned_as(a1, 4, NULL, AL_VERDICT_FLAGGED, AL_SEV_HIGH,
+	    AL_KIND_PATCH, 40);
+	/* U+0130: a name fold.h refuses; it matches no person. */
+	int64_t s5 = scanned_as(a2, 5, "\xc4\xb0", AL_VERDICT_FLAGGED,
+	    AL_SEV_LOW, AL_KIND_FILE, 50);
+	int64_t s6 = submit(db, a1, 6, 60);     /* not scanned yet */
+
+	{
+		const int64_t all[] = {s6, s5, s4, s3, s2, s1};
+		const int64_t old[] = {s1, s2, s3, s4, s5, s6};
+		const int64_t sev[] = {s2, s4, s1, s5, s6, s3};
+
+		page_is(q, all, 6);
+		q.sort = DB_PAGE_OLDEST;
+		page_is(q, old, 6);
+		q.sort = DB_PAGE_SEVERITY;
+		page_is(q, sev, 6);
+	}
+	{
+		const int64_t high[] = {s4, s2}, any[] = {s5, s4, s2, s1};
+		const int64_t high_sev[] = {s2, s4};
+
+		q = page_any();
+		q.min_worst = AL_SEV_HIGH;
+		page_is(q, high, 2);
+		q.sort = DB_PAGE_SEVERITY;
+		page_is(q, high_sev, 2);
+		q = page_any();
+		q.min_worst = AL_SEV_INFO;
+		page_is(q, any, 4);
+		q.min_worst = AL_SEV_CRITICAL;
+		page_is(q, &s2, 1);
+	}
+	{
+		const int64_t patch[] = {s4, s1}, file[] = {s5, s3};
+
+		q = page_any();
+		q.kind = AL_KIND_PATCH;
+		page_is(q, patch, 2);
+		q.kind = AL_KIND_FILE;
+		page_is(q, file, 2);
+		q.kind = AL_KIND_BUNDLE;
+		page_is(q, NULL, 0);
+	}
+	{
+		const int64_t two[] = {s5, s2}, alice[] = {s3, s1};
+		const int64_t mix[] = {s4, s1};
+
+		q = page_any();
+		q.agent = "ag-2";
+		page_is(q, two, 2);
+		q.agent = "ag-";        /* a name, not a part of one */
+		page_is(q, NULL, 0);
+		q = page_any();
+		q.person = "alice";     /* the key: "Alice" and "  ALICE " */
+		page_is(q, alice, 2);
+		q.person = "bob";
+		page_is(q, &s2, 1);
+		q.person = "Alice";     /* a key is folded already */
+		page_is(q, NULL, 0);
+		/* Filters together: held, medium or worse, of ag-1. */
+		q = page_any();
+		q.state = AL_STATE_HELD;
+		q.min_worst = AL_SEV_MEDIUM;
+		q.agent = "ag-1";
+		page_is(q, mix, 2);
+		q.submitter = a2;       /* an agent's own only: none of ag-1 */
+		page_is(q, NULL, 0);
 	}
 }
 END_TEST
@@ -1303,6 +1509,201 @@ START_TEST(commit_hook_hears_changes_only)
 }
 END_TEST
 
+/* Every row of the page of all submissions stands as db_review_get says
+ * it does; the row of id in *out. */
+static void
+page_as_get(int64_t id, struct db_review *out)
+{
+	struct db_page_query q = page_any();
+	struct db_page_row *v;
+	struct db_review r;
+	size_t n, i;
+	int more, found = 0;
+
+	ck_assert_int_eq(db_submission_page(db, &q, &pol, &v, &n, &more), 0);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(db_review_get(db, v[i].sub.id, &pol, &r), 0);
+		ck_assert_msg(r.state == v[i].review.state &&
+		    r.approvals == v[i].review.approvals &&
+		    r.needed == v[i].review.needed &&
+		    r.override == v[i].review.override, "submission %lld: the "
+		    "page says %s %d/%d override %d, db_review_get %s %d/%d "
+		    "override %d", (long long)v[i].sub.id,
+		    al_state_name(v[i].review.state), v[i].review.approvals,
+		    v[i].review.needed, v[i].review.override,
+		    al_state_name(r.state), r.approvals, r.needed, r.override);
+		if (v[i].sub.id == id) {
+			*out = v[i].review;
+			found = 1;
+		}
+	}
+	db_submission_page_free(v, n);
+	ck_assert_msg(found, "submission %lld is not on the page",
+	    (long long)id);
+}
+
+/* Asserts the page's (and db_review_get's) standing of id. */
+static void
+stands(int64_t id, const char *state, int approvals, int needed, int ov)
+{
+	struct db_review r;
+
+	page_as_get(id, &r);
+	ck_assert_str_eq(al_state_name(r.state), state);
+	ck_assert_int_eq(r.approvals, approvals);
+	ck_assert_int_eq(r.needed, needed);
+	ck_assert_int_eq(r.override, ov);
+}
+
+/* The rescan after a rule change: each claimed scan finishes with what
+ * its submission finds now, then the standing is settled (as scanq.c
+ * does). */
+static void
+rescan_all(int64_t d, int64_t f, const char *rs, int64_t now)
+{
+	static const char *const news[] = {"d1", "d2"};
+	struct db_finding fd[2];
+	struct db_scan_job j;
+	struct db_review r;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		memset(&fd[i], 0, sizeof(fd[i]));
+		fd[i].rule = "r";
+		fd[i].severity = AL_SEV_MEDIUM;
+		fd[i].path = "x";
+		fd[i].fingerprint = (char *)(uintptr_t)news[i];
+	}
+	while (db_scan_claim(db, rs, "v", now++, &j) == 0) {
+		struct db_finding *ff = NULL;
+		size_t nf = 0;
+		enum al_verdict vd = AL_VERDICT_FLAGGED;
+		enum al_severity w = AL_SEV_CRITICAL;
+		struct db_finding one;
+		char fp[8];
+
+		if (j.submission_id == d) {
+			ff = fd;
+			nf = 2;         /* d2 is new: d's approval is void */
+			w = AL_SEV_MEDIUM;
+		} else if (j.submission_id == f) {
+			vd = AL_VERDICT_UNSCANNABLE;
+			w = AL_SEV_HIGH;
+		} else {
+			/* The same finding as before: approvals stand. */
+			snprintf(fp, sizeof(fp), "x%lld",
+			    (long long)j.submission_id);
+			memset(&one, 0, sizeof(one));
+			one.rule = "r";
+			one.severity = AL_SEV_CRITICAL;
+			one.path = "x";
+			one.fingerprint = fp;
+			ff = &one;
+			nf = 1;
+		}
+		ck_assert_int_eq(db_scan_finish(db, &j, vd, w, AL_KIND_FILE, ff,
+		    nf, NULL, 0, NULL, now++), 0);
+		ck_assert_int_eq(db_review_settle(db, j.submission_id, &pol,
+		    now++, &r), 0);
+		db_scan_job_clear(&j);
+	}
+}
+
+/* A critical submission of who, its one finding "x<id>"; its id. */
+static int64_t
+critical_of(int64_t who, int blob, int64_t now)
+{
+	struct db_finding f;
+	struct db_scan_job j;
+	char fp[8];
+	int64_t id = submit(db, who, blob, now);
+
+	snprintf(fp, sizeof(fp), "x%lld", (long long)id);
+	memset(&f, 0, sizeof(f));
+	f.rule = "r";
+	f.severity = AL_SEV_CRITICAL;
+	f.path = "x";
+	f.fingerprint = fp;
+	ck_assert_int_eq(db_scan_claim(db, "rs1", "v", now + 1, &j), 0);
+	ck_assert_int_eq(j.submission_id, id);
+	ck_assert_int_eq(db_scan_finish(db, &j, AL_VERDICT_FLAGGED,
+	    AL_SEV_CRITICAL, AL_KIND_FILE, &f, 1, NULL, 0, NULL, now + 2), 0);
+	db_scan_job_clear(&j);
+	return id;
+}
+
+/*
+ * The queue's counts are the decision's: a page of every submission
+ * stands, row by row, as db_review_get says (and as approval and release
+ * decide), through no approval, one, two (approved), an approval voided
+ * by a rescan that found something new, approvals kept by one that did
+ * not, a rejection, an override and an override voided by a rescan, and
+ * a submission never scanned.
+ */
+START_TEST(page_counts_as_review_get)
+{
+	static const char *const d1[] = {"d1"};
+	int64_t agent = principal("agent-1", DB_ROLE_AGENT, 1);
+	int64_t bob = principal("bob", DB_ROLE_REVIEWER, 2);
+	int64_t carol = principal("carol", DB_ROLE_REVIEWER, 3);
+	int64_t root = principal("root", DB_ROLE_ADMIN, 4);
+	struct db_review r;
+	char sha[65];
+	int64_t a, b, c, d, e, f, h;
+
+	a = critical_of(agent, 21, 10);                 /* none */
+	b = critical_of(agent, 22, 20);                 /* one */
+	c = critical_of(agent, 23, 30);                 /* two */
+	d = held_with(agent, 24, "flagged", "medium", d1, 1, 40);
+	e = critical_of(agent, 25, 50);                 /* rejected */
+	f = held_with(agent, 26, "unscannable", "high", NULL, 0, 60);
+	stands(a, "held", 0, 2, 0);
+	viewed(b, bob, 70);
+	hex(sha, 22);
+	ck_assert_int_eq(approve(b, bob, sha, "rs1", &r), 0);
+	stands(b, "held", 1, 2, 0);
+	viewed(c, bob, 71);
+	viewed(c, carol, 71);
+	hex(sha, 23);
+	ck_assert_int_eq(approve(c, bob, sha, "rs1", &r), 0);
+	ck_assert_int_eq(approve(c, carol, sha, "rs1", &r), 0);
+	stands(c, "approved", 2, 2, 0);
+	viewed(d, bob, 72);
+	hex(sha, 24);
+	ck_assert_int_eq(approve(d, bob, sha, "rs1", &r), 0);
+	stands(d, "approved", 1, 1, 0);
+	ck_assert_int_eq(db_reject(db, e, bob, "no", 73), 0);
+	stands(e, "rejected", 0, 2, 0);
+	viewed(f, bob, 74);
+	viewed(f, carol, 74);
+	hex(sha, 26);
+	ck_assert_int_eq(approve(f, bob, sha, "rs1", &r), 0);
+	ck_assert_int_eq(approve(f, carol, sha, "rs1", &r), 0);
+	stands(f, "held", 2, 2, 0);
+	ck_assert_int_eq(db_override(db, f, root, "read by hand", &pol, 75,
+	    &r), 0);
+	stands(f, "approved", 2, 2, 1);
+
+	/* New rules: every held and approved one is scanned again. */
+	{
+		size_t n;
+
+		ck_assert_int_eq(db_rescan_stale(db, "rs2", 100, &n), 0);
+		ck_assert_uint_eq(n, 5);
+	}
+	stands(c, "received", 2, 2, 0); /* still the old scan's standing */
+	rescan_all(d, f, "rs2", 110);
+	stands(a, "held", 0, 2, 0);
+	stands(b, "held", 1, 2, 0);     /* kept: nothing new */
+	stands(c, "approved", 2, 2, 0);
+	stands(d, "held", 0, 1, 0);     /* void: d2 is new */
+	stands(e, "rejected", 0, 2, 0);
+	stands(f, "held", 2, 2, 0);     /* the override was of the old scan */
+	h = submit(db, agent, 27, 200);
+	stands(h, "received", 0, 1, 0);
+}
+END_TEST
+
 /* Events a page at a time (after an id, of one action, bounded), and a
  * rejection with its reason. */
 START_TEST(event_page_and_rejection)
@@ -1382,6 +1783,7 @@ db_suite(void)
 	tcase_add_test(tc, submission_atomic);
 	tcase_add_test(tc, same_bytes_one_blob);
 	tcase_add_test(tc, list_filters);
+	tcase_add_test(tc, page_filters_sort_and_cursor);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("scans");
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -1400,6 +1802,7 @@ db_suite(void)
 	tcase_add_test(tc, rescan_keeps_approvals_only_without_news);
 	tcase_add_test(tc, unscannable_needs_override_and_reject_is_final);
 	tcase_add_test(tc, commit_hook_hears_changes_only);
+	tcase_add_test(tc, page_counts_as_review_get);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("events");
 	tcase_add_checked_fixture(tc, setup, teardown);

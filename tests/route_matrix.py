@@ -338,6 +338,12 @@ class Matrix:
         if name == "audit.keys":
             return ({}, None, 200,
                     lambda a: a.json()["keys"][0].startswith(a.json()["origin"] + "+"), None)
+        if name == "provenance":
+            # Its query: the released canary's chain, by id.
+            return ({"?": "id=%d" % self.rel}, None, 200,
+                    lambda a: a.json()["query"] == {"id": self.rel} and
+                    a.json()["submissions"][0]["id"] == self.rel and
+                    isinstance(a.json()["submissions"][0]["timeline"], list), None)
         if name == "attestation":
             return ({"id": self.rel}, None, 200,
                     lambda a: a.json()["payloadType"] == "application/vnd.in-toto+json", None)
@@ -401,6 +407,8 @@ class Matrix:
         path = row["path"]
         for k, v in vals.items():
             path = path.replace("{%s}" % k, str(v))
+        if "?" in vals:            # a route that needs a query
+            path += "?" + vals["?"]
         if before is not None:
             before()
         what = "%s %s as %s on %s" % (row["method"], path, caller, lis)

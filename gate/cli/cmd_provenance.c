@@ -13,6 +13,9 @@
  * Exit status: 0 every entry proved (or newer than the checkpoint), 1 an
  * entry or the checkpoint does not verify, 2 nothing found or an error.
  *
+ * The document is gate/provenance.c's, the one GET /v1/provenance serves
+ * (there bounded, here whole); this file reads the argument and prints.
+ *
  * Trust: the data directory is the thing being checked. The timeline is
  * read from the log's entries, not from the tables; the facts above it
  * come from the submission's row and are said to be so.
@@ -33,6 +36,7 @@
 #include "gate.h"
 #include "json_text.h"
 #include "os.h"
+#include "provenance.h"
 #include "util.h"
 #include "vocab.h"
 
@@ -50,143 +54,6 @@ static const char prov_usage[] =
     "  --data DIR   the gate's data directory (default $AIRLOCK_DATA, else\n"
     "               ./airlock-data)\n"
     "  --json       one JSON document instead of text\n";
-
-static const char *const status_name[] = {
-	[PROOF_OK] = "proved", [PROOF_LATER] = "after the checkpoint",
-	[PROOF_FAILED] = "DOES NOT VERIFY",
-};
-
-/* An entry's field for display ("" if absent). */
-static void
-field(const struct proved_entry *e, const char *key, char *out, size_t cap)
-{
-	if (e->entry == NULL ||
-	    gate_entry_field(e->entry, e->entry_len, key, out, cap) < 0)
-		*out = '\0';
-}
-
-/* The findings of the latest scan by severity, as a JSON object. */
-static json_t *
-severity_counts(struct db *db, int64_t id)
-{
-	struct db_finding *f = NULL;
-	json_t *o = json_object();
-	size_t nf = 0, i;
-	int k;
-
-	if (o == NULL || db_findings_get(db, id, &f, &nf) < 0) {
-		json_decref(o);
-		return NULL;
-	}
-	for (k = AL_SEV_INFO; k <= AL_SEV_CRITICAL; k++) {
-		json_int_t n = 0;
-
-		for (i = 0; i < nf; i++)
-			n += f[i].severity == (enum al_severity)k;
-		json_object_set_new(o, al_severity_name((enum al_severity)k),
-		    json_integer(n));
-	}
-	db_findings_free(f, nf);
-	return o;
-}
-
-/* One submission, as JSON; *bad set when an entry fails to verify. */
-static int
-one(struct db *db, const char *dir, int64_t id, json_t **out, int *bad)
-{
-	struct db_submission b;
-	struct db_scan_info si;
-	struct proved_entries pe = {0};
-	json_t *o = NULL, *labels = json_object(), *tl = json_array(), *log;
-	char t[32];
-	size_t i;
-	int rc, logrc;
-
-	memset(&si, 0, sizeof(si));
-	if ((rc = db_submission_get(db, id, &b)) < 0)
-		return rc;
-	(void)db_scan_latest(db, id, &si);
-	for (i = 0; i < b.nlabels; i++)
-		(void)al_json_set_textz(labels, b.labels[i].key, b.labels[i].value);
-	al_time_iso(b.received_at, t);
-	o = json_pack("{s:I, s:{s:s, s:I, s:s, s:s, s:I, s:I, s:s}, "
-	    "s:{s:O, s:s}, s:s, s:s, s:s}",
-	    "id", (json_int_t)b.id,
-	    "witnessed", "sha256", b.sha256, "size", (json_int_t)b.size,
-	    "received_at", t, "via", b.via ? b.via : "",
-	    "peer_uid", (json_int_t)b.peer_uid, "peer_pid", (json_int_t)b.peer_pid,
-	    "submitter", b.submitter_name ? b.submitter_name : "",
-	    "asserted", "labels", labels, "kind", al_kind_name(b.kind) ?
-	    al_kind_name(b.kind) : "auto",
-	    "read_as", b.kind_read != AL_KIND_AUTO ? al_kind_name(b.kind_read) :
-	    "not yet", "state", al_state_name(b.state),
-	    "verdict", b.verdict != AL_VERDICT_NONE ? al_verdict_name(b.verdict) :
-	    "none");
-	json_decref(labels);
-	if (o == NULL) {
-		rc = al_err_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	(void)al_json_set_textz(json_object_get(o, "witnessed"), "launched_for",
-	    b.launched_by);
-	(void)al_json_set_textz(json_object_get(o, "asserted"), "name", b.name);
-	if (si.id > 0)
-		json_object_set_new(o, "latest_scan", json_pack("{s:I, s:s, s:s, "
-		    "s:o}", "id", (json_int_t)si.id, "ruleset", si.ruleset_digest ?
-		    si.ruleset_digest : "", "engine", si.engine_version ?
-		    si.engine_version : "", "findings", severity_counts(db, id)));
-	logrc = gate_entries_about(db, dir, id, &pe);
-	for (i = 0; logrc == 0 && i < pe.n; i++) {
-		const struct proved_entry *e = &pe.v[i];
-		char at[32], action[64], actor[256], role[16], person[256];
-		char detail[4096];
-		json_t *x;
-
-		field(e, "at", at, sizeof(at));
-		field(e, "action", action, sizeof(action));
-		field(e, "actor-name", actor, sizeof(actor));
-		field(e, "actor-role", role, sizeof(role));
-		field(e, "person-name", person, sizeof(person));
-		field(e, "detail", detail, sizeof(detail));
-		al_time_iso(strtoll(at, NULL, 10), t);
-		x = json_pack("{s:I, s:s, s:s, s:s, s:s}", "index",
-		    (json_int_t)e->idx, "at", t, "action", action, "role", role,
-		    "proof", status_name[e->status]);
-		if (x == NULL) {
-			rc = al_err_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		(void)al_json_set_textz(x, "actor", actor[0] ? actor : "the gate");
-		(void)al_json_set_textz(x, "person", person);
-		(void)al_json_set_textz(x, "detail", detail);
-		if (e->status == PROOF_FAILED) {
-			json_object_set_new(x, "why", json_string(e->why));
-			*bad = 1;
-		}
-		json_array_append_new(tl, x);
-	}
-	if (logrc == 0)
-		log = json_pack("{s:b, s:I, s:I, s:s}", "verified", !*bad,
-		    "checkpoint", (json_int_t)pe.ckpt_id, "size",
-		    (json_int_t)pe.ckpt_size, "key_id", pe.key_id);
-	else {
-		log = json_pack("{s:b, s:s}", "verified", 0, "error", al_err_msg());
-		*bad = 1;
-	}
-	json_object_set_new(o, "timeline", tl);
-	tl = NULL;
-	json_object_set_new(o, "log", log);
-	*out = o;
-	o = NULL;
-	rc = 0;
-out:
-	json_decref(o);
-	json_decref(tl);
-	gate_entries_clear(&pe);
-	db_scan_info_clear(&si);
-	db_submission_clear(&b);
-	return rc;
-}
 
 static const char *
 js(json_t *o, const char *k)
@@ -271,11 +138,10 @@ cmd_provenance(int argc, char **argv)
 	};
 	const char *data_opt = NULL, *what;
 	char sha[65] = "", *dir = NULL;
+	struct prov_query q = {PROV_BY_SHA256, sha, 0, NULL, 0, 0};
 	struct db *db = NULL;
 	struct dynbuf p;
-	int64_t *ids = NULL, id = 0;
-	size_t n = 0, i;
-	json_t *subs = json_array();
+	json_t *doc = NULL;
 	int c, asjson = 0, bad = 0, ret = EXIT_ERROR;
 
 	optind = 1;
@@ -289,17 +155,14 @@ cmd_provenance(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(prov_usage, stdout);
-			json_decref(subs);
 			return EXIT_OK;
 		default:
 			fputs(prov_usage, stderr);
-			json_decref(subs);
 			return EXIT_ERROR;
 		}
 	}
 	if (argc - optind != 1) {
 		fputs(prov_usage, stderr);
-		json_decref(subs);
 		return EXIT_ERROR;
 	}
 	what = argv[optind];
@@ -307,7 +170,8 @@ cmd_provenance(int argc, char **argv)
 	if (al_is_hex(what, 64)) {
 		snprintf(sha, sizeof(sha), "%s", what);
 	} else if (strspn(what, "0123456789") == strlen(what) && *what != '0') {
-		id = strtoll(what, NULL, 10);
+		q.by = PROV_BY_ID;
+		q.id = strtoll(what, NULL, 10);
 	} else {
 		int fd = open(what, O_RDONLY | O_CLOEXEC);
 
@@ -325,46 +189,22 @@ cmd_provenance(int argc, char **argv)
 		al_err_set(AL_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (db_open(&db, dynbuf_str(&p), 0) < 0)
+	if (db_open(&db, dynbuf_str(&p), 0) < 0 ||
+	    gate_provenance(&doc, &bad, db, dir, &q) < 0)
 		goto fail;
-	if (id > 0) {
-		if ((ids = malloc(sizeof(*ids))) == NULL)
-			goto fail;
-		ids[0] = id;
-		n = 1;
-	} else if (db_submission_ids_of(db, sha, &ids, &n) < 0) {
-		goto fail;
-	}
-	if (n == 0) {
-		al_err_set(AL_ENOTFOUND, "no submission of the artifact %s", sha);
-		goto fail;
-	}
-	for (i = 0; i < n; i++) {
-		json_t *o = NULL;
-
-		if (one(db, dir, ids[i], &o, &bad) < 0)
-			goto fail;
-		json_array_append_new(subs, o);
-	}
 	if (asjson) {
-		json_t *doc = json_pack("{s:O}", "submissions", subs);
-
-		if (doc == NULL || json_dumpf(doc, stdout, JSON_INDENT(2)) < 0) {
-			json_decref(doc);
+		if (json_dumpf(doc, stdout, JSON_INDENT(2)) < 0)
 			goto fail;
-		}
 		putchar('\n');
-		json_decref(doc);
 	} else {
-		print_text(subs);
+		print_text(json_object_get(doc, "submissions"));
 	}
 	ret = bad ? EXIT_FINDINGS : EXIT_OK;
 	goto out;
 fail:
 	fprintf(stderr, "airlock provenance: %s\n", al_err_msg());
 out:
-	json_decref(subs);
-	free(ids);
+	json_decref(doc);
 	db_close(db);
 	free(dir);
 	dynbuf_free(&p);

@@ -81,7 +81,7 @@ int client_print_json(FILE *out, const json_t *j);
 
 /* ---- tables ------------------------------------------------------------------ */
 
-#define CLI_TABLE_MAX_COLS 8
+#define CLI_TABLE_MAX_COLS 9
 
 /* Columns of escaped cells, as wide as their widest cell. */
 struct cli_table {

@@ -23,6 +23,7 @@
 #include "client.h"
 #include "client_int.h"
 #include "dynbuf.h"
+#include "err.h"
 #include "gate.h"
 #include "json_text.h"
 #include "term.h"
@@ -32,12 +33,23 @@
 static const char list_usage[] =
     "usage: airlock list [options]\n"
     "\n"
-    "Lists submissions at the gate, newest first (an agent sees its own).\n"
+    "Lists submissions at the gate, newest first (an agent sees its own),\n"
+    "with the approvals each has now and needs. The gate filters and sorts.\n"
     "\n"
     "options:\n"
     "  --state STATE        only those in STATE: received, scanning, held,\n"
     "                       approved, rejected, released or expired\n"
-    "  --limit N            at most N (default 100, at most 1000)\n"
+    "  --severity SEV       only those whose worst finding is at least SEV:\n"
+    "                       info, low, medium, high or critical\n"
+    "  --kind KIND          only those the gate read as KIND: file, archive,\n"
+    "                       patch, mbox or bundle\n"
+    "  --agent NAME         only those the agent token NAME submitted\n"
+    "  --person NAME        only those of agents launched for NAME (compared\n"
+    "                       as the gate compares person names)\n"
+    "  --sort ORDER         newest (default), oldest or severity\n"
+    "  --limit N            at most N (default 100, at most 1000); when there\n"
+    "                       are more, the next page's --cursor is printed\n"
+    "  --cursor C           the page after the one that printed C\n"
     CLIENT_USAGE_OPTIONS
     "\n"
     "exit status: 0 listed, 1 refused by the gate, 2 error\n";
@@ -73,12 +85,13 @@ static int
 list_print(const json_t *subs)
 {
 	static const char *const head[] = {"ID", "STATE", "VERDICT", "WORST",
-	    "KIND", "NAME", "SUBMITTER", "RECEIVED"};
+	    "KIND", "NAME", "SUBMITTER", "RECEIVED", "APPROVALS"};
 	static const char *const keys[] = {"id", "state", "verdict", "worst",
 	    "kind", "name", "submitter", "received_at"};
 	static const size_t widths[] = {20, 12, 12, 10, 10, 40, 24, 30};
-	struct cli_table t = {8, head, NULL, 0, 0, {0}};
-	const json_t *s;
+	struct cli_table t = {9, head, NULL, 0, 0, {0}};
+	const json_t *s, *rv;
+	json_t *cell;
 	size_t i, k;
 	int rc = 0;
 
@@ -86,14 +99,55 @@ list_print(const json_t *subs)
 		fputs("no submissions\n", stderr);
 		return 0;
 	}
-	json_array_foreach(subs, i, s)
+	json_array_foreach(subs, i, s) {
 		for (k = 0; k < 8 && rc == 0; k++)
 			rc = cli_table_add_text(&t, sub_holder(s, keys[k]),
 			    keys[k], widths[k]);
+		/* "1/2": the approvals that count now, of those needed. */
+		rv = json_object_get(s, "review");
+		cell = json_is_integer(json_object_get(rv, "approvals")) &&
+		    json_is_integer(json_object_get(rv, "needed")) ?
+		    json_sprintf("%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT,
+		    json_integer_value(json_object_get(rv, "approvals")),
+		    json_integer_value(json_object_get(rv, "needed"))) :
+		    json_null();
+		if (rc == 0)
+			rc = cell == NULL ? al_err_set(AL_ENOMEM, "out of memory") :
+			    cli_table_add(&t, cell, 12);
+		json_decref(cell);
+	}
 	if (rc == 0)
 		cli_table_print(stdout, &t);
 	cli_table_free(&t);
 	return rc;
+}
+
+/* The list's query arguments, in the order they are sent. */
+enum list_opt {
+	LO_STATE, LO_SEVERITY, LO_KIND, LO_AGENT, LO_PERSON, LO_SORT,
+	LO_LIMIT, LO_CURSOR, LO_MAX,
+};
+
+static const char *const list_opt_names[LO_MAX] = {"state", "severity",
+    "kind", "agent", "person", "sort", "limit", "cursor"};
+
+/* "/v1/submissions?state=S&..." of the options given, each escaped. */
+static int
+list_path(struct dynbuf *b, const char *const *v)
+{
+	size_t i;
+	int rc = dynbuf_adds(b, "/v1/submissions"), sep = '?';
+
+	for (i = 0; rc == 0 && i < LO_MAX; i++) {
+		if (v[i] == NULL)
+			continue;
+		rc = dynbuf_addf(b, "%c%s=", sep, list_opt_names[i]);
+		if (rc == 0)
+			rc = client_url_escape(b, v[i]);
+		sep = '&';
+	}
+	return rc < 0 ? al_err_set(AL_ELIMIT, "the options make the request "
+	    "too long") : 0;
 }
 
 int
@@ -101,7 +155,13 @@ cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"state", required_argument, NULL, 's'},
+		{"severity", required_argument, NULL, 'v'},
+		{"kind", required_argument, NULL, 'k'},
+		{"agent", required_argument, NULL, 'a'},
+		{"person", required_argument, NULL, 'p'},
+		{"sort", required_argument, NULL, 'o'},
 		{"limit", required_argument, NULL, 'n'},
+		{"cursor", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		CLIENT_LONG_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -109,11 +169,12 @@ cmd_list(int argc, char **argv)
 	struct client_conf conf = {0};
 	struct client_reply r = {0, NULL};
 	struct client *c = NULL;
-	const char *state = NULL;
-	const json_t *subs;
+	const char *v[LO_MAX] = {NULL};
+	const json_t *subs, *next;
 	struct dynbuf path;
+	char lim[24];
 	size_t limit = 0;
-	int ch, ret = EXIT_ERROR;
+	int ch, k, ret = EXIT_ERROR;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -124,13 +185,46 @@ cmd_list(int argc, char **argv)
 			if (al_state_parse(optarg) < 0)
 				return cli_usage_error(list_usage, "list",
 				    "unknown state", optarg, 0);
-			state = optarg;
+			v[LO_STATE] = optarg;
+			break;
+		case 'v':
+			if (al_severity_parse(optarg) < 0)
+				return cli_usage_error(list_usage, "list",
+				    "unknown severity", optarg, 0);
+			v[LO_SEVERITY] = optarg;
+			break;
+		case 'k':
+			if ((k = al_kind_parse(optarg)) < AL_KIND_FILE ||
+			    k > AL_KIND_BUNDLE)
+				return cli_usage_error(list_usage, "list",
+				    "unknown kind", optarg, 0);
+			v[LO_KIND] = optarg;
+			break;
+		case 'a':
+			v[LO_AGENT] = optarg;
+			break;
+		case 'p':
+			v[LO_PERSON] = optarg;
+			break;
+		case 'o':
+			if (strcmp(optarg, "newest") != 0 &&
+			    strcmp(optarg, "oldest") != 0 &&
+			    strcmp(optarg, "severity") != 0)
+				return cli_usage_error(list_usage, "list",
+				    "--sort takes newest, oldest or severity, not",
+				    optarg, 0);
+			v[LO_SORT] = optarg;
 			break;
 		case 'n':
 			if (al_parse_size(optarg, &limit) != 0 || limit == 0 ||
 			    limit > 1000)
 				return cli_usage_error(list_usage, "list",
 				    "--limit takes 1 to 1000, not", optarg, 0);
+			snprintf(lim, sizeof(lim), "%zu", limit);
+			v[LO_LIMIT] = lim;
+			break;
+		case 'c':
+			v[LO_CURSOR] = optarg;
 			break;
 		case 'h':
 			fputs(list_usage, stdout);
@@ -143,12 +237,8 @@ cmd_list(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(list_usage, "list", "unexpected "
 		    "argument", argv[optind], 0);
-	dynbuf_init(&path, 256);
-	if (dynbuf_adds(&path, "/v1/submissions") < 0 ||
-	    (state != NULL && dynbuf_addf(&path, "?state=%s", state) < 0) ||
-	    (limit > 0 && dynbuf_addf(&path, "%climit=%zu", state ? '&' : '?',
-	    limit) < 0) ||
-	    client_new(&c, &conf) < 0 ||
+	dynbuf_init(&path, 4096);
+	if (list_path(&path, v) < 0 || client_new(&c, &conf) < 0 ||
 	    client_get(c, dynbuf_str(&path), &r) < 0) {
 		ret = cli_fail("list");
 		goto out;
@@ -156,6 +246,7 @@ cmd_list(int argc, char **argv)
 	if ((ret = cli_reply_check("list", c, &r, 200)) != EXIT_OK)
 		goto out;
 	subs = json_object_get(r.json, "submissions");
+	next = json_object_get(r.json, "next");
 	if (!json_is_array(subs)) {
 		fprintf(stderr, "airlock list: the gate's reply has no "
 		    "submissions list\n");
@@ -165,6 +256,12 @@ cmd_list(int argc, char **argv)
 		    EXIT_OK;
 	} else {
 		ret = list_print(subs) < 0 ? cli_fail("list") : EXIT_OK;
+		/* The gate's cursor is its own words: escaped all the same. */
+		if (ret == EXIT_OK && json_is_string(next)) {
+			fputs("more: the next page is --cursor ", stderr);
+			al_term_put(stderr, json_string_value(next));
+			fputc('\n', stderr);
+		}
 	}
 out:
 	client_reply_free(&r);
@@ -230,12 +327,14 @@ record_line(FILE *out, const json_t *o, const char *who)
 	}
 }
 
-/* The record: approvals and their comments, the rejection, the timeline. */
+/* The record: approvals and their comments, those a rescan voided, the
+ * rejection, the timeline. */
 static void
 show_print_record(FILE *out, const json_t *sub)
 {
 	const json_t *appr = json_object_get(sub, "approvals");
 	const json_t *rej = json_object_get(sub, "rejection");
+	const json_t *voided = json_object_get(sub, "voided");
 	const json_t *tl = json_object_get(sub, "timeline");
 	const json_t *v, *d;
 	size_t i;
@@ -250,6 +349,15 @@ show_print_record(FILE *out, const json_t *sub)
 				cli_put_text(out, v, "comment");
 			else
 				fputs("(no comment)", out);
+			fputc('\n', out);
+		}
+	}
+	if (json_is_array(voided) && json_array_size(voided) > 0) {
+		fprintf(out, "\napprovals that no longer count (%zu)\n",
+		    json_array_size(voided));
+		json_array_foreach(voided, i, v) {
+			record_line(out, v, "reviewer");
+			cli_put_text(out, v, "why");
 			fputc('\n', out);
 		}
 	}

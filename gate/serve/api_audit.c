@@ -9,10 +9,14 @@
  *   GET /v1/audit/entries       the entries, a page at a time, as stored
  *                               (base64 of their bytes, and of their
  *                               stored leaf hashes);
- *   GET /v1/audit/keys          the verifier keys of the gate's keyring.
+ *   GET /v1/audit/keys          the verifier keys of the gate's keyring;
+ *   GET /v1/provenance          the chain of one artifact (by sha256, id
+ *                               or path), as `airlock provenance --json`
+ *                               prints it (gate/provenance.c), bounded.
  *
- * With these `airlock audit verify --server` recomputes the tree and
- * checks every signature without the data directory.
+ * With the first four `airlock audit verify --server` (and the review
+ * UI's verify.js) recomputes the tree and checks every signature without
+ * the data directory.
  *
  * Trust: the caller's role was checked by the router; the query is
  * hostile and checked whole (an unknown or repeated argument is refused,
@@ -24,9 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "al_limits.h"
 #include "audit.h"
 #include "err.h"
+#include "provenance.h"
 #include "serve.h"
+#include "util.h"
 
 /* Entries a page holds: by default, and at most (10,000 entries of a few
  * hundred bytes are some MB of JSON). */
@@ -38,7 +45,13 @@
  * where it ended. */
 #define AUDIT_PAGE_BYTES (16u << 20)
 /* Query arguments any of these routes takes. */
-#define AUDIT_MAX_ARGS 2u
+#define AUDIT_MAX_ARGS 3u
+/* GET /v1/provenance: the newest submissions shown of those matched
+ * (each costs a pass over the log's entries), and the entries shown of
+ * each one's timeline; the rest are counted, and the others' ids listed
+ * (provenance.h). */
+#define PROV_API_MAX_SUBS 10u
+#define PROV_API_MAX_TIMELINE 1000u
 
 /* The query, checked against the names a route takes. */
 struct audit_query {
@@ -58,11 +71,18 @@ query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
 	(void)kind;
 	for (i = 0; i < aq->n && strcmp(key, aq->names[i]) != 0; i++)
 		;
-	if (i == aq->n)
-		snprintf(aq->why, sizeof(aq->why), "unknown query argument (this "
-		    "endpoint takes %s%s%s)", aq->n > 0 ? aq->names[0] : "none",
-		    aq->n > 1 ? " and " : "", aq->n > 1 ? aq->names[1] : "");
-	else if (aq->vals[i] != NULL)
+	if (i == aq->n) {
+		size_t k, at;
+
+		at = (size_t)snprintf(aq->why, sizeof(aq->why), "unknown query "
+		    "argument (this endpoint takes %s", aq->n > 0 ? aq->names[0] :
+		    "none");
+		for (k = 1; k < aq->n && at < sizeof(aq->why); k++)
+			at += (size_t)snprintf(aq->why + at, sizeof(aq->why) - at,
+			    "%s%s", k + 1 < aq->n ? ", " : " and ", aq->names[k]);
+		if (at < sizeof(aq->why))
+			snprintf(aq->why + at, sizeof(aq->why) - at, ")");
+	} else if (aq->vals[i] != NULL)
 		snprintf(aq->why, sizeof(aq->why), "%s is given twice",
 		    aq->names[i]);
 	else if (value == NULL || value[0] == '\0')
@@ -275,4 +295,91 @@ api_audit_keys(struct req *q, struct MHD_Connection *c, struct db *db)
 	free(origin);
 	attest_keyring_clear(&kr);
 	return srv_respond_built(q, c, MHD_HTTP_OK, j, rc);
+}
+
+/* ---- provenance ----------------------------------------------------------- */
+
+/* What is wrong with the one argument of GET /v1/provenance, into pq: 0,
+ * or -1 with why. */
+static int
+provenance_args(const struct audit_query *aq, struct prov_query *pq,
+    char *why, size_t cap)
+{
+	const char *sha = aq->vals[0], *id = aq->vals[1], *path = aq->vals[2];
+	uint64_t x = 0;
+	size_t n, i, len;
+	uint32_t cp;
+
+	if ((sha != NULL) + (id != NULL) + (path != NULL) != 1) {
+		snprintf(why, cap, "%s", sha == NULL && id == NULL && path == NULL ?
+		    "give one of sha256, id and path (GET /v1/provenance?sha256="
+		    "HEX, ?id=N or ?path=PATH)" : "sha256, id and path are "
+		    "exclusive: give one");
+		return -1;
+	}
+	if (sha != NULL) {
+		if ((n = strlen(sha)) != 64) {
+			snprintf(why, cap, "sha256 is 64 lowercase hex digits, not "
+			    "%zu characters", n);
+			return -1;
+		}
+		for (i = 0; i < n; i++)
+			if (!((sha[i] >= '0' && sha[i] <= '9') ||
+			    (sha[i] >= 'a' && sha[i] <= 'f'))) {
+				snprintf(why, cap, "sha256 is 64 lowercase hex digits: "
+				    "character %zu is not one", i + 1);
+				return -1;
+			}
+		pq->by = PROV_BY_SHA256;
+		pq->sha256 = sha;
+	} else if (id != NULL) {
+		if (decimal_arg(id, &x) < 0 || x == 0 || id[0] == '0') {
+			snprintf(why, cap, "id is a submission id: a decimal from 1 "
+			    "(no sign, no leading zero)");
+			return -1;
+		}
+		pq->by = PROV_BY_ID;
+		pq->id = (int64_t)x;
+	} else {
+		if ((n = strlen(path)) > AL_MAX_PATH) {
+			snprintf(why, cap, "path is at most %u bytes, not %zu",
+			    AL_MAX_PATH, n);
+			return -1;
+		}
+		for (i = 0; i < n; i += len)
+			if ((len = al_utf8_seq((const unsigned char *)path + i, n - i,
+			    &cp)) == 0) {
+				snprintf(why, cap, "path is not UTF-8 text (byte %zu of "
+				    "%zu is not valid)", i + 1, n);
+				return -1;
+			}
+		pq->by = PROV_BY_PATH;
+		pq->path = path;
+	}
+	pq->max_subs = PROV_API_MAX_SUBS;
+	pq->max_timeline = PROV_API_MAX_TIMELINE;
+	return 0;
+}
+
+enum MHD_Result
+api_provenance(struct req *q, struct MHD_Connection *c, struct db *db)
+{
+	static const char *const names[] = {"sha256", "id", "path"};
+	struct audit_query aq = {names, 3, {NULL}, ""};
+	struct prov_query pq;
+	json_t *doc = NULL;
+	char why[200];
+	int rc, bad = 0;
+
+	memset(&pq, 0, sizeof(pq));
+	if (query_take(c, &aq) < 0)
+		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST, aq.why);
+	if (provenance_args(&aq, &pq, why, sizeof(why)) < 0)
+		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST, why);
+	/* A log that does not verify is an answer (its "log" says so), not
+	 * an error: the auditor asked for exactly that. */
+	rc = gate_provenance(&doc, &bad, db, q->s->datadir, &pq);
+	if (rc == AL_ENOTFOUND)
+		return srv_fail(q, c, MHD_HTTP_NOT_FOUND, REJ_MAX, al_err_msg());
+	return srv_respond_built(q, c, MHD_HTTP_OK, doc, rc);
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fold.h"
 #include "os.h"
 #include "serve.h"
 #include "util.h"
@@ -191,37 +192,204 @@ api_show(struct req *q, struct MHD_Connection *c, struct db *db)
 	return srv_respond_built(q, c, MHD_HTTP_OK, j, rc);
 }
 
+/*
+ * The list's query (GET /v1/submissions): each argument at most once, a
+ * value to each, nothing else; what is wrong is said precisely, never by
+ * echoing the value (it may be any bytes). An agent, and any caller on
+ * the intake socket, still sees only its own: the filters narrow that,
+ * never widen it.
+ */
+enum list_arg {
+	LA_STATE, LA_SEVERITY, LA_KIND, LA_AGENT, LA_PERSON, LA_SORT,
+	LA_LIMIT, LA_CURSOR, LA_MAX,
+};
+
+static const char *const list_args[LA_MAX] = {"state", "severity", "kind",
+    "agent", "person", "sort", "limit", "cursor"};
+static const char *const list_sorts[] = {"newest", "oldest", "severity"};
+/* A cursor's first letter, by sort: the key it carries is that sort's. */
+static const char list_cursor_tag[] = "nos";
+
+struct list_query {
+	const char *v[LA_MAX];
+	char why[400];            /* "" while nothing is wrong */
+};
+
+static enum MHD_Result
+list_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+    size_t key_size, const char *value, size_t value_size)
+{
+	struct list_query *lq = cls;
+	size_t i;
+
+	(void)kind;
+	for (i = 0; i < LA_MAX && (strlen(list_args[i]) != key_size ||
+	    memcmp(key, list_args[i], key_size) != 0); i++)
+		;
+	if (i == LA_MAX)
+		snprintf(lq->why, sizeof(lq->why), "unknown query argument (the "
+		    "list takes state, severity, kind, agent, person, sort, "
+		    "limit and cursor)");
+	else if (lq->v[i] != NULL)
+		snprintf(lq->why, sizeof(lq->why), "%s is given twice: give "
+		    "each argument once", list_args[i]);
+	else if (value == NULL || value_size == 0)
+		snprintf(lq->why, sizeof(lq->why), "%s has no value",
+		    list_args[i]);
+	else if (memchr(value, '\0', value_size) != NULL)
+		snprintf(lq->why, sizeof(lq->why), "%s holds a NUL byte",
+		    list_args[i]);
+	else
+		lq->v[i] = value;
+	return lq->why[0] == '\0' ? MHD_YES : MHD_NO;
+}
+
+/* A decimal of 1 to 15 digits, at least 1, or 0. */
+static int64_t
+list_number(const char *v)
+{
+	return srv_parse_id(v, strlen(v));
+}
+
+/* The cursor of sort (list_cursor_tag, then "W." for severity, then the
+ * id) into pq; -1 when it is not one. */
+static int
+list_cursor_parse(const char *v, struct db_page_query *pq)
+{
+	if (v[0] != list_cursor_tag[pq->sort])
+		return -1;
+	v++;
+	if (pq->sort == DB_PAGE_SEVERITY) {
+		/* The worst's rank, 0 (none) to 5 (critical), then ".". */
+		if (v[0] < '0' || v[0] > '0' + AL_SEV_MAX || v[1] != '.')
+			return -1;
+		pq->after_worst = v[0] - '0' - 1;
+		v += 2;
+	}
+	if ((pq->after_id = list_number(v)) == 0)
+		return -1;
+	pq->after = 1;
+	return 0;
+}
+
+/* The cursor that goes past row r in sort, into buf. */
+static void
+list_cursor(char *buf, size_t size, enum db_page_sort sort,
+    const struct db_submission *r)
+{
+	if (sort == DB_PAGE_SEVERITY)
+		snprintf(buf, size, "%c%d.%" PRId64, list_cursor_tag[sort],
+		    (int)r->worst + 1, r->id);
+	else
+		snprintf(buf, size, "%c%" PRId64, list_cursor_tag[sort], r->id);
+}
+
+/* The page query of lq's arguments, or -1 with lq->why. */
+static int
+list_query_parse(struct list_query *lq, const struct req *q,
+    struct db_page_query *pq, char *person, size_t person_size)
+{
+	const char *const *v = lq->v;
+	int64_t n;
+	size_t i;
+	int k;
+
+	memset(pq, 0, sizeof(*pq));
+	pq->state = pq->kind = -1;
+	pq->min_worst = AL_SEV_NONE;
+	pq->limit = 100;
+	pq->sort = DB_PAGE_NEWEST;
+	if (q->intake || q->who.role == DB_ROLE_AGENT)
+		pq->submitter = q->who.id;
+	if (v[LA_STATE] != NULL && (pq->state = al_state_parse(v[LA_STATE])) < 0)
+		snprintf(lq->why, sizeof(lq->why), "unknown state (received, "
+		    "scanning, held, approved, rejected, released, expired)");
+	else if (v[LA_SEVERITY] != NULL &&
+	    (pq->min_worst = al_severity_parse(v[LA_SEVERITY])) < 0)
+		snprintf(lq->why, sizeof(lq->why), "unknown severity (info, "
+		    "low, medium, high, critical: the worst at least that)");
+	else if (v[LA_KIND] != NULL && ((k = al_kind_parse(v[LA_KIND])) <
+	    AL_KIND_FILE || k > AL_KIND_BUNDLE))
+		snprintf(lq->why, sizeof(lq->why), "unknown kind (file, "
+		    "archive, patch, mbox, bundle: the kind the gate read)");
+	else if (v[LA_AGENT] != NULL && !srv_name_ok(v[LA_AGENT], 64))
+		snprintf(lq->why, sizeof(lq->why), "agent is a token's name: 1 "
+		    "to 64 letters, digits and . _ - @");
+	else if (v[LA_PERSON] != NULL && al_name_fold(person, person_size,
+	    v[LA_PERSON], strlen(v[LA_PERSON]), NULL, NULL) < 0)
+		snprintf(lq->why, sizeof(lq->why), "person: %s", al_err_msg());
+	else if (v[LA_LIMIT] != NULL && ((n = list_number(v[LA_LIMIT])) == 0 ||
+	    n > (int64_t)DB_PAGE_MAX))
+		snprintf(lq->why, sizeof(lq->why), "limit is a number from 1 to "
+		    "%u", DB_PAGE_MAX);
+	if (lq->why[0] != '\0')
+		return -1;
+	if (v[LA_KIND] != NULL)
+		pq->kind = al_kind_parse(v[LA_KIND]);
+	if (v[LA_AGENT] != NULL)
+		pq->agent = v[LA_AGENT];
+	if (v[LA_PERSON] != NULL)
+		pq->person = person;
+	if (v[LA_LIMIT] != NULL)
+		pq->limit = (size_t)list_number(v[LA_LIMIT]);
+	if (v[LA_SORT] != NULL) {
+		for (i = 0; i < 3 && strcmp(v[LA_SORT], list_sorts[i]) != 0; i++)
+			;
+		if (i == 3) {
+			snprintf(lq->why, sizeof(lq->why), "unknown sort (newest, "
+			    "oldest, severity)");
+			return -1;
+		}
+		pq->sort = (enum db_page_sort)i;
+	}
+	if (v[LA_CURSOR] != NULL && list_cursor_parse(v[LA_CURSOR], pq) < 0) {
+		snprintf(lq->why, sizeof(lq->why), "cursor is not one this list "
+		    "gave for sort=%s: pass back \"next\" as it came, with the "
+		    "same sort", list_sorts[pq->sort]);
+		return -1;
+	}
+	return 0;
+}
+
 enum MHD_Result
 api_list(struct req *q, struct MHD_Connection *c, struct db *db)
 {
-	const char *state = MHD_lookup_connection_value(c,
-	    MHD_GET_ARGUMENT_KIND, "state");
-	const char *lim = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
-	    "limit");
-	struct db_submission *v = NULL;
-	size_t n = 0, i, limit = 100;
+	struct list_query lq;
+	struct db_page_query pq;
+	struct db_page_row *v = NULL;
+	char person[AL_FOLD_MAX + 1], next[64];
+	size_t n = 0, i;
 	json_t *arr = NULL, *one, *j;
-	int want = state == NULL ? -1 : al_state_parse(state), rc;
+	int rc, more = 0;
 
-	if (state != NULL && want < 0)
+	memset(&lq, 0, sizeof(lq));
+	(void)MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, list_arg,
+	    &lq);
+	if (lq.why[0] != '\0' || list_query_parse(&lq, q, &pq, person,
+	    sizeof(person)) < 0)
 		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST,
-		    "unknown state");
-	if (lim != NULL && ((limit = (size_t)srv_parse_id(lim, strlen(lim))) == 0 ||
-	    limit > 1000))
-		return srv_fail(q, c, MHD_HTTP_BAD_REQUEST, REJ_BAD_REQUEST,
-		    "limit is 1 to 1000");
-	if (db_submission_list(db, want, (q->intake ||
-	    q->who.role == DB_ROLE_AGENT) ? q->who.id : 0, limit, &v, &n) < 0)
+		    lq.why);
+	if (db_submission_page(db, &pq, &q->s->policy, &v, &n, &more) < 0)
 		return srv_fail(q, c, MHD_HTTP_INTERNAL_SERVER_ERROR, REJ_MAX,
 		    "database error");
 	/* Every submission, or no answer: none is left out of a list. */
 	j = json_object();
 	rc = j == NULL ? al_err_set(AL_ENOMEM, "out of memory") :
 	    srv_json_set(j, "submissions", arr = json_array());
-	for (i = 0; rc == 0 && i < n; i++)
-		if ((rc = submission_json(&one, &v[i])) == 0)
+	for (i = 0; rc == 0 && i < n; i++) {
+		if ((rc = submission_json(&one, &v[i].sub)) == 0 &&
+		    (rc = srv_json_set(one, "review",
+		    srv_review_json(&v[i].review))) < 0)
+			json_decref(one);
+		else if (rc == 0)
 			rc = srv_json_append(arr, one);
-	db_submission_list_free(v, n);
+	}
+	if (rc == 0 && more && n > 0)
+		list_cursor(next, sizeof(next), pq.sort, &v[n - 1].sub);
+	if (rc == 0)
+		rc = srv_json_set(j, "next", more && n > 0 ? json_string(next) :
+		    json_null());
+	db_submission_page_free(v, n);
 	return srv_respond_built(q, c, MHD_HTTP_OK, j, rc);
 }
 

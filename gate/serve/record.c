@@ -312,11 +312,93 @@ approval_json(json_t *arr, const struct db_approval *a)
 	if (o == NULL)
 		return al_err_set(AL_ENOMEM, "out of memory for an approval");
 	if ((rc = al_json_set_textz(o, "reviewer", a->reviewer)) < 0 ||
+	    (rc = al_json_set_textz(o, "person", a->person)) < 0 ||
 	    (rc = al_json_set_textz(o, "comment", a->comment)) < 0) {
 		json_decref(o);
 		return rc;
 	}
 	return srv_json_append(arr, o);
+}
+
+/* An approval that no longer counts, with the gate's words for why. */
+static int
+voided_json(json_t *arr, const struct db_voided *v, const char *ruleset)
+{
+	char why[320];
+	json_t *o;
+	int rc;
+
+	if (v->person == NULL)
+		snprintf(why, sizeof(why), "given by a token that belongs to no "
+		    "person: only a person's approval counts");
+	else if (v->new_findings > 0)
+		snprintf(why, sizeof(why), "given to an earlier scan (rules "
+		    "%.19s…); the latest scan (rules %.19s…) found %" PRId64
+		    " finding%s that one did not show: it needs a new approval",
+		    v->ruleset_digest, ruleset, v->new_findings,
+		    v->new_findings == 1 ? "" : "s");
+	else
+		snprintf(why, sizeof(why), "given to other bytes or another "
+		    "scan than the one that counts now");
+	o = json_pack("{s:o, s:s, s:I, s:s}", "at", srv_json_time(v->at),
+	    "ruleset", v->ruleset_digest, "new_findings",
+	    (json_int_t)v->new_findings, "why", why);
+	if (o == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory for an approval");
+	if ((rc = al_json_set_textz(o, "reviewer", v->reviewer)) < 0 ||
+	    (rc = (v->person != NULL ? al_json_set_textz(o, "person",
+	    v->person) : srv_json_set(o, "person", json_null()))) < 0) {
+		json_decref(o);
+		return rc;
+	}
+	return srv_json_append(arr, o);
+}
+
+/* "voided": the approvals a rescan (or a token of no person) made not
+ * count, so that nobody takes them for ones that do. */
+static int
+voided_record(struct db *db, int64_t id, json_t *j)
+{
+	struct db_voided *v = NULL;
+	struct db_scan_info si;
+	size_t n = 0, i;
+	json_t *arr = NULL;
+	int rc = db_approvals_voided(db, id, &v, &n);
+
+	if (rc < 0)
+		return rc;
+	if (n > 0 && (rc = db_scan_latest(db, id, &si)) == 0) {
+		rc = srv_json_set(j, "voided", arr = json_array());
+		for (i = 0; rc == 0 && i < n; i++)
+			rc = voided_json(arr, &v[i], si.ruleset_digest);
+		db_scan_info_clear(&si);
+	}
+	db_voided_free(v, n);
+	return rc == AL_ENOTFOUND ? 0 : rc;
+}
+
+/* "overridden": the admin override of the latest scan, when there is one. */
+static int
+override_record(struct db *db, int64_t id, json_t *j)
+{
+	char *admin = NULL, *reason = NULL;
+	int64_t at = 0;
+	json_t *o = NULL;
+	int rc = db_override_get(db, id, &admin, &reason, &at);
+
+	if (rc == AL_ENOTFOUND)
+		return 0;
+	if (rc == 0 && (o = json_pack("{s:o}", "at", srv_json_time(at))) == NULL)
+		rc = al_err_set(AL_ENOMEM, "out of memory for an override");
+	if (rc == 0 && (rc = al_json_set_textz(o, "admin", admin)) == 0 &&
+	    (rc = al_json_set_textz(o, "reason", reason)) == 0) {
+		rc = srv_json_set(j, "overridden", o);
+		o = NULL;
+	}
+	json_decref(o);
+	free(admin);
+	free(reason);
+	return rc;
 }
 
 int
@@ -346,6 +428,10 @@ srv_show_record(struct req *q, struct db *db, json_t *j)
 	for (i = 0; rc == 0 && i < na; i++)
 		rc = approval_json(arr, &a[i]);
 	db_approvals_free(a, na);
+	if (rc == 0)
+		rc = voided_record(db, q->id, j);
+	if (rc == 0)
+		rc = override_record(db, q->id, j);
 	/* The timeline for those who may read events (docs/api.md). */
 	if (rc < 0 || (q->who.role != DB_ROLE_REVIEWER &&
 	    q->who.role != DB_ROLE_AUDITOR && q->who.role != DB_ROLE_ADMIN))

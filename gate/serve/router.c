@@ -79,6 +79,9 @@ static const struct route_def {
 	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_AUDIT_KEYS, "audit.keys", "GET", "/v1/audit/keys",
 	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
+	/* The chain of one artifact, as `airlock provenance` shows it. */
+	{R_PROVENANCE, "provenance", "GET", "/v1/provenance",
+	    ROLE(DB_ROLE_AUDITOR) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_APPROVE, "approve", "POST", "/v1/submissions/{id}/approve",
 	    ROLE(DB_ROLE_REVIEWER) | ROLE(DB_ROLE_ADMIN), 0},
 	{R_REJECT, "reject", "POST", "/v1/submissions/{id}/reject",
@@ -238,6 +241,8 @@ route_of(const char *method, const char *url, int64_t *id, int64_t *item,
 		return R_AUDIT_ENTRIES;
 	if (get && strcmp(url, "/v1/audit/keys") == 0)
 		return R_AUDIT_KEYS;
+	if (get && strcmp(url, "/v1/provenance") == 0)
+		return R_PROVENANCE;
 	if (post && strcmp(url, "/v1/rules/reload") == 0)
 		return R_RELOAD;
 	if (strncmp(url, "/v1/tokens/", 11) == 0 &&
@@ -588,6 +593,8 @@ dispatch(struct req *q, struct MHD_Connection *c, struct db *db)
 		return api_audit_entries(q, c, db);
 	case R_AUDIT_KEYS:
 		return api_audit_keys(q, c, db);
+	case R_PROVENANCE:
+		return api_provenance(q, c, db);
 	case R_TOKEN_CREATE:
 		if (q->too_large)
 			return srv_fail(q, c, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE,

