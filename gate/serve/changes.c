@@ -365,10 +365,10 @@ srv_changes_stop(struct srv *s)
 	s->changes = NULL;
 }
 
-void
-srv_changes_release(struct req *q)
+/* Frees q's slot; unanswered: the request ends without an answer. */
+static void
+slot_free(struct srv_changes *ch, struct req *q, int unanswered)
 {
-	struct srv_changes *ch = q->s->changes;
 	struct srv_waiter *w = q->waiter;
 
 	if (w == NULL || ch == NULL)
@@ -383,6 +383,16 @@ srv_changes_release(struct req *q)
 	ch->nwait--;
 	pthread_mutex_unlock(&ch->lock);
 	q->waiter = NULL;
+	/* Resumed for a client gone, libmicrohttpd may close the connection
+	 * without coming back to the handler. */
+	if (unanswered)
+		atomic_fetch_add(&ch->out[OUT_GONE], 1);
+}
+
+void
+srv_changes_release(struct req *q)
+{
+	slot_free(q->s->changes, q, 1);
 }
 
 /* Seconds, rounded up and at least 1, to the soonest deadline of the
@@ -548,7 +558,7 @@ answer(struct srv_changes *ch, struct req *q, struct MHD_Connection *c,
 	json_t *j = json_pack("{s:I, s:b}", "cursor", (json_int_t)cur,
 	    "changed", q->after < 0 || cur != q->after);
 
-	srv_changes_release(q);
+	slot_free(ch, q, 0);
 	atomic_fetch_add(&ch->out[out], 1);
 	return out == OUT_STOPPING ? srv_respond_json_close(c, MHD_HTTP_OK, j) :
 	    srv_respond_json(c, MHD_HTTP_OK, j);
@@ -696,7 +706,7 @@ api_changes(struct req *q, struct MHD_Connection *c, struct db *db)
 			pthread_mutex_unlock(&ch->lock);
 		}
 		if (srv_reauthenticate(q, c, &res)) {
-			srv_changes_release(q);
+			slot_free(ch, q, 0);
 			atomic_fetch_add(&ch->out[OUT_UNAUTH], 1);
 			return res;
 		}
@@ -711,7 +721,7 @@ api_changes(struct req *q, struct MHD_Connection *c, struct db *db)
 			return answer(ch, q, c, OUT_CHANGE);
 		seen = revocations(ch);
 		if (srv_reauthenticate(q, c, &res)) {
-			srv_changes_release(q);
+			slot_free(ch, q, 0);
 			atomic_fetch_add(&ch->out[OUT_UNAUTH], 1);
 			return res;
 		}
