@@ -329,16 +329,22 @@ t_woken_by_a_scan_result() {
 	local AG=$TOK
 	mk_token reviewer rev-1
 	local REV=$TOK i st
-	many_tar many.tar 400
+	# Enough members that the scan outlasts the readings around the cursor.
+	many_tar many.tar 4000
 	submit "$AG" many.tar name=many.tar
+	# The cursor is read between two readings of "scanning": it holds the
+	# scan's start and not its end, so the waiter is woken by the result.
 	for i in $(seq 1 400); do
 		st=$(state_of "$SID")
-		[ "$st" = scanning ] && break
-		[ "$st" = received ] || fail "submission $SID is $st before it was seen scanning"
+		if [ "$st" = scanning ]; then
+			cursor "$REV"
+			st=$(state_of "$SID")
+			[ "$st" = scanning ] && break
+		fi
+		[ "$st" = received ] || fail "submission $SID is $st before it was seen scanning twice"
 		sleep 0.02
 	done
 	[ "$st" = scanning ] || fail "submission $SID never seen scanning"
-	cursor "$REV"
 	poll_bg w "$REV" "after=$CUR&wait=20"
 	poll_join w "$PID"
 	expect_code 200 "the waiter"

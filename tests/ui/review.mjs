@@ -1444,12 +1444,27 @@ test('queue-approvals', async (p) => {
 // on the last row fetches the next page and moves onto it. The agent's own
 // submissions only (its filter), of every state (not all are scanned
 // yet). Last: its scans would delay the tests after it.
+// settled(): once no submission is received or scanning (40 s at most).
+async function settled() {
+	for (let i = 0; i < 400; i++) {
+		const q = await must(200, 'GET', '/v1/submissions?state=received&limit=1', gate.admin);
+		const r = await must(200, 'GET', '/v1/submissions?state=scanning&limit=1', gate.admin);
+		if (!q.submissions.length && !r.submissions.length)
+			return;
+		await sleep(100);
+	}
+	throw new Error('submissions still scanning after 40 s');
+}
+
 test('queue-more', async (p) => {
 	const tok = await mkToken('agent', 'agent-m', 'carol');
 	const ids = [];
 	for (let i = 0; i < 102; i++)
 		ids.push((await must(201, 'POST', `/v1/submissions?kind=file&name=m${i}.txt`, tok, Buffer.from(`m = ${i}\n`))).id);
 	ids.reverse(); // newest first
+	// The scans finished first: each result moves the live queue, which
+	// would race the keys below.
+	await settled();
 	await signIn(p, fx.rev1);
 	await p.page.goto(`${gate.url}/ui/#/?state=all&agent=agent-m`);
 	await queueIs(p, ids.slice(0, 100), 'the first page');
@@ -1468,14 +1483,6 @@ test('queue-more', async (p) => {
 	await p.page.keyboard.press('j');
 	await queueIs(p, ids, 'j past the last row');
 	await p.page.waitForFunction((w) => document.querySelector('#queue-rows tr.sel')?.dataset.id === w, String(ids[100]));
-	// Let the scans finish: the gate is left idle.
-	for (let i = 0; i < 400; i++) {
-		const q = await must(200, 'GET', '/v1/submissions?state=received&limit=1', gate.admin);
-		const r = await must(200, 'GET', '/v1/submissions?state=scanning&limit=1', gate.admin);
-		if (!q.submissions.length && !r.submissions.length)
-			break;
-		await sleep(100);
-	}
 });
 
 // A rescan under rules that find more voids an approval: the page says whose
