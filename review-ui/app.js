@@ -91,14 +91,15 @@ function drawQueue(scroll = true) {
 		sel.scrollIntoView({ block: 'nearest' });
 }
 
-// The queue's filters and sort, kept in the hash (#/?state=…&sev=…&agent=…
+// The queue's filters and sort, kept in the hash (#/?state=…&sev=…&kind=…&agent=…
 // &person=…&sort=…) so that a reload or a link keeps them; a value the page
 // does not know is its default. The gate filters, sorts and pages
 // (GET /v1/submissions: docs/api.md), QPAGE rows at a time.
 const STATES = ['held', 'approved', 'rejected', 'released', 'all'];
 const SEVS = ['critical', 'high', 'medium', 'low', 'info'];
 const SORTS = { new: 'newest', old: 'oldest', sev: 'severity' };
-const QDEFAULT = { state: 'held', sev: '', agent: '', person: '', sort: 'new' };
+const KINDS = ['file', 'archive', 'patch', 'mbox', 'bundle'];
+const QDEFAULT = { state: 'held', sev: '', kind: '', agent: '', person: '', sort: 'new' };
 const QPAGE = 100;
 const QMAX = 1000;          // the gate's most a page
 
@@ -112,6 +113,7 @@ function queueOpts(hash) {
 	};
 	pick('state', (v) => STATES.includes(v));
 	pick('sev', (v) => SEVS.includes(v));
+	pick('kind', (v) => KINDS.includes(v));
 	pick('sort', (v) => Object.hasOwn(SORTS, v));
 	pick('agent', () => true);
 	pick('person', () => true);
@@ -128,13 +130,14 @@ function queueHash(o) {
 }
 
 function readFilters() {
-	return { state: $('f-state').value, sev: $('f-sev').value, agent: $('f-agent').value.trim(),
+	return { state: $('f-state').value, sev: $('f-sev').value, kind: $('f-kind').value, agent: $('f-agent').value.trim(),
 		person: $('f-person').value.trim(), sort: $('f-sort').value };
 }
 
 function showFilters(o) {
 	$('f-state').value = o.state;
 	$('f-sev').value = o.sev;
+	$('f-kind').value = o.kind;
 	$('f-agent').value = o.agent;
 	$('f-person').value = o.person;
 	$('f-sort').value = o.sort;
@@ -152,6 +155,7 @@ function queuePath(o, cursor, limit = QPAGE) {
 	};
 	add('state', o.state === 'all' ? '' : o.state);
 	add('severity', o.sev);
+	add('kind', o.kind);
 	add('agent', o.agent);
 	add('person', o.person);
 	add('sort', SORTS[o.sort]);

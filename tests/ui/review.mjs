@@ -1444,6 +1444,24 @@ test('queue-approvals', async (p) => {
 // on the last row fetches the next page and moves onto it. The agent's own
 // submissions only (its filter), of every state (not all are scanned
 // yet). Last: its scans would delay the tests after it.
+// The kind filter goes to the gate (kind=) and into the hash; only that
+// kind is listed.
+test('queue-kind-filter', async (p) => {
+	const mb = await submit(fx.agent, 'From 1 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH] x\n\n---\ndiff --git a/k.txt b/k.txt\n--- a/k.txt\n+++ b/k.txt\n@@ -1 +1 @@\n-a\n+b\n', 'kind=mbox&name=kind.mbox');
+	assert(mb.kind === 'mbox', `kind ${mb.kind}`);
+	await signIn(p, fx.rev1);
+	await p.page.goto(`${gate.url}/ui/#/?state=all`);
+	await p.page.waitForSelector(`#queue-rows tr[data-id="${mb.id}"]`);
+	await p.page.selectOption('#f-kind', 'mbox');
+	await p.page.waitForFunction(() => location.hash === '#/?state=all&kind=mbox');
+	await p.page.waitForFunction(() => Array.from(document.querySelectorAll('#queue-rows tr')).every((r) => r.cells[4].textContent === 'mbox'));
+	const ids = await p.page.locator('#queue-rows tr').evaluateAll((rs) => rs.map((r) => r.dataset.id));
+	assert(ids.includes(String(mb.id)), `the mailbox is not listed: ${ids}`);
+	assert(p.requests.some((u) => u.includes('/v1/submissions?kind=mbox&')), 'kind= was not asked of the gate');
+	const all = await must(200, 'GET', '/v1/submissions?kind=mbox&limit=1000', gate.admin);
+	assert(all.submissions.length === ids.length, `${ids.length} rows, the gate has ${all.submissions.length} mailboxes`);
+});
+
 // settled(): once no submission is received or scanning (40 s at most).
 async function settled() {
 	for (let i = 0; i < 400; i++) {
