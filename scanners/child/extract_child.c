@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "al_limits.h"
+#include "arc_formats.h"
 #include "dynbuf.h"
 #include "err.h"
 #include "extract_child.h"
@@ -488,9 +489,7 @@ extract_child_main(const struct extract_child_args *args)
 		_exit(PROTO_EXIT_PREPARE);
 	if ((x.a = archive_read_new()) == NULL)
 		_exit(PROTO_EXIT_PREPARE);
-	archive_read_support_filter_all(x.a);
-	archive_read_support_format_all(x.a);
-	archive_read_support_format_raw(x.a);
+	al_archive_formats(x.a);
 	sbx_default_limits(&lim);
 	lim.address_space += x.size;
 	lim.cpu_seconds = AL_PULL_CPU_SECONDS;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "al_limits.h"
+#include "arc_formats.h"
 #include "dynbuf.h"
 #include "err.h"
 #include "path.h"
@@ -501,11 +502,7 @@ scan_archive(struct scan_worker *w, struct arc_in *in, const char *path,
 
 	if (a == NULL)
 		return al_err_set(AL_ENOMEM, "out of memory");
-	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
-	/* A compressed single file (x.gz): raw bids last, after every real
-	 * format. */
-	archive_read_support_format_raw(a);
+	al_archive_formats(a);
 	if ((rc = gz_tar_open(in, &gz)) < 0)
 		goto done;
 	if (gz.g == NULL && (rc = arc_structure(in, path, out)) < 0)

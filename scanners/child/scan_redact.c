@@ -66,6 +66,10 @@ redact(struct scan_worker *w, struct finding *f, const struct fmeta *m)
 	int rc = 0;
 
 	dynbuf_init(&out, 4 * AL_EXCERPT_BYTES + 64);
+	/* A file read through a transcoding says so: the excerpt's bytes are
+	 * the text its reader sees, not the file's. */
+	if (w->via != NULL)
+		rc |= dynbuf_addf(&out, "(%s) ", w->via);
 	if (m->ex_head)
 		rc |= dynbuf_adds(&out, "...");
 	for (i = 0; i < w->nspans && rc == 0; i++) {

@@ -48,6 +48,7 @@
 #include "scan_check.h"
 #include "scan_decode.h"
 #include "scan_engine_int.h"
+#include "scan_read.h"
 #include "scan_type.h"
 #include "util.h"
 
@@ -78,6 +79,9 @@ scan_worker_free(struct scan_worker *w)
 	scan_worker_free(w->child);
 	EVP_MD_CTX_free(w->imd);
 	free(w->ibuf);
+	free(w->crbuf);
+	free(w->rbuf);
+	free(w->sb);
 	free(w);
 }
 
@@ -762,16 +766,238 @@ slide(struct scan_worker *w)
 		w->xesc_pos = new_off;
 }
 
+/* ---- strings of binaries ------------------------------------------------- */
+
+/* Strings are scanned in batches of this many bytes, one string a line. */
+#define STR_BATCH (64u * 1024)
+#define STR_BATCH_MAX (STR_BATCH / (SCAN_STR_MIN + 1) + 1)
+
+struct scan_strbin {
+	struct scan_strings x;
+	char batch[STR_BATCH];
+	size_t len;
+	uint64_t off[STR_BATCH_MAX];  /* per line: the string's file offset */
+	unsigned char wide[STR_BATCH_MAX];
+	size_t n;
+	int artefact;                 /* compiled code: one severity lower */
+};
+
+/* The categories whose rules read the strings of a binary: what a secret
+ * or a command line looks like does not depend on where it is stored. */
+static int
+strings_category(const char *c)
+{
+	return strcmp(c, "secret") == 0 || strcmp(c, "download-exec") == 0 ||
+	    strcmp(c, "exfiltration") == 0;
+}
+
+/* Compiled code: machine code, bytecode, objects and libraries. */
+static int
+build_artefact(const struct scan_worker *w)
+{
+	static const char *const exts[] = {
+		"pyc", "pyo", "class", "o", "obj", "a", "so", "dll", "dylib",
+		"exe", "wasm", "node",
+	};
+	const char *slash = strrchr(w->relpath, '/');
+	const char *dot = strrchr(slash ? slash : w->relpath, '.');
+	size_t i;
+
+	if (w->mime != NULL && scan_type_is_executable(w->mime))
+		return 1;
+	for (i = 0; dot != NULL && i < sizeof(exts) / sizeof(exts[0]); i++)
+		if (strcasecmp(dot + 1, exts[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Scans the batch of strings and adopts what the rules above found. */
+static void
+strings_flush(struct scan_worker *w)
+{
+	struct scan_strbin *sb = w->sb;
+	struct finding_list inner = {0};
+	size_t i, j;
+
+	if (sb->n == 0 || w->stop)
+		return;
+	if (eng_scan_nested(w, (const unsigned char *)sb->batch, sb->len,
+	    &inner) < 0) {
+		w->nomem = w->stop = 1;
+		goto out;
+	}
+	for (i = 0; i < inner.n && !w->stop; i++) {
+		const struct finding *in = &inner.v[i];
+		struct finding *f;
+		struct fmeta *m;
+		struct dynbuf x;
+		size_t occ = 0, k = (size_t)in->line - 1;
+
+		if (in->rule->builtin || in->line == 0 || k >= sb->n ||
+		    !strings_category(in->rule->category))
+			continue;
+		if ((f = eng_new_finding(w, &m)) == NULL)
+			break;
+		m->decoded = 1;
+		al_sha256_hex(m->hash, in->fingerprint,
+		    strlen(in->fingerprint));
+		f->rule = in->rule;
+		f->severity = in->severity;
+		if (sb->artefact && f->severity > AL_SEV_LOW)
+			f->severity--;
+		f->path = strdup(w->path);
+		dynbuf_init(&x, 4 * AL_EXCERPT_BYTES + 256);
+		if (dynbuf_addf(&x, "%sstring at byte %llu of a binary file: "
+		    "%s", sb->wide[k] ? "UTF-16 " : "",
+		    (unsigned long long)sb->off[k], in->excerpt) < 0)
+			w->nomem = w->stop = 1;
+		f->excerpt = dynbuf_take(&x, NULL);
+		if (f->path == NULL || f->excerpt == NULL) {
+			w->nomem = w->stop = 1;
+			break;
+		}
+		/* A whole-file finding: its fingerprint is made here. */
+		for (j = w->first; j + 1 < w->out->n; j++)
+			if (w->out->v[j].rule == f->rule &&
+			    strcmp(w->meta[j - w->first].hash, m->hash) == 0)
+				occ++;
+		eng_fingerprint(f->fingerprint, f->rule->id, w->relpath,
+		    m->hash, occ);
+	}
+out:
+	finding_list_free(&inner);
+	sb->n = 0;
+	sb->len = 0;
+}
+
+static int
+on_string(void *ctx, uint64_t off, const char *s, size_t n, int wide)
+{
+	struct scan_worker *w = ctx;
+	struct scan_strbin *sb = w->sb;
+
+	if (sb->len + n + 1 > STR_BATCH || sb->n == STR_BATCH_MAX)
+		strings_flush(w);
+	if (w->stop)
+		return 1;
+	memcpy(sb->batch + sb->len, s, n);
+	sb->batch[sb->len + n] = '\n';
+	sb->len += n + 1;
+	sb->off[sb->n] = off;
+	sb->wide[sb->n++] = (unsigned char)wide;
+	return 0;
+}
+
+/* ---- reading a file ------------------------------------------------------- */
+
+/* What scan_source reads through: the source, what it has given so far,
+ * and how its bytes become the text the rules read. */
+struct reader {
+	struct source *src;
+	uint64_t total;           /* bytes of the file read */
+	int item;                 /* collecting items: hash each one */
+	struct scan_u16 u16;      /* UTF-16, when order is set */
+	size_t rlen, rpos;        /* UTF-16 bytes in rbuf, and used */
+	int raw_eof;
+};
+
+/* Reads up to n bytes of the file into dst: the count, 0 at its end, -1
+ * (the file made unscannable) on an error or past the size limit. */
+static ssize_t
+raw_read(struct scan_worker *w, struct reader *rd, char *dst, size_t n)
+{
+	ssize_t r = source_read(rd->src, dst, n);
+
+	if (r < 0) {
+		eng_unscannable(w, "read error after %llu bytes: %s",
+		    (unsigned long long)rd->total, strerror(errno));
+		return -1;
+	}
+	if (r == 0) {
+		w->eof = 1;
+		return 0;
+	}
+	rd->total += (uint64_t)r;
+	AL_ASSERT(!rd->item || EVP_DigestUpdate(w->imd, dst, (size_t)r) == 1);
+	if (rd->total > AL_MAX_FILE_BYTES) {
+		eng_unscannable(w, "larger than the %llu-byte limit",
+		    (unsigned long long)AL_MAX_FILE_BYTES);
+		return -1;
+	}
+	return r;
+}
+
+/* Appends the next text to read at dst (room bytes): as it is, or decoded
+ * from UTF-16. The count, 0 at the end, -1 on an error. */
+static ssize_t
+text_fill(struct scan_worker *w, struct reader *rd, char *dst, size_t room)
+{
+	ssize_t r;
+	size_t used, k;
+
+	if (rd->u16.order == SCAN_UTF16_NO)
+		return raw_read(w, rd, dst, room);
+	for (;;) {
+		if (rd->rpos == rd->rlen && !rd->raw_eof) {
+			if ((r = raw_read(w, rd, (char *)w->rbuf,
+			    AL_SCAN_CHUNK)) < 0)
+				return -1;
+			w->eof = 0; /* not until the decoder is done too */
+			rd->raw_eof = r == 0;
+			rd->rlen = (size_t)r;
+			rd->rpos = 0;
+		}
+		k = scan_u16_decode(&rd->u16, w->rbuf + rd->rpos,
+		    rd->rlen - rd->rpos, &used, (unsigned char *)dst, room,
+		    rd->raw_eof);
+		rd->rpos += used;
+		if (k > 0)
+			return (ssize_t)k;
+		if (rd->raw_eof) {
+			w->eof = 1;
+			return 0;
+		}
+	}
+}
+
+/* The strings of a binary file whose first n bytes are in w->buf. */
+static void
+read_strings(struct scan_worker *w, struct reader *rd, size_t n)
+{
+	ssize_t r = (ssize_t)n;
+
+	if (w->sb == NULL && (w->sb = malloc(sizeof(*w->sb))) == NULL) {
+		w->nomem = w->stop = 1;
+		return;
+	}
+	scan_strings_init(&w->sb->x);
+	w->sb->len = w->sb->n = 0;
+	w->sb->artefact = build_artefact(w);
+	while (r > 0 && !w->stop) {
+		if (scan_strings_feed(&w->sb->x, (unsigned char *)w->buf,
+		    (size_t)r, on_string, w) != 0)
+			break;
+		r = raw_read(w, rd, w->buf, KEEP + AL_SCAN_CHUNK);
+	}
+	if (!w->stop && scan_strings_end(&w->sb->x, on_string, w) == 0)
+		strings_flush(w);
+}
+
 static int
 scan_source(struct scan_worker *w, struct source *src, const char *path,
     const char *relpath, struct finding_list *out, uint64_t *bytes)
 {
 	const struct scan_engine *e = w->e;
 	hs_stream_t *stream = NULL;
-	uint64_t total = 0;
-	int first = 1, binary = 0, item = w->items != NULL && w->depth == 0;
+	struct reader rd = {0};
+	ssize_t n;
+	size_t bom = 0;
+	int binary = 0, item = w->items != NULL && w->depth == 0;
 
+	rd.src = src;
+	rd.item = item;
 	w->mime = NULL;
+	w->via = NULL;
 	w->ibuf_len = 0;
 	w->ibuf_over = 0;
 	if (item && EVP_DigestInit_ex(w->imd, al_sha256_md(), NULL) != 1)
@@ -779,55 +1005,61 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	file_begin(w, path, relpath, out);
 	if (w->nomem)
 		return al_err_set(AL_ENOMEM, "out of memory");
-	if (e->db != NULL && hs_open_stream(e->db, 0, &stream) != HS_SUCCESS) {
+	/* The first bytes say how the file is read: as UTF-16 text, as a
+	 * binary's strings, or as it is. */
+	n = raw_read(w, &rd, w->buf, KEEP + AL_SCAN_CHUNK);
+	if (n > 0) {
+		check_type(w, w->buf, (size_t)n);
+		if (w->depth == 0 && (rd.u16.order = scan_utf16_sniff(
+		    (unsigned char *)w->buf, (size_t)n, &bom)) != SCAN_UTF16_NO) {
+			if (w->rbuf == NULL && (w->rbuf =
+			    malloc(KEEP + AL_SCAN_CHUNK)) == NULL)
+				w->nomem = w->stop = 1;
+			else
+				memcpy(w->rbuf, w->buf + bom, (size_t)n - bom);
+			rd.rlen = (size_t)n - bom;
+			rd.raw_eof = w->eof;
+			w->eof = 0;
+			w->via = rd.u16.order == SCAN_UTF16_LE ?
+			    "read as UTF-16LE" : "read as UTF-16BE";
+			n = w->stop ? -1 : text_fill(w, &rd, w->buf,
+			    KEEP + AL_SCAN_CHUNK);
+		} else if (is_binary(relpath, w->buf, (size_t)n)) {
+			binary = 1; /* not for the text rules */
+			if (w->depth == 0)
+				read_strings(w, &rd, (size_t)n);
+			n = 0;
+		}
+	}
+	if (!binary && e->db != NULL && n > 0 &&
+	    hs_open_stream(e->db, 0, &stream) != HS_SUCCESS) {
 		eng_unscannable(w, "the scan engine could not open a stream");
 		stream = NULL;
 	}
-	while (!w->stop) {
-		ssize_t n;
+	while (n > 0 && !w->stop) {
+		const char *chunk;
 
-		/* Slide only when the buffer is nearly full: a file that fits
-		 * is never slid, so its lines are counted only up to its
-		 * hits. */
-		if (KEEP + AL_SCAN_CHUNK - w->buf_len < AL_SCAN_CHUNK / 4)
-			slide(w);
-		n = source_read(src, w->buf + w->buf_len,
-		    KEEP + AL_SCAN_CHUNK - w->buf_len);
-		if (n < 0) {
-			eng_unscannable(w, "read error after %llu bytes: %s",
-			    (unsigned long long)total, strerror(errno));
-			break;
-		}
-		if (n == 0) {
-			w->eof = 1;
-			break;
-		}
-		total += (uint64_t)n;
-		AL_ASSERT(!item || EVP_DigestUpdate(w->imd, w->buf + w->buf_len,
-		    (size_t)n) == 1);
-		if (total > AL_MAX_FILE_BYTES) {
-			eng_unscannable(w, "larger than the %llu-byte limit",
-			    (unsigned long long)AL_MAX_FILE_BYTES);
-			break;
-		}
-		if (first)
-			check_type(w, w->buf, (size_t)n);
-		if (first && is_binary(relpath, w->buf, (size_t)n)) {
-			w->stop = binary = 1; /* not for text rules; no error */
-			break;
-		}
-		first = 0;
 		if (item)
 			item_keep(w, w->buf + w->buf_len, (size_t)n);
 		w->buf_len += (size_t)n;
+		chunk = w->buf + w->buf_len - (size_t)n;
 		if (stream == NULL)
-			continue;
+			goto next;
 		flush_pending(w);
 		if (w->stop)
 			break;
-		if (hs_scan_stream(stream, w->buf + w->buf_len - (size_t)n,
-		    (unsigned)n, 0, w->scratch, on_hit, w) != HS_SUCCESS &&
-		    !w->stop)
+		/* The prefilter's `^` holds only after LF; a lone CR ends a
+		 * line too (the rules' regexes know, scan_read.h). */
+		if (w->crbuf == NULL && memchr(chunk, '\r', (size_t)n) &&
+		    (w->crbuf = malloc(KEEP + AL_SCAN_CHUNK)) == NULL) {
+			w->nomem = w->stop = 1;
+			break;
+		}
+		if (w->crbuf != NULL &&
+		    scan_lone_cr(chunk, (size_t)n, w->crbuf))
+			chunk = w->crbuf;
+		if (hs_scan_stream(stream, chunk, (unsigned)n, 0, w->scratch,
+		    on_hit, w) != HS_SUCCESS && !w->stop)
 			eng_unscannable(w, "the scan engine failed");
 		if (w->depth < AL_DECODE_DEPTH && !w->stop) {
 			w->blob_pos = eng_find_b64hex(w, w->blob_pos,
@@ -835,6 +1067,16 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			w->xesc_pos = eng_find_xesc(w, w->xesc_pos,
 			    w->buf_off + w->buf_len, 0);
 		}
+next:
+		if (w->stop)
+			break;
+		/* Slide only when the buffer is nearly full: a file that fits
+		 * is never slid, so its lines are counted only up to its
+		 * hits. */
+		if (KEEP + AL_SCAN_CHUNK - w->buf_len < AL_SCAN_CHUNK / 4)
+			slide(w);
+		n = text_fill(w, &rd, w->buf + w->buf_len,
+		    KEEP + AL_SCAN_CHUNK - w->buf_len);
 	}
 	if (stream != NULL) {
 		flush_pending(w);
@@ -851,24 +1093,14 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 		}
 	}
 	/* A binary file is still hashed whole, for the allow-list and the
-	 * item record. */
-	while (binary && (src->md != NULL || item)) {
-		ssize_t n = source_read(src, w->buf, KEEP + AL_SCAN_CHUNK);
-
-		if (n <= 0) {
-			w->eof = n == 0;
-			break;
-		}
-		total += (uint64_t)n;
-		AL_ASSERT(!item ||
-		    EVP_DigestUpdate(w->imd, w->buf, (size_t)n) == 1);
-		if (total > AL_MAX_FILE_BYTES)
-			break;
-	}
-	*bytes += total;
+	 * item record (its strings were read above at the top level). */
+	while (binary && !w->stop && !w->eof && (src->md != NULL || item) &&
+	    raw_read(w, &rd, w->buf, KEEP + AL_SCAN_CHUNK) > 0)
+		;
+	*bytes += rd.total;
 	if (w->nomem || eng_finish_file(w) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");
-	if (item && item_push(w, path, total, w->eof, binary) < 0)
+	if (item && item_push(w, path, rd.total, w->eof, binary) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");
 	w->item_mode = 0;
 	return 0;

@@ -184,18 +184,28 @@ rule_set_find(const struct rule_set *rs, const char *id)
 /* ---- validation -------------------------------------------------------- */
 
 /* Patterns are compiled with PCRE2_USE_OFFSET_LIMIT: the engine bounds how
- * far a confirmation may look for the start of a match. */
+ * far a confirmation may look for the start of a match. A line ends at LF,
+ * CRLF or a lone CR (PCRE2_NEWLINE_ANYCRLF), as the readers of `.pth` files,
+ * ini-style configs and old Mac text split lines: `^` holds after a lone
+ * CR, so a CR-separated line cannot hide from an anchored rule. */
 static void *
 compile_pcre2(struct loader *l, const struct rule *r, const char *what,
     const char *pattern, uint32_t opts)
 {
 	PCRE2_UCHAR msg[256];
 	PCRE2_SIZE off;
+	pcre2_compile_context *cc = pcre2_compile_context_create(NULL);
 	pcre2_code *re;
 	int err;
 
+	if (cc == NULL || pcre2_set_newline(cc, PCRE2_NEWLINE_ANYCRLF) != 0) {
+		pcre2_compile_context_free(cc);
+		al_err_set(AL_ENOMEM, "out of memory");
+		return NULL;
+	}
 	re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-	    PCRE2_MULTILINE | opts, &err, &off, NULL);
+	    PCRE2_MULTILINE | opts, &err, &off, cc);
+	pcre2_compile_context_free(cc);
 	if (re == NULL) {
 		pcre2_get_error_message(err, msg, sizeof(msg));
 		rule_diag(l, r->file,

@@ -1,0 +1,266 @@
+/*
+ * scan_read.c - reading a file the way its consumer reads it (see
+ * scan_read.h): UTF-16 to UTF-8, lone CRs for the prefilter, and the
+ * printable strings of binaries.
+ *
+ * PowerShell ISE and Notepad save UTF-16 (a BOM, then two bytes per
+ * character); PowerShell, cmd and Python read such files as text, so the
+ * rules must too. Python's site reads `.pth` files, and npm its ini files,
+ * splitting lines at a lone CR as well as at LF. And a binary still holds
+ * strings: a token compiled into an ELF, a `curl | sh` in a PNG's text
+ * chunk, a key in an SQLite fixture.
+ */
+#include <string.h>
+
+#include "scan_read.h"
+
+static int
+printable_ascii(unsigned char c)
+{
+	return c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c < 0x7f);
+}
+
+/* A NUL at an offset of parity par among the first bytes after a BOM. */
+static int
+has_nul_at(const unsigned char *p, size_t n, size_t par)
+{
+	size_t i;
+
+	if (n > 8192)
+		n = 8192;
+	for (i = 2 + par; i < n; i += 2)
+		if (p[i] == 0)
+			return 1;
+	return 0;
+}
+
+enum scan_utf16
+scan_utf16_sniff(const unsigned char *p, size_t n, size_t *bom)
+{
+	size_t i, units, le = 0, be = 0, le_bad = 0, be_bad = 0;
+
+	*bom = 0;
+	/* A BOM followed by bytes with no NUL where UTF-16's ASCII would put
+	 * it is not believed: `\xff\xfe` before ASCII lines is read as ASCII
+	 * by a shell, and those lines must be read as it reads them. */
+	if (n >= 2 && p[0] == 0xff && p[1] == 0xfe &&
+	    !(n >= 4 && p[2] == 0 && p[3] == 0) && has_nul_at(p, n, 1)) {
+		*bom = 2;
+		return SCAN_UTF16_LE;
+	}
+	if (n >= 2 && p[0] == 0xfe && p[1] == 0xff && has_nul_at(p, n, 0)) {
+		*bom = 2;
+		return SCAN_UTF16_BE;
+	}
+	if (n > 512)
+		n = 512;
+	units = n / 2;
+	if (units < 8)
+		return SCAN_UTF16_NO;
+	for (i = 0; i < units; i++) {
+		unsigned char a = p[2 * i], b = p[2 * i + 1];
+
+		if (b == 0 && printable_ascii(a))
+			le++;
+		else if (b == 0 || a == 0)
+			le_bad++; /* NUL units and 00 xx: not LE text */
+		if (a == 0 && printable_ascii(b))
+			be++;
+		else if (a == 0 || b == 0)
+			be_bad++;
+	}
+	/* Nearly every unit ASCII, a few others (accented letters) at most,
+	 * and no NUL character: text, not an array of small numbers. */
+	if (le_bad == 0 && le * 8 >= units * 7)
+		return SCAN_UTF16_LE;
+	if (be_bad == 0 && be * 8 >= units * 7)
+		return SCAN_UTF16_BE;
+	return SCAN_UTF16_NO;
+}
+
+static size_t
+put_utf8(unsigned char *o, uint32_t c)
+{
+	if (c < 0x80) {
+		o[0] = (unsigned char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		o[0] = (unsigned char)(0xc0 | c >> 6);
+		o[1] = (unsigned char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		o[0] = (unsigned char)(0xe0 | c >> 12);
+		o[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+		o[2] = (unsigned char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	o[0] = (unsigned char)(0xf0 | c >> 18);
+	o[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
+	o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+	o[3] = (unsigned char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/* One code unit; at most 7 bytes out (a U+FFFD and a character). */
+static size_t
+u16_unit(struct scan_u16 *d, uint32_t u, unsigned char *o)
+{
+	size_t k = 0;
+
+	if (d->high != 0) {
+		if (u >= 0xdc00 && u <= 0xdfff) {
+			uint32_t c = 0x10000 + ((d->high - 0xd800) << 10) +
+			    (u - 0xdc00);
+
+			d->high = 0;
+			return put_utf8(o, c);
+		}
+		d->high = 0;
+		k = put_utf8(o, 0xfffd);
+	}
+	if (u >= 0xd800 && u <= 0xdbff)
+		d->high = u;
+	else if (u >= 0xdc00 && u <= 0xdfff)
+		k += put_utf8(o + k, 0xfffd);
+	else
+		k += put_utf8(o + k, u);
+	return k;
+}
+
+size_t
+scan_u16_decode(struct scan_u16 *d, const unsigned char *in, size_t n,
+    size_t *used, unsigned char *out, size_t cap, int final)
+{
+	size_t i = 0, k = 0;
+
+	while (i < n && cap - k >= 8) {
+		uint32_t u;
+
+		if (!d->have_odd) {
+			d->odd = in[i++];
+			d->have_odd = 1;
+			continue;
+		}
+		u = d->order == SCAN_UTF16_BE ? (uint32_t)d->odd << 8 | in[i] :
+		    (uint32_t)in[i] << 8 | d->odd;
+		i++;
+		d->have_odd = 0;
+		k += u16_unit(d, u, out + k);
+	}
+	*used = i;
+	if (final && i == n && cap - k >= 8) {
+		if (d->high != 0 || d->have_odd)
+			k += put_utf8(out + k, 0xfffd);
+		d->high = 0;
+		d->have_odd = 0;
+	}
+	return k;
+}
+
+int
+scan_lone_cr(const char *p, size_t n, char *out)
+{
+	const char *cr = memchr(p, '\r', n);
+	size_t i;
+	int changed = 0;
+
+	if (cr == NULL)
+		return 0;
+	for (i = (size_t)(cr - p); i < n; i++)
+		if (p[i] == '\r' && (i + 1 == n || p[i + 1] != '\n'))
+			break;
+	if (i == n)
+		return 0; /* only CRLFs */
+	memcpy(out, p, n);
+	for (; i < n; i++)
+		if (p[i] == '\r' && (i + 1 == n || p[i + 1] != '\n')) {
+			out[i] = '\n';
+			changed = 1;
+		}
+	return changed;
+}
+
+/* ---- strings of binaries ------------------------------------------------- */
+
+static int
+str_char(unsigned char c)
+{
+	return c == '\t' || (c >= 0x20 && c < 0x7f);
+}
+
+void
+scan_strings_init(struct scan_strings *x)
+{
+	x->a.len = x->w[0].len = x->w[1].len = 0;
+	x->prev = 0;
+	x->next = 0;
+}
+
+static int
+run_end(struct scan_strrun *r, scan_str_fn fn, void *ctx, int wide)
+{
+	size_t n = r->len;
+
+	r->len = 0;
+	return n >= SCAN_STR_MIN ? fn(ctx, r->start, r->s, n, wide) : 0;
+}
+
+/* Adds c, which starts at file offset at, to the run. */
+static int
+run_add(struct scan_strrun *r, unsigned char c, uint64_t at, scan_str_fn fn,
+    void *ctx, int wide)
+{
+	int rc;
+
+	if (r->len == SCAN_STR_MAX && (rc = run_end(r, fn, ctx, wide)) != 0)
+		return rc;
+	if (r->len == 0)
+		r->start = at;
+	r->s[r->len++] = (char)c;
+	return 0;
+}
+
+int
+scan_strings_feed(struct scan_strings *x, const unsigned char *p, size_t n,
+    scan_str_fn fn, void *ctx)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = p[i], lo = x->prev;
+		uint64_t o = x->next++;
+
+		x->prev = c;
+		if (str_char(c))
+			rc = run_add(&x->a, c, o, fn, ctx, 0);
+		else
+			rc = run_end(&x->a, fn, ctx, 0);
+		if (rc != 0)
+			return rc;
+		/* The unit (lo, c) starts at o - 1; its run is that
+		 * alignment's. */
+		if (o == 0)
+			continue;
+		if (c == 0 && str_char(lo))
+			rc = run_add(&x->w[(o - 1) & 1], lo, o - 1, fn, ctx, 1);
+		else
+			rc = run_end(&x->w[(o - 1) & 1], fn, ctx, 1);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+scan_strings_end(struct scan_strings *x, scan_str_fn fn, void *ctx)
+{
+	int rc;
+
+	if ((rc = run_end(&x->a, fn, ctx, 0)) != 0 ||
+	    (rc = run_end(&x->w[0], fn, ctx, 1)) != 0)
+		return rc;
+	return run_end(&x->w[1], fn, ctx, 1);
+}

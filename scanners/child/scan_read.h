@@ -1,0 +1,95 @@
+/*
+ * scan_read.h - reading a file the way its consumer reads it, before the
+ * rules run (scan_read.c): UTF-16 transcoded to UTF-8, a lone CR seen as a
+ * line end by the prefilter, and the printable strings of a binary file.
+ *
+ * Trust: every byte is hostile. These are pure functions over caller
+ * buffers with state kept in small structs: no allocation, no recursion,
+ * and every output bounded by a capacity the caller gives.
+ */
+#ifndef AIRLOCK_SCAN_READ_H
+#define AIRLOCK_SCAN_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum scan_utf16 {
+	SCAN_UTF16_NO = 0,
+	SCAN_UTF16_LE,
+	SCAN_UTF16_BE,
+};
+
+/*
+ * Is the file that starts with p[0..n) UTF-16? A BOM (FF FE or FE FF, not
+ * followed by two NULs: that is UTF-32) says so if an ASCII character's
+ * NUL follows in the first 8 KiB; without one, text whose every other
+ * byte is NUL does (at least 8 code units, nearly all of them printable
+ * ASCII). *bom gets the BOM's length (0 or 2).
+ */
+enum scan_utf16 scan_utf16_sniff(const unsigned char *p, size_t n,
+    size_t *bom);
+
+/* A UTF-16 decoder's state between chunks. */
+struct scan_u16 {
+	enum scan_utf16 order;
+	unsigned char odd;        /* a code unit's first byte, if have_odd */
+	int have_odd;
+	uint32_t high;            /* a high surrogate waiting for its low */
+};
+
+/*
+ * Decodes UTF-16 from in[0..n) into UTF-8 at out (room for cap bytes, at
+ * least 8). Stops when out cannot take another character; *used gets the
+ * input bytes consumed. Unpaired surrogates become U+FFFD, as a reader
+ * that replaces does; NUL code units stay NUL bytes. With final set, a
+ * dangling byte or surrogate at the end is flushed as U+FFFD. Returns the
+ * bytes written.
+ */
+size_t scan_u16_decode(struct scan_u16 *d, const unsigned char *in, size_t n,
+    size_t *used, unsigned char *out, size_t cap, int final);
+
+/*
+ * Copies p[0..n) to out, a lone CR (one not followed by LF) turned into
+ * LF, for the prefilter, whose `^` holds only after LF. A CR that ends
+ * the chunk is taken as lone (the prefilter only nominates; the rule's own
+ * regex decides on the real bytes). Returns 1 if anything changed, else 0
+ * and out is not written.
+ */
+int scan_lone_cr(const char *p, size_t n, char *out);
+
+/* The longest printable string kept whole; longer ones are cut in pieces. */
+#define SCAN_STR_MAX 4096u
+/* The shortest string reported, in characters (as `strings -n 8`). */
+#define SCAN_STR_MIN 8u
+
+/* One run being collected: ASCII bytes, or UTF-16LE at one alignment. */
+struct scan_strrun {
+	uint64_t start;           /* file offset of its first byte */
+	size_t len;               /* characters */
+	char s[SCAN_STR_MAX];
+};
+
+/* Called with each string found: its file offset, bytes and length. */
+typedef int (*scan_str_fn)(void *ctx, uint64_t off, const char *s, size_t n,
+    int wide);
+
+/*
+ * Printable strings of a binary file, as `strings -n 8` (ASCII: tab and
+ * 0x20-0x7e) and `strings -e l` (the same characters as UTF-16LE, at
+ * either alignment) find them. Fed chunk by chunk at the file offset off.
+ */
+struct scan_strings {
+	struct scan_strrun a;     /* ASCII */
+	struct scan_strrun w[2];  /* UTF-16LE at even and odd offsets */
+	unsigned char prev;       /* the byte before the chunk */
+	uint64_t next;            /* file offset of the next byte fed */
+};
+
+void scan_strings_init(struct scan_strings *x);
+/* Returns 0, or the first non-zero value fn returned (then stops). */
+int scan_strings_feed(struct scan_strings *x, const unsigned char *p,
+    size_t n, scan_str_fn fn, void *ctx);
+/* Reports the runs still open at the end of the file. */
+int scan_strings_end(struct scan_strings *x, scan_str_fn fn, void *ctx);
+
+#endif
