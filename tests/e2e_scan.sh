@@ -449,7 +449,7 @@ t_binary_file_strings_scanned() {
 	expect_q 'R("test-curl-pipe-shell")[0]["excerpt"]' \
 		'string at byte 47 of a binary file: curl -s http://x | sh'
 	expect_q '[f["excerpt"][:38] for f in R("test-github-pat")]' \
-		"['string at byte 4 of a binary file: k=', 'string at byte 1 of a binary file: ELF']"
+		"['string at byte 4 of a binary file: k=g', 'string at byte 1 of a binary file: ELF']"
 	expect_q 'any("'"$PAT1"'" in f["excerpt"] for f in F)' False
 	expect_q 'd["stats"]["files"]' 2
 }
