@@ -147,6 +147,10 @@ struct scan_worker {
 	struct scan_strbin *sb;   /* the strings of a binary file */
 	const char *via;          /* how the file was read (its excerpts say
 	                           * so), or NULL */
+	/* Per rule: reads the strings of binaries (made on use); with
+	 * strings_only set, file_begin turns every other rule off. */
+	unsigned char *strings_rules;
+	int strings_only;
 };
 
 /* ---- findings (scan_finding.c) ------------------------------------------- */

@@ -184,11 +184,16 @@ scan_lone_cr(const char *p, size_t n, char *out)
 
 /* ---- strings of binaries ------------------------------------------------- */
 
-static int
-str_char(unsigned char c)
-{
-	return c == '\t' || (c >= 0x20 && c < 0x7f);
-}
+/* The characters of a string: tab and printable ASCII. */
+static const unsigned char str_tab[256] = {
+	['\t'] = 1,
+	[0x20] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
 
 void
 scan_strings_init(struct scan_strings *x)
@@ -207,50 +212,90 @@ run_end(struct scan_strrun *r, scan_str_fn fn, void *ctx, int wide)
 	return n >= SCAN_STR_MIN ? fn(ctx, r->start, r->s, n, wide) : 0;
 }
 
-/* Adds c, which starts at file offset at, to the run. */
+/* Adds the n characters at s, the first at file offset at (a character
+ * is step bytes long), cutting the run at SCAN_STR_MAX. */
 static int
-run_add(struct scan_strrun *r, unsigned char c, uint64_t at, scan_str_fn fn,
-    void *ctx, int wide)
+run_add(struct scan_strrun *r, const unsigned char *s, size_t n, uint64_t at,
+    unsigned step, scan_str_fn fn, void *ctx)
 {
 	int rc;
 
-	if (r->len == SCAN_STR_MAX && (rc = run_end(r, fn, ctx, wide)) != 0)
-		return rc;
-	if (r->len == 0)
-		r->start = at;
-	r->s[r->len++] = (char)c;
+	while (n > 0) {
+		size_t k;
+
+		if (r->len == SCAN_STR_MAX &&
+		    (rc = run_end(r, fn, ctx, step == 2)) != 0)
+			return rc;
+		if (r->len == 0)
+			r->start = at;
+		k = SCAN_STR_MAX - r->len < n ? SCAN_STR_MAX - r->len : n;
+		memcpy(r->s + r->len, s, k);
+		r->len += k;
+		s += k;
+		n -= k;
+		at += k * step;
+	}
 	return 0;
 }
 
+/* A UTF-16LE unit, character lo at offset at: its run goes on if the unit
+ * is the one it expects, else the run ends and a new one starts. */
+static int
+wide_unit(struct scan_strings *x, unsigned char lo, uint64_t at,
+    scan_str_fn fn, void *ctx)
+{
+	struct scan_strrun *r = &x->w[at & 1];
+	int rc;
+
+	if (r->len > 0 && r->next != at && (rc = run_end(r, fn, ctx, 1)) != 0)
+		return rc;
+	if ((rc = run_add(r, &lo, 1, at, 2, fn, ctx)) != 0)
+		return rc;
+	r->next = at + 2;
+	return 0;
+}
+
+/*
+ * ASCII runs are spans of str_tab bytes, added whole. A UTF-16LE unit is
+ * a str_tab byte with a NUL after it, so it is the last byte of a span that
+ * a NUL ends (or, at a chunk's start, the previous chunk's last byte). A
+ * wide run goes on while its units follow each other at its alignment,
+ * and ends when the next unit found is not the one it expects (or at the
+ * end): the runs, in the order, that a byte-by-byte reading gives, however
+ * the file is cut into chunks.
+ */
 int
 scan_strings_feed(struct scan_strings *x, const unsigned char *p, size_t n,
     scan_str_fn fn, void *ctx)
 {
-	size_t i;
+	uint64_t base = x->next;
+	size_t i = 0, j;
 	int rc;
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = p[i], lo = x->prev;
-		uint64_t o = x->next++;
-
-		x->prev = c;
-		if (str_char(c))
-			rc = run_add(&x->a, c, o, fn, ctx, 0);
-		else
-			rc = run_end(&x->a, fn, ctx, 0);
-		if (rc != 0)
-			return rc;
-		/* The unit (lo, c) starts at o - 1; its run is that
-		 * alignment's. */
-		if (o == 0)
+	if (n == 0)
+		return 0;
+	if (base > 0 && p[0] == 0 && str_tab[x->prev] &&
+	    (rc = wide_unit(x, x->prev, base - 1, fn, ctx)) != 0)
+		return rc;
+	while (i < n) {
+		if (!str_tab[p[i]]) {
+			if (x->a.len > 0 && (rc = run_end(&x->a, fn, ctx, 0)))
+				return rc;
+			while (++i < n && !str_tab[p[i]])
+				;
 			continue;
-		if (c == 0 && str_char(lo))
-			rc = run_add(&x->w[(o - 1) & 1], lo, o - 1, fn, ctx, 1);
-		else
-			rc = run_end(&x->w[(o - 1) & 1], fn, ctx, 1);
-		if (rc != 0)
+		}
+		for (j = i + 1; j < n && str_tab[p[j]]; j++)
+			;
+		if ((rc = run_add(&x->a, p + i, j - i, base + i, 1, fn, ctx)))
 			return rc;
+		if (j < n && p[j] == 0 &&
+		    (rc = wide_unit(x, p[j - 1], base + j - 1, fn, ctx)) != 0)
+			return rc;
+		i = j;
 	}
+	x->prev = p[n - 1];
+	x->next = base + n;
 	return 0;
 }
 

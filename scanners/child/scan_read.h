@@ -65,6 +65,7 @@ int scan_lone_cr(const char *p, size_t n, char *out);
 /* One run being collected: ASCII bytes, or UTF-16LE at one alignment. */
 struct scan_strrun {
 	uint64_t start;           /* file offset of its first byte */
+	uint64_t next;            /* UTF-16: the offset of the unit expected */
 	size_t len;               /* characters */
 	char s[SCAN_STR_MAX];
 };

@@ -82,6 +82,7 @@ scan_worker_free(struct scan_worker *w)
 	free(w->crbuf);
 	free(w->rbuf);
 	free(w->sb);
+	free(w->strings_rules);
 	free(w);
 }
 
@@ -621,6 +622,8 @@ source_read(struct source *src, char *dst, size_t n)
 	return r;
 }
 
+static int strings_category(const char *c);
+
 /* Glob k matches relpath? Each distinct glob is matched once per file. */
 static int
 glob_memo_match(struct scan_worker *w, unsigned k, const char *relpath)
@@ -680,6 +683,8 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	for (i = 0; i < w->e->nscoped; i++)
 		w->active[w->e->scoped[i]] = (unsigned char)scoped_applies(w, i,
 		    relpath);
+	for (i = 0; w->strings_only && i < rs->nrules; i++)
+		w->active[i] &= w->strings_rules[i];
 	/* Path rules: a finding for the file itself, whatever its content. */
 	for (i = 0; i < rs->nrules && !w->nomem; i++) {
 		const struct rule *r = rs->rules[i];
@@ -818,11 +823,36 @@ strings_flush(struct scan_worker *w)
 	struct scan_strbin *sb = w->sb;
 	struct finding_list inner = {0};
 	size_t i, j;
+	int rc;
 
 	if (sb->n == 0 || w->stop)
 		return;
-	if (eng_scan_nested(w, (const unsigned char *)sb->batch, sb->len,
-	    &inner) < 0) {
+	/* The child scans with only the rules that read strings: the others'
+	 * findings would be dropped below, and their hits cost. */
+	if (w->child == NULL) {
+		if (scan_worker_new(&w->child, w->e) < 0) {
+			w->nomem = w->stop = 1;
+			goto out;
+		}
+		w->child->depth = w->depth + 1;
+	}
+	if (w->child->strings_rules == NULL) {
+		const struct rule_set *rs = w->e->rs;
+
+		if ((w->child->strings_rules = malloc(rs->nrules ?
+		    rs->nrules : 1)) == NULL) {
+			w->nomem = w->stop = 1;
+			goto out;
+		}
+		for (i = 0; i < rs->nrules; i++)
+			w->child->strings_rules[i] = (unsigned char)
+			    strings_category(rs->rules[i]->category);
+	}
+	w->child->strings_only = 1;
+	rc = eng_scan_nested(w, (const unsigned char *)sb->batch, sb->len,
+	    &inner);
+	w->child->strings_only = 0;
+	if (rc < 0) {
 		w->nomem = w->stop = 1;
 		goto out;
 	}
