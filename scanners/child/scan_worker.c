@@ -48,6 +48,7 @@
 #include "scan_check.h"
 #include "scan_decode.h"
 #include "scan_engine_int.h"
+#include "scan_norm.h"
 #include "scan_read.h"
 #include "scan_type.h"
 #include "util.h"
@@ -83,6 +84,7 @@ scan_worker_free(struct scan_worker *w)
 	free(w->rbuf);
 	free(w->sb);
 	free(w->strings_rules);
+	free(w->nv);
 	free(w);
 }
 
@@ -518,6 +520,165 @@ confirm(struct scan_worker *w, unsigned id, uint64_t end)
 	}
 }
 
+/* ---- the normalised view ---------------------------------------------- */
+
+/* A line is read in a window of at most this many bytes around its hit. */
+#define NORM_WINDOW 4096u
+#define NORM_BATCH (64u * 1024)
+#define NORM_LINES (NORM_BATCH / 16)
+#define NORM_PENDING 16u
+
+struct scan_normview {
+	uint64_t done;                /* lines before this offset are read */
+	uint64_t pending[NORM_PENDING]; /* hits whose line has not ended */
+	size_t npending;
+	char out[NORM_WINDOW], tmp[NORM_WINDOW];
+	char batch[NORM_BATCH];       /* the views, one a line */
+	size_t len;
+	uint64_t line[NORM_LINES], col[NORM_LINES];
+	unsigned via[NORM_LINES];
+	size_t n;
+};
+
+static void norm_flush(struct scan_worker *w);
+
+/* Reads the line around the hit at offset to, if it has ended (or the
+ * file has); returns 0 if it has not. */
+static int
+norm_read(struct scan_worker *w, uint64_t to)
+{
+	struct scan_normview *nv = w->nv;
+	const char *base = w->buf - w->buf_off;
+	uint64_t end = w->buf_off + w->buf_len, lo, hi, ls, le;
+	const char *nl;
+	size_t n;
+	unsigned via;
+
+	if (to < nv->done || to < w->buf_off)
+		return 1;
+	lo = to > w->buf_off + NORM_WINDOW / 2 ? to - NORM_WINDOW / 2 :
+	    w->buf_off;
+	hi = to + NORM_WINDOW / 2 < end ? to + NORM_WINDOW / 2 : end;
+	nl = to > lo ? memrchr(base + lo, '\n', to - lo) : NULL;
+	ls = nl ? (uint64_t)(nl - base) + 1 : lo;
+	nl = memchr(base + to, '\n', hi - to);
+	if (nl == NULL && hi == end && !w->eof)
+		return 0; /* the line goes on in the next chunk */
+	le = nl ? (uint64_t)(nl - base) : hi;
+	if (ls + NORM_WINDOW < le)
+		le = ls + NORM_WINDOW;
+	nv->done = le + 1;
+	n = scan_norm_line(base + ls, (size_t)(le - ls), nv->out, nv->tmp,
+	    &via);
+	if (via == 0)
+		return 1;
+	if (nv->len + n + 1 > NORM_BATCH || nv->n == NORM_LINES)
+		norm_flush(w);
+	if (w->stop)
+		return 1;
+	eng_cursor_to(w, ls);
+	memcpy(nv->batch + nv->len, nv->out, n);
+	nv->batch[nv->len + n] = '\n';
+	nv->len += n + 1;
+	nv->line[nv->n] = w->cur_line;
+	nv->col[nv->n] = w->cur_col + 1;
+	nv->via[nv->n++] = via;
+	return 1;
+}
+
+/* A trigger hit: the line around it is read in its normalised view. */
+static void
+norm_hit(struct scan_worker *w, uint64_t to)
+{
+	if (w->depth > 0 || w->strings_only || w->stop)
+		return;
+	if (w->nv == NULL) {
+		if ((w->nv = calloc(1, sizeof(*w->nv))) == NULL) {
+			w->nomem = w->stop = 1;
+			return;
+		}
+	}
+	if (to < w->nv->done)
+		return;
+	if (!norm_read(w, to) && w->nv->npending < NORM_PENDING &&
+	    (w->nv->npending == 0 ||
+	    w->nv->pending[w->nv->npending - 1] != to))
+		w->nv->pending[w->nv->npending++] = to;
+}
+
+/* The hits whose lines had not ended, once more data (or the end) came. */
+static void
+norm_pending(struct scan_worker *w)
+{
+	struct scan_normview *nv = w->nv;
+	size_t i, k = 0;
+
+	if (nv == NULL)
+		return;
+	for (i = 0; i < nv->npending; i++)
+		if (!norm_read(w, nv->pending[i]))
+			nv->pending[k++] = nv->pending[i];
+	nv->npending = k;
+}
+
+/* Scans the views and adopts what they found that the bytes did not. */
+static void
+norm_flush(struct scan_worker *w)
+{
+	struct scan_normview *nv = w->nv;
+	struct finding_list inner = {0};
+	char via[128];
+	size_t i, j;
+
+	if (nv == NULL || nv->n == 0 || w->stop)
+		return;
+	if (eng_scan_nested(w, (const unsigned char *)nv->batch, nv->len,
+	    &inner) < 0) {
+		w->nomem = w->stop = 1;
+		goto out;
+	}
+	for (i = 0; i < inner.n && !w->stop; i++) {
+		const struct finding *in = &inner.v[i];
+		size_t k = (size_t)in->line - 1;
+		uint64_t line;
+		struct finding *f;
+		struct fmeta *m;
+		struct dynbuf x;
+		int dup = 0;
+
+		if (in->rule->builtin || in->line == 0 || k >= nv->n)
+			continue;
+		line = nv->line[k];
+		/* What the bytes themselves show is reported once, as such. */
+		for (j = w->first; j < w->out->n && !dup; j++)
+			dup = w->out->v[j].rule == in->rule &&
+			    w->out->v[j].line == line;
+		if (dup)
+			continue;
+		if ((f = eng_new_finding(w, &m)) == NULL)
+			break;
+		m->decoded = 1;
+		al_sha256_hex(m->hash, in->fingerprint,
+		    strlen(in->fingerprint));
+		f->rule = in->rule;
+		f->severity = in->severity;
+		f->line = line;
+		f->column = nv->col[k];
+		f->path = strdup(w->path);
+		dynbuf_init(&x, 4 * AL_EXCERPT_BYTES + 256);
+		if (dynbuf_addf(&x, "via %s: %s", scan_norm_via(nv->via[k], via,
+		    sizeof(via)), in->excerpt) < 0)
+			w->nomem = w->stop = 1;
+		f->excerpt = dynbuf_take(&x, NULL);
+		if (f->path == NULL || f->excerpt == NULL)
+			w->nomem = w->stop = 1;
+	}
+out:
+	finding_list_free(&inner);
+	nv->n = 0;
+	nv->len = 0;
+}
+
 static int
 on_hit(unsigned int id, unsigned long long from, unsigned long long to,
     unsigned int flags, void *ctx)
@@ -531,6 +692,10 @@ on_hit(unsigned int id, unsigned long long from, unsigned long long to,
 	(void)flags;
 	if (w->stop)
 		return 1;
+	if (w->e->expr_kw[id] == EXPR_TRIGGER) {
+		norm_hit(w, to);
+		return w->stop ? 1 : 0;
+	}
 	if (!w->active[w->e->expr_rule[id]])
 		return 0;
 	if (w->eof || to + la <= w->buf_off + w->buf_len) {
@@ -675,6 +840,10 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	w->nspans = 0;
 	w->blob_pos = w->xesc_pos = 0;
 	w->decoded_total = 0;
+	if (w->nv != NULL) {
+		w->nv->done = 0;
+		w->nv->npending = w->nv->n = w->nv->len = 0;
+	}
 	memset(w->last_end, 0, rs->nrules * sizeof(*w->last_end));
 	memset(w->last_line, 0, rs->nrules * sizeof(*w->last_line));
 	memset(w->done, 0, rs->nrules * sizeof(*w->done));
@@ -1088,6 +1257,7 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 		if (w->crbuf != NULL &&
 		    scan_lone_cr(chunk, (size_t)n, w->crbuf))
 			chunk = w->crbuf;
+		norm_pending(w);
 		if (hs_scan_stream(stream, chunk, (unsigned)n, 0, w->scratch,
 		    on_hit, w) != HS_SUCCESS && !w->stop)
 			eng_unscannable(w, "the scan engine failed");
@@ -1115,6 +1285,7 @@ next:
 		    w) != HS_SUCCESS && !w->stop)
 			eng_unscannable(w, "the scan engine failed at end of "
 			    "data");
+		norm_pending(w);
 		if (w->depth < AL_DECODE_DEPTH && !w->stop) {
 			(void)eng_find_b64hex(w, w->blob_pos,
 			    w->buf_off + w->buf_len, 1);
@@ -1128,6 +1299,7 @@ next:
 	    raw_read(w, &rd, w->buf, KEEP + AL_SCAN_CHUNK) > 0)
 		;
 	*bytes += rd.total;
+	norm_flush(w);
 	if (w->nomem || eng_finish_file(w) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");
 	if (item && item_push(w, path, rd.total, w->eof, binary) < 0)

@@ -124,6 +124,39 @@ cache_path(struct dynbuf *p, const char *dir, const char *key)
 }
 
 /* Loads a cached database; any problem just means "not cached". */
+/*
+ * What may hide a spelling from the rules: literal joins, quotes inside a
+ * shell word, escapes, reflection, character codes and Unicode look-alikes
+ * (scan_norm.c undoes them). A line with one of these is read again in its
+ * normalised view; the others cost nothing more.
+ */
+static const char *const norm_triggers[] = {
+	"['\"`][ \\t]*(?:\\+|\\.\\.?|&)[ \\t]*['\"`]",
+	"''",
+	"\"\"",
+	"\\\\[xX][0-9A-Fa-f]{2}",
+	"\\\\u\\{?[0-9A-Fa-f]{2}",
+	"\\\\[0-3][0-7]{2}",
+	"%[0-9A-Fa-f]{2}%[0-9A-Fa-f]{2}%",
+	"getattr[ \\t]*\\(",
+	"__import__",
+	"import_module",
+	"(?:globals|locals|vars)[ \\t]*\\([ \\t]*\\)[ \\t]*\\[",
+	"__builtins__",
+	"\\[['\"]",
+	"fromCharCode",
+	"\\bchr[ \\t]*\\([ \\t]*\\d",
+	"\\[[Cc]har\\][ \\t]*\\d",
+	"\\$\\{?IFS",
+	"\\xEF\\xBC[\\x81-\\xBF]",
+	"\\xEF\\xBD[\\x80-\\x9E]",
+	"\\xE2\\x80[\\x8B-\\x8D\\x90-\\x95\\x98-\\x9F]",
+	"\\xE2\\x88\\x92",
+	"\\xE2\\x81\\xA0",
+	"\\xE3\\x80\\x80",
+	"\\xF0\\x9D[\\x90-\\x9F]",
+};
+
 static hs_database_t *
 cache_load(const char *dir, const char *key)
 {
@@ -247,6 +280,7 @@ engine_compile(struct scan_engine *e, const char *cache_dir)
 		factors_free(fac, rs->nrules);
 		return 0;
 	}
+	cap += sizeof(norm_triggers) / sizeof(norm_triggers[0]);
 	exprs = calloc(cap, sizeof(*exprs));
 	owned = calloc(cap, sizeof(*owned));
 	flags = calloc(cap, sizeof(*flags));
@@ -289,6 +323,17 @@ engine_compile(struct scan_engine *e, const char *cache_dir)
 			ids[n] = (unsigned)n;
 			n++;
 		}
+	}
+	/* The lines the normalised view reads (scan_norm.c): one of these
+	 * marks a line, whatever rule it may then match. */
+	for (i = 0; i < sizeof(norm_triggers) / sizeof(norm_triggers[0]);
+	    i++) {
+		exprs[n] = norm_triggers[i];
+		flags[n] = 0;
+		e->expr_rule[n] = 0;
+		e->expr_kw[n] = EXPR_TRIGGER;
+		ids[n] = (unsigned)n;
+		n++;
 	}
 	e->nexpr = (unsigned)n;
 	cache_key(key, exprs, flags, n);
