@@ -646,7 +646,9 @@ norm_flush(struct scan_worker *w)
 		struct dynbuf x;
 		int dup = 0;
 
-		if (in->rule->builtin || in->line == 0 || k >= nv->n)
+		/* The Unicode rules read the bytes: the view folds them. */
+		if (in->rule->builtin || in->line == 0 || k >= nv->n ||
+		    strcmp(in->rule->category, "unicode") == 0)
 			continue;
 		line = nv->line[k];
 		/* What the bytes themselves show is reported once, as such. */
