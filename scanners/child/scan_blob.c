@@ -17,11 +17,13 @@
  * the nested scan is an ordinary scan with its own worker.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "al_limits.h"
 #include "scan_decode.h"
 #include "scan_engine_int.h"
+#include "scan_read.h"
 
 /* Moves what the scan of a decoded blob at [s, e) found into this file's
  * findings, at the blob's position, the excerpt naming the decoding. */
@@ -72,6 +74,36 @@ adopt_decoded(struct scan_worker *w, enum scan_encoding enc, uint64_t s,
 	}
 }
 
+/*
+ * Decoded bytes that are UTF-16LE text (no BOM: PowerShell encodes without
+ * one), transcoded to UTF-8 in place of them: the new length, or -1.
+ * The UTF-8 of ASCII is half the size; other characters may take three
+ * bytes for two, so the transcoding goes through a second buffer.
+ */
+static ssize_t
+utf16_text(struct scan_worker *w, size_t len)
+{
+	struct scan_u16 d = {SCAN_UTF16_LE, 0, 0, 0};
+	size_t bom, used, k, cap = scan_decoded_max(AL_DECODE_MAX_BLOB);
+	unsigned char *t;
+
+	if (scan_utf16_sniff(w->dec, len, &bom) != SCAN_UTF16_LE)
+		return -1;
+	if ((t = malloc(cap * 3 / 2 + 16)) == NULL) {
+		w->nomem = w->stop = 1;
+		return -1;
+	}
+	k = scan_u16_decode(&d, w->dec + bom, len - bom, &used, t,
+	    cap * 3 / 2 + 16, 1);
+	if (used != len - bom || k > cap) {
+		free(t);
+		return -1;
+	}
+	memcpy(w->dec, t, k);
+	free(t);
+	return (ssize_t)k;
+}
+
 /* Decodes the blob [s, e) piece by piece; scans what reads as text. */
 static void
 try_blob(struct scan_worker *w, uint64_t s, uint64_t e, int hex_only,
@@ -96,6 +128,12 @@ try_blob(struct scan_worker *w, uint64_t s, uint64_t e, int hex_only,
 			len = scan_decode_base64(base + p, n, w->dec);
 		}
 		p += n;
+		/* PowerShell's -EncodedCommand is base64 of UTF-16LE: read as
+		 * the text PowerShell runs. */
+		if (len > 0 && enc == ENC_BASE64 &&
+		    !scan_is_text(w->dec, (size_t)len) &&
+		    (len = utf16_text(w, (size_t)len)) > 0)
+			enc = ENC_BASE64_UTF16;
 		if (len <= 0 || !scan_is_text(w->dec, (size_t)len))
 			continue;
 		w->decoded_total += (uint64_t)len;

@@ -22,6 +22,8 @@ scan_encoding_name(enum scan_encoding e)
 		return "base64";
 	case ENC_HEX:
 		return "hex";
+	case ENC_BASE64_UTF16:
+		return "base64 (UTF-16LE)";
 	default:
 		return "\\x escapes";
 	}

@@ -15,6 +15,7 @@ enum scan_encoding {
 	ENC_BASE64,
 	ENC_HEX,
 	ENC_XESC,   /* "\x63\x75\x72\x6c" */
+	ENC_BASE64_UTF16, /* base64 of UTF-16LE text: PowerShell's -enc */
 };
 
 const char *scan_encoding_name(enum scan_encoding e);
