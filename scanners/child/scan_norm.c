@@ -427,6 +427,92 @@ char_codes(const unsigned char *p, size_t n, size_t i, unsigned char close,
 	return k;
 }
 
+/* A literal at p[i] (a quote): its closing quote's index, or 0. */
+static size_t
+literal_end(const unsigned char *p, size_t n, size_t i)
+{
+	size_t j;
+
+	for (j = i + 1; j < n && p[j] != p[i]; j++)
+		if (p[j] == '\\')
+			return 0; /* escapes: not a plain literal */
+	return j < n ? j : 0;
+}
+
+static int
+starts(const unsigned char *p, size_t n, size_t i, const char *w)
+{
+	size_t l = strlen(w);
+
+	return i + l <= n && memcmp(p + i, w, l) == 0;
+}
+
+/*
+ * 'hs|lruc'[::-1] (Python), "...".split("").reverse().join("") (JavaScript)
+ * and codecs.decode('...', 'rot13') (Python): the literal as it evaluates.
+ * Returns the bytes consumed (the output is as long as the literal), or 0.
+ */
+static size_t
+literal_op(const unsigned char *p, size_t n, size_t i, unsigned char *o,
+    unsigned *via)
+{
+	static const char *const rev[] = {
+		"[::-1]", ".split('').reverse().join('')",
+		".split(\"\").reverse().join(\"\")",
+	};
+	size_t e = literal_end(p, n, i), j, k;
+
+	if (e == 0)
+		return 0;
+	for (k = 0; k < sizeof(rev) / sizeof(rev[0]); k++)
+		if (starts(p, n, e + 1, rev[k]))
+			break;
+	if (k == sizeof(rev) / sizeof(rev[0]))
+		return 0;
+	o[0] = p[i];
+	for (j = i + 1; j < e; j++)
+		o[e - j] = p[j];
+	o[e - i] = p[e];
+	*via |= NORM_REVERSE;
+	return e + 1 - i + strlen(rev[k]);
+}
+
+static unsigned char
+rot13(unsigned char c)
+{
+	if (c >= 'a' && c <= 'z')
+		return (unsigned char)('a' + (c - 'a' + 13) % 26);
+	if (c >= 'A' && c <= 'Z')
+		return (unsigned char)('A' + (c - 'A' + 13) % 26);
+	return c;
+}
+
+/* codecs.decode('...', 'rot13') or 'rot_13': the decoded literal. */
+static size_t
+rot13_call(const unsigned char *p, size_t n, size_t i, unsigned char *o,
+    unsigned *via)
+{
+	size_t a = skip_blank(p, n, i + 14), e, j, c, s2, e2, end;
+
+	if (a >= n || !is_quote(p[a]) || (e = literal_end(p, n, a)) == 0)
+		return 0;
+	c = skip_blank(p, n, e + 1);
+	if (c >= n || p[c] != ',' ||
+	    !quoted_name(p, n, c + 1, 0, &s2, &e2, &end) ||
+	    !((e2 - s2 == 5 && memcmp(p + s2, "rot13", 5) == 0) ||
+	    (e2 - s2 == 6 && memcmp(p + s2, "rot_13", 6) == 0)))
+		return 0;
+	end = skip_blank(p, n, end);
+	if (end >= n || p[end] != ')')
+		return 0;
+	o[0] = p[a];
+	for (j = a + 1; j < e; j++)
+		o[j - a] = rot13(p[j]);
+	o[e - a] = p[e];
+	*via |= NORM_ROT13;
+	return end + 1 - i;
+}
+
 static size_t
 pass_reflect(const unsigned char *p, size_t n, unsigned char *o, unsigned *via)
 {
@@ -437,6 +523,18 @@ pass_reflect(const unsigned char *p, size_t n, unsigned char *o, unsigned *via)
 	size_t i = 0, k = 0, s, e, end, j, m;
 
 	while (i < n) {
+		if (is_quote(p[i]) && (m = literal_op(p, n, i, o + k, via))) {
+			k += literal_end(p, n, i) + 1 - i;
+			i += m;
+			continue;
+		}
+		if (p[i] == 'c' && word_at(p, n, i, "codecs.decode(") &&
+		    (m = rot13_call(p, n, i, o + k, via)) > 0) {
+			k += literal_end(p, n, skip_blank(p, n, i + 14)) + 1 -
+			    skip_blank(p, n, i + 14);
+			i += m;
+			continue;
+		}
 		/* getattr(X, 'name') -> X.name */
 		if (p[i] == 'g' && word_at(p, n, i, "getattr")) {
 			size_t a = skip_blank(p, n, i + 7), x0, x1;
@@ -599,7 +697,7 @@ scan_norm_via(unsigned via, char *buf, size_t len)
 	static const char *const names[] = {
 		"Unicode look-alikes", "escapes", "string join",
 		"shell quoting", "reflection", "character codes",
-		"subscript",
+		"subscript", "reversed string", "rot13",
 	};
 	size_t i, k = 0;
 

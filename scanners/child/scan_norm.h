@@ -20,6 +20,8 @@ enum {
 	NORM_REFLECT = 1u << 4,   /* getattr, __import__, globals()[...] */
 	NORM_CHARCODE = 1u << 5,  /* fromCharCode, chr(N), [char]N */
 	NORM_SUBSCRIPT = 1u << 6, /* obj['name'] as obj.name */
+	NORM_REVERSE = 1u << 7,   /* 'hs|lruc'[::-1], .reverse().join('') */
+	NORM_ROT13 = 1u << 8,     /* codecs.decode('...', 'rot13') */
 };
 
 /*

@@ -40,7 +40,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(in, data, size);
 	n = scan_norm_line(in, size, out, tmp, &via);
-	if (n > size || (via & ~0x7fu) != 0 || (size == 0 && via != 0))
+	if (n > size || (via & ~0x1ffu) != 0 || (size == 0 && via != 0))
 		abort();
 	if (via != 0 && strlen(scan_norm_via(via, via_s, sizeof(via_s))) == 0)
 		abort();
