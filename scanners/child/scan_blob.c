@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "al_limits.h"
 #include "scan_decode.h"
 #include "scan_engine_int.h"
@@ -104,6 +106,54 @@ utf16_text(struct scan_worker *w, size_t len)
 	return (ssize_t)k;
 }
 
+/*
+ * Decoded bytes that are a zlib or gzip stream (Python's
+ * exec(zlib.decompress(b64decode(...))), PowerShell's GzipStream), inflated
+ * in place of them: at most a decoded piece's size comes out (a bomb gives
+ * its first bytes), and a stream cut by the piece's end gives what it had.
+ * The new length, or -1.
+ */
+static ssize_t
+inflated_text(struct scan_worker *w, size_t len)
+{
+	size_t cap = scan_decoded_max(AL_DECODE_MAX_BLOB), k;
+	const unsigned char *d = w->dec;
+	unsigned char *t;
+	z_stream z;
+	int bits, r;
+
+	if (len >= 2 && d[0] == 0x1f && d[1] == 0x8b)
+		bits = 15 + 16;
+	else if (len >= 2 && (d[0] & 0x0f) == 8 && (d[0] >> 4) <= 7 &&
+	    ((unsigned)d[0] << 8 | d[1]) % 31 == 0)
+		bits = 15;
+	else
+		return -1;
+	if ((t = malloc(cap)) == NULL) {
+		w->nomem = w->stop = 1;
+		return -1;
+	}
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, bits) != Z_OK) {
+		free(t);
+		return -1;
+	}
+	z.next_in = (Bytef *)(uintptr_t)d;
+	z.avail_in = (uInt)len;
+	z.next_out = t;
+	z.avail_out = (uInt)cap;
+	r = inflate(&z, Z_NO_FLUSH);
+	k = cap - z.avail_out;
+	inflateEnd(&z);
+	if ((r != Z_OK && r != Z_STREAM_END && r != Z_BUF_ERROR) || k == 0) {
+		free(t);
+		return -1;
+	}
+	memcpy(w->dec, t, k);
+	free(t);
+	return (ssize_t)k;
+}
+
 /* Decodes the blob [s, e) piece by piece; scans what reads as text. */
 static void
 try_blob(struct scan_worker *w, uint64_t s, uint64_t e, int hex_only,
@@ -131,9 +181,17 @@ try_blob(struct scan_worker *w, uint64_t s, uint64_t e, int hex_only,
 		/* PowerShell's -EncodedCommand is base64 of UTF-16LE: read as
 		 * the text PowerShell runs. */
 		if (len > 0 && enc == ENC_BASE64 &&
-		    !scan_is_text(w->dec, (size_t)len) &&
-		    (len = utf16_text(w, (size_t)len)) > 0)
-			enc = ENC_BASE64_UTF16;
+		    !scan_is_text(w->dec, (size_t)len)) {
+			ssize_t t;
+
+			if ((t = utf16_text(w, (size_t)len)) > 0) {
+				len = t;
+				enc = ENC_BASE64_UTF16;
+			} else if ((t = inflated_text(w, (size_t)len)) > 0) {
+				len = t;
+				enc = ENC_BASE64_ZLIB;
+			}
+		}
 		if (len <= 0 || !scan_is_text(w->dec, (size_t)len))
 			continue;
 		w->decoded_total += (uint64_t)len;

@@ -24,6 +24,8 @@ scan_encoding_name(enum scan_encoding e)
 		return "hex";
 	case ENC_BASE64_UTF16:
 		return "base64 (UTF-16LE)";
+	case ENC_BASE64_ZLIB:
+		return "base64 (compressed)";
 	default:
 		return "\\x escapes";
 	}

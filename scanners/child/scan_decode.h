@@ -16,6 +16,7 @@ enum scan_encoding {
 	ENC_HEX,
 	ENC_XESC,   /* "\x63\x75\x72\x6c" */
 	ENC_BASE64_UTF16, /* base64 of UTF-16LE text: PowerShell's -enc */
+	ENC_BASE64_ZLIB,  /* base64 of zlib or gzip: exec(zlib.decompress(...)) */
 };
 
 const char *scan_encoding_name(enum scan_encoding e);
