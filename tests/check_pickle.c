@@ -14,7 +14,14 @@
 
 #include "scan_pickle.h"
 
-/* python3 -c $'import pickle, os, collections, datetime\nprint(pickle.dumps({"d": {"a": 1, "b": [1, 2.5, "x", b"y", None, True]}, "s": {1, 2}, "o": collections.OrderedDict(a=1), "t": datetime.datetime(2020, 1, 2, 3, 4, 5), "f": frozenset([3])}, protocol=0))' */
+/*
+ * The bytes of (one command, wrapped here):
+ * python3 -c $'import pickle, os, collections,
+ * datetime\nprint(pickle.dumps({"d": {"a": 1, "b": [1, 2.5, "x", b"y", None,
+ * True]}, "s": {1, 2}, "o": collections.OrderedDict(a=1), "t":
+ * datetime.datetime(2020, 1, 2, 3, 4, 5), "f": frozenset([3])},
+ * protocol=0))'
+ */
 static const char benign0[] =
     "(dp0\012Vd\012p1\012(dp2\012Va\012p3\012I1\012sVb\012p4\012(l"
     "p5\012I1\012aF2.5\012aVx\012p6\012ac_codecs\012encode\012p7\012"
@@ -26,7 +33,14 @@ static const char benign0[] =
     "u0000\\u0000\012p22\012g9\012tp23\012Rp24\012tp25\012Rp26\012"
     "sVf\012p27\012c__builtin__\012frozenset\012p28\012((lp29\012I"
     "3\012atp30\012Rp31\012s.";
-/* python3 -c $'import pickle, os, collections, datetime\nprint(pickle.dumps({"d": {"a": 1, "b": [1, 2.5, "x", b"y", None, True]}, "s": {1, 2}, "o": collections.OrderedDict(a=1), "t": datetime.datetime(2020, 1, 2, 3, 4, 5), "f": frozenset([3])}, protocol=1))' */
+/*
+ * The bytes of (one command, wrapped here):
+ * python3 -c $'import pickle, os, collections,
+ * datetime\nprint(pickle.dumps({"d": {"a": 1, "b": [1, 2.5, "x", b"y", None,
+ * True]}, "s": {1, 2}, "o": collections.OrderedDict(a=1), "t":
+ * datetime.datetime(2020, 1, 2, 3, 4, 5), "f": frozenset([3])},
+ * protocol=1))'
+ */
 static const char benign1[] =
     "}q\000(X\001\000\000\000dq\001}q\002(X\001\000\000\000aq\003K"
     "\001X\001\000\000\000bq\004]q\005(K\001G@\004\000\000\000\000"
@@ -39,7 +53,14 @@ static const char benign1[] =
     "\303\244\001\002\003\004\005\000\000\000q\026h\011tq\027Rq\030"
     "tq\031Rq\032X\001\000\000\000fq\033c__builtin__\012frozenset\012"
     "q\034(]q\035K\003atq\036Rq\037u.";
-/* python3 -c $'import pickle, os, collections, datetime\nprint(pickle.dumps({"d": {"a": 1, "b": [1, 2.5, "x", b"y", None, True]}, "s": {1, 2}, "o": collections.OrderedDict(a=1), "t": datetime.datetime(2020, 1, 2, 3, 4, 5), "f": frozenset([3])}, protocol=2))' */
+/*
+ * The bytes of (one command, wrapped here):
+ * python3 -c $'import pickle, os, collections,
+ * datetime\nprint(pickle.dumps({"d": {"a": 1, "b": [1, 2.5, "x", b"y", None,
+ * True]}, "s": {1, 2}, "o": collections.OrderedDict(a=1), "t":
+ * datetime.datetime(2020, 1, 2, 3, 4, 5), "f": frozenset([3])},
+ * protocol=2))'
+ */
 static const char benign2[] =
     "\200\002}q\000(X\001\000\000\000dq\001}q\002(X\001\000\000\000"
     "aq\003K\001X\001\000\000\000bq\004]q\005(K\001G@\004\000\000\000"
@@ -52,7 +73,14 @@ static const char benign2[] =
     "\007\303\244\001\002\003\004\005\000\000\000q\026h\011\206q\027"
     "Rq\030\205q\031Rq\032X\001\000\000\000fq\033c__builtin__\012f"
     "rozenset\012q\034]q\035K\003a\205q\036Rq\037u.";
-/* python3 -c $'import pickle, os, collections, datetime\nprint(pickle.dumps({"d": {"a": 1, "b": [1, 2.5, "x", b"y", None, True]}, "s": {1, 2}, "o": collections.OrderedDict(a=1), "t": datetime.datetime(2020, 1, 2, 3, 4, 5), "f": frozenset([3])}, protocol=3))' */
+/*
+ * The bytes of (one command, wrapped here):
+ * python3 -c $'import pickle, os, collections,
+ * datetime\nprint(pickle.dumps({"d": {"a": 1, "b": [1, 2.5, "x", b"y", None,
+ * True]}, "s": {1, 2}, "o": collections.OrderedDict(a=1), "t":
+ * datetime.datetime(2020, 1, 2, 3, 4, 5), "f": frozenset([3])},
+ * protocol=3))'
+ */
 static const char benign3[] =
     "\200\003}q\000(X\001\000\000\000dq\001}q\002(X\001\000\000\000"
     "aq\003K\001X\001\000\000\000bq\004]q\005(K\001G@\004\000\000\000"
@@ -63,7 +91,14 @@ static const char benign3[] =
     "datetime\012q\021C\012\007\344\001\002\003\004\005\000\000\000"
     "q\022\205q\023Rq\024X\001\000\000\000fq\025cbuiltins\012froze"
     "nset\012q\026]q\027K\003a\205q\030Rq\031u.";
-/* python3 -c $'import pickle, os, collections, datetime\nprint(pickle.dumps({"d": {"a": 1, "b": [1, 2.5, "x", b"y", None, True]}, "s": {1, 2}, "o": collections.OrderedDict(a=1), "t": datetime.datetime(2020, 1, 2, 3, 4, 5), "f": frozenset([3])}, protocol=4))' */
+/*
+ * The bytes of (one command, wrapped here):
+ * python3 -c $'import pickle, os, collections,
+ * datetime\nprint(pickle.dumps({"d": {"a": 1, "b": [1, 2.5, "x", b"y", None,
+ * True]}, "s": {1, 2}, "o": collections.OrderedDict(a=1), "t":
+ * datetime.datetime(2020, 1, 2, 3, 4, 5), "f": frozenset([3])},
+ * protocol=4))'
+ */
 static const char benign4[] =
     "\200\004\225\234\000\000\000\000\000\000\000}\224(\214\001d\224"
     "}\224(\214\001a\224K\001\214\001b\224]\224(K\001G@\004\000\000"
@@ -73,7 +108,14 @@ static const char benign4[] =
     "datetime\224\214\010datetime\224\223\224C\012\007\344\001\002"
     "\003\004\005\000\000\000\224\205\224R\224\214\001f\224(K\003\221"
     "\224u.";
-/* python3 -c $'import pickle, os, collections, datetime\nprint(pickle.dumps({"d": {"a": 1, "b": [1, 2.5, "x", b"y", None, True]}, "s": {1, 2}, "o": collections.OrderedDict(a=1), "t": datetime.datetime(2020, 1, 2, 3, 4, 5), "f": frozenset([3])}, protocol=5))' */
+/*
+ * The bytes of (one command, wrapped here):
+ * python3 -c $'import pickle, os, collections,
+ * datetime\nprint(pickle.dumps({"d": {"a": 1, "b": [1, 2.5, "x", b"y", None,
+ * True]}, "s": {1, 2}, "o": collections.OrderedDict(a=1), "t":
+ * datetime.datetime(2020, 1, 2, 3, 4, 5), "f": frozenset([3])},
+ * protocol=5))'
+ */
 static const char benign5[] =
     "\200\005\225\234\000\000\000\000\000\000\000}\224(\214\001d\224"
     "}\224(\214\001a\224K\001\214\001b\224]\224(K\001G@\004\000\000"
@@ -83,26 +125,57 @@ static const char benign5[] =
     "datetime\224\214\010datetime\224\223\224C\012\007\344\001\002"
     "\003\004\005\000\000\000\224\205\224R\224\214\001f\224(K\003\221"
     "\224u.";
-/* python3 -c $'import pickle, os, collections, datetime\nclass R:\n    __reduce__ = lambda self: (os.system, ("echo hi",))\nprint(pickle.dumps(R(), protocol=0))' */
+/*
+ * The bytes of (one command, wrapped here):
+ * python3 -c $'import pickle, os, collections, datetime\nclass R:\n
+ * __reduce__ = lambda self: (os.system, ("echo
+ * hi",))\nprint(pickle.dumps(R(), protocol=0))'
+ */
 static const char system0[] =
     "cposix\012system\012p0\012(Vecho hi\012p1\012tp2\012Rp3\012.";
-/* python3 -c $'import pickle, os, collections, datetime\nclass R:\n    __reduce__ = lambda self: (os.system, ("echo hi",))\nprint(pickle.dumps(R(), protocol=2))' */
+/*
+ * The bytes of (one command, wrapped here):
+ * python3 -c $'import pickle, os, collections, datetime\nclass R:\n
+ * __reduce__ = lambda self: (os.system, ("echo
+ * hi",))\nprint(pickle.dumps(R(), protocol=2))'
+ */
 static const char system2[] =
     "\200\002cposix\012system\012q\000X\007\000\000\000echo hiq\001"
     "\205q\002Rq\003.";
-/* python3 -c $'import pickle, os, collections, datetime\nclass R:\n    __reduce__ = lambda self: (os.system, ("echo hi",))\nprint(pickle.dumps(R(), protocol=4))' */
+/*
+ * The bytes of (one command, wrapped here):
+ * python3 -c $'import pickle, os, collections, datetime\nclass R:\n
+ * __reduce__ = lambda self: (os.system, ("echo
+ * hi",))\nprint(pickle.dumps(R(), protocol=4))'
+ */
 static const char system4[] =
     "\200\004\225\"\000\000\000\000\000\000\000\214\005posix\224\214"
     "\006system\224\223\224\214\007echo hi\224\205\224R\224.";
-/* python3 -c $'import pickle, os, collections, datetime\nclass R:\n    __reduce__ = lambda self: (os.system, ("echo hi",))\nprint(pickle.dumps(R(), protocol=5))' */
+/*
+ * The bytes of (one command, wrapped here):
+ * python3 -c $'import pickle, os, collections, datetime\nclass R:\n
+ * __reduce__ = lambda self: (os.system, ("echo
+ * hi",))\nprint(pickle.dumps(R(), protocol=5))'
+ */
 static const char system5[] =
     "\200\005\225\"\000\000\000\000\000\000\000\214\005posix\224\214"
     "\006system\224\223\224\214\007echo hi\224\205\224R\224.";
-/* python3 -c $'import pickle, os, collections, datetime\nclass R:\n    __reduce__ = lambda self: (os.system, ("echo hi",))\nprint(pickle.dumps([1, "a"], protocol=2) + pickle.dumps(R(), protocol=2))' */
+/*
+ * The bytes of (one command, wrapped here):
+ * python3 -c $'import pickle, os, collections, datetime\nclass R:\n
+ * __reduce__ = lambda self: (os.system, ("echo
+ * hi",))\nprint(pickle.dumps([1, "a"], protocol=2) + pickle.dumps(R(),
+ * protocol=2))'
+ */
 static const char concat[] =
     "\200\002]q\000(K\001X\001\000\000\000aq\001e.\200\002cposix\012"
     "system\012q\000X\007\000\000\000echo hiq\001\205q\002Rq\003.";
-/* python3 -c $'import pickle, os, collections, datetime\nclass E:\n    __reduce__ = lambda self: (eval, ("1+1",))\nprint(pickle.dumps(E(), protocol=2))' */
+/*
+ * The bytes of (one command, wrapped here):
+ * python3 -c $'import pickle, os, collections, datetime\nclass E:\n
+ * __reduce__ = lambda self: (eval, ("1+1",))\nprint(pickle.dumps(E(),
+ * protocol=2))'
+ */
 static const char eval2[] =
     "\200\002c__builtin__\012eval\012q\000X\003\000\000\0001+1q\001"
     "\205q\002Rq\003.";

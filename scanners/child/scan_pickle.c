@@ -123,7 +123,7 @@ enum { SL_OTHER, SL_MARK, SL_STR, SL_GLOBAL };
 
 struct slot {
 	unsigned char kind;
-	short ref;		/* string cell, or global index (-1: not kept) */
+	short ref;		/* string cell or global (-1: not kept) */
 	uint32_t gen;		/* of the string cell */
 };
 
@@ -334,7 +334,8 @@ pop_mark(struct pickle_walk *w)
 	struct slot first = other;
 	size_t i = w->sn;
 
-	while (i > 0 && w->stack[(w->sb + i - 1) % STACK_MAX].kind != SL_MARK)
+	while (i > 0 &&
+	    w->stack[(w->sb + i - 1) % STACK_MAX].kind != SL_MARK)
 		i--;
 	if (i < w->sn)
 		first = w->stack[(w->sb + i) % STACK_MAX];
