@@ -230,6 +230,27 @@ static struct rule builtin_rules[] = {
 		.builtin = 1,
 	},
 	{
+		.id = AL_RULE_PICKLE,
+		.title = "Pickle that runs code when it is loaded",
+		.category = "obfuscation",
+		.severity = AL_SEV_HIGH,
+		.description = "A Python pickle (a .pkl file, a model "
+		    "checkpoint, a joblib dump, or any file pickle.load would "
+		    "read) names a callable that loading it imports and calls "
+		    "(GLOBAL, STACK_GLOBAL or INST, then REDUCE, OBJ, NEWOBJ or "
+		    "BUILD): unpickling runs it, with the rights of whoever "
+		    "loads the file. airlock walks the opcodes without "
+		    "unpickling. Critical for a callable that runs commands, "
+		    "code or I/O (os.system, subprocess, builtins.eval/exec/"
+		    "getattr, ...), whether or not the walk saw the call; high "
+		    "for a callable outside the short list of plain data "
+		    "reconstructors (collections, datetime, numpy, torch "
+		    "tensors) that the pickle calls; low for one it only "
+		    "imports. Load such a file only with a restricted "
+		    "Unpickler, or ask for another format (JSON, safetensors).",
+		.builtin = 1,
+	},
+	{
 		.id = AL_RULE_SYMLINK_GIT,
 		.title = "Symbolic link into .git",
 		.category = "archive-hazard",

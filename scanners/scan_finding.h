@@ -55,6 +55,8 @@ struct finding_list {
 /* Renames, copies and mode changes into runnable places (scan_patch.c). */
 #define AL_RULE_BASE_CONTENT "airlock.content-from-base"
 #define AL_RULE_SYMLINK_GIT "airlock.symlink-git"
+/* A pickle whose load resolves or calls code (scan_pickle.c). */
+#define AL_RULE_PICKLE "airlock.pickle-code"
 
 const struct rule *scan_builtin_rule(const char *id);
 /* The built-in rules, for SARIF's rule table. */

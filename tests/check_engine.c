@@ -681,6 +681,49 @@ START_TEST(base64_of_zlib)
 }
 END_TEST
 
+/* Pickles are walked, whatever their name; a load that calls a command
+ * runner is critical; plain data is nothing; text is not a pickle. */
+START_TEST(pickles)
+{
+	/* pickle.dumps(E(), protocol=2), E.__reduce__ -> (os.system, ('id',)) */
+	static const char p2[] = "\x80\x02" "cposix\nsystem\nq\x00X\x02\x00"
+	    "\x00\x00idq\x01\x85q\x02Rq\x03.";
+	/* the same, protocol 0 */
+	static const char p0[] = "cposix\nsystem\np0\n(Vid\np1\ntp2\nRp3\n.";
+	/* pickle.dumps(collections.OrderedDict(a=1), protocol=2) */
+	static const char od[] = "\x80\x02" "ccollections\nOrderedDict\nq\x00)"
+	    "Rq\x01X\x01\x00\x00\x00aq\x02K\x01s.";
+	/* an unknown callable, called, in a file named as a pickle */
+	static const char unk[] = "\x80\x02" "chelpers\nrun\nq\x00)Rq\x01.";
+	struct finding_list fl;
+
+	tu_scan(&sc, "model.bin", p2, sizeof(p2) - 1, &fl);
+	ck_assert_uint_eq(tu_count(&fl, "airlock.pickle-code"), 1);
+	ck_assert_int_eq(tu_first(&fl, "airlock.pickle-code")->severity,
+	    AL_SEV_CRITICAL);
+	ck_assert_str_eq(tu_first(&fl, "airlock.pickle-code")->excerpt,
+	    "loading this pickle calls posix.system (opcode at byte 2): it "
+	    "runs commands, code or I/O");
+	finding_list_free(&fl);
+	tu_scan(&sc, "notes.txt", p0, sizeof(p0) - 1, &fl);
+	ck_assert_uint_eq(tu_count(&fl, "airlock.pickle-code"), 1);
+	finding_list_free(&fl);
+	tu_scan(&sc, "data.pkl", od, sizeof(od) - 1, &fl);
+	ck_assert_uint_eq(fl.n, 0);
+	finding_list_free(&fl);
+	tu_scan(&sc, "cache.pkl", unk, sizeof(unk) - 1, &fl);
+	ck_assert_uint_eq(tu_count(&fl, "airlock.pickle-code"), 1);
+	ck_assert_int_eq(tu_first(&fl, "airlock.pickle-code")->severity,
+	    AL_SEV_HIGH);
+	finding_list_free(&fl);
+	/* Text that starts like a protocol 0 pickle and has STOPs ('.'). */
+	scan_str("LICENSE", "Permission is hereby granted. (c) 2020 Someone.\n"
+	    "Redistribution is allowed.\n", &fl);
+	ck_assert_uint_eq(fl.n, 0);
+	finding_list_free(&fl);
+}
+END_TEST
+
 START_TEST(empty_and_nul_and_invalid_utf8)
 {
 	static const char odd[] = "\xff\xfe\0x = " TOKEN " \xc3\n";
@@ -956,6 +999,7 @@ engine_suite(void)
 	tcase_add_test(tc, normalised_view);
 	tcase_add_test(tc, base64_of_utf16);
 	tcase_add_test(tc, base64_of_zlib);
+	tcase_add_test(tc, pickles);
 	tcase_add_test(tc, empty_and_nul_and_invalid_utf8);
 	tcase_add_test(tc, finding_cap_is_unscannable);
 	tcase_add_test(tc, read_error_is_unscannable);

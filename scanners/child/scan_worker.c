@@ -49,6 +49,7 @@
 #include "scan_decode.h"
 #include "scan_engine_int.h"
 #include "scan_norm.h"
+#include "scan_pickle.h"
 #include "scan_read.h"
 #include "scan_type.h"
 #include "util.h"
@@ -1100,7 +1101,96 @@ struct reader {
 	struct scan_u16 u16;      /* UTF-16, when order is set */
 	size_t rlen, rpos;        /* UTF-16 bytes in rbuf, and used */
 	int raw_eof;
+	struct pickle_walk *pk;   /* the file read as a pickle, or NULL */
+	int pk_cut;               /* the walk ended before the file did */
 };
+
+/* Names a pickle loader reads whatever the content: a file by one of
+ * them is read as a pickle even when its first bytes say nothing. */
+static int
+pickle_name(const char *relpath)
+{
+	static const char *const exts[] = {
+		"pkl", "pickle", "pck", "pk", "p", "pt", "bin", "joblib", "dat",
+		"ckpt", "model", "sav",
+	};
+	const char *slash = strrchr(relpath, '/');
+	const char *dot = strrchr(slash ? slash : relpath, '.');
+	size_t i;
+
+	for (i = 0; dot != NULL && i < sizeof(exts) / sizeof(exts[0]); i++)
+		if (strcasecmp(dot + 1, exts[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The first byte of a pickle: PROTO, or an opcode a protocol 0-1 payload
+ * starts with (MARK, GLOBAL, INST, an empty container, NONE, a string or a
+ * number). */
+static int
+pickle_start(unsigned char c)
+{
+	return c == 0x80 || (c != '\0' && strchr("(cidl}])NIJKLMSTUVXFGPp",
+	    c) != NULL);
+}
+
+/* The walk is over: what a load of the file would resolve and call. */
+static void
+pickle_done(struct scan_worker *w, struct reader *rd)
+{
+	const struct pickle_global *g;
+	size_t n, more, i;
+	int evidence;
+
+	if (rd->pk == NULL)
+		return;
+	pickle_walk_end(rd->pk);
+	g = pickle_walk_globals(rd->pk, &n, &more);
+	/* A pickle by its protocol, by its name, or a file that is pickles
+	 * to its end: then every callable counts; otherwise (text that
+	 * starts like one: the walk is lenient, and a '.' is a STOP) only
+	 * dangerous ones, and only called. */
+	evidence = pickle_walk_proto(rd->pk) >= 0 || pickle_name(w->relpath) ||
+	    (!rd->pk_cut && pickle_walk_stops(rd->pk) > 0);
+	for (i = 0; i < n && !w->nomem; i++) {
+		enum al_severity sev;
+		struct finding *f;
+
+		if (g[i].cls == PICKLE_SAFE)
+			continue;
+		if (g[i].cls == PICKLE_DANGEROUS)
+			sev = g[i].called || evidence ? AL_SEV_CRITICAL :
+			    AL_SEV_NONE;
+		else if (!evidence)
+			sev = AL_SEV_NONE;
+		else
+			sev = g[i].called ? AL_SEV_HIGH : AL_SEV_LOW;
+		if (sev == AL_SEV_NONE)
+			continue;
+		if (eng_meta_reserve(w, (size_t)eng_file_findings(w) + 1) < 0 ||
+		    finding_add_builtinf(w->out, AL_RULE_PICKLE, w->path,
+		    "loading this pickle %s %s.%s (opcode at byte %llu): %s",
+		    g[i].called ? "calls" : "imports", g[i].module, g[i].name,
+		    (unsigned long long)g[i].offset,
+		    g[i].cls == PICKLE_DANGEROUS ? "it runs commands, code or "
+		    "I/O" : "not a plain data type") < 0) {
+			w->nomem = w->stop = 1;
+			break;
+		}
+		f = &w->out->v[w->out->n - 1];
+		f->severity = sev;
+		memset(&w->meta[eng_file_findings(w) - 1], 0, sizeof(*w->meta));
+	}
+	if (evidence && more > 0 && !w->nomem &&
+	    (eng_meta_reserve(w, (size_t)eng_file_findings(w) + 1) < 0 ||
+	    finding_add_builtinf(w->out, AL_RULE_PICKLE, w->path, "a pickle "
+	    "names %zu more callables than were read one by one", more) < 0))
+		w->nomem = w->stop = 1;
+	else if (evidence && more > 0)
+		memset(&w->meta[eng_file_findings(w) - 1], 0, sizeof(*w->meta));
+	pickle_walk_free(rd->pk);
+	rd->pk = NULL;
+}
 
 /* Reads up to n bytes of the file into dst: the count, 0 at its end, -1
  * (the file made unscannable) on an error or past the size limit. */
@@ -1120,6 +1210,11 @@ raw_read(struct scan_worker *w, struct reader *rd, char *dst, size_t n)
 	}
 	rd->total += (uint64_t)r;
 	AL_ASSERT(!rd->item || EVP_DigestUpdate(w->imd, dst, (size_t)r) == 1);
+	if (rd->pk != NULL && pickle_walk_feed(rd->pk,
+	    (const unsigned char *)dst, (size_t)r) != 0) {
+		rd->pk_cut = 1;
+		pickle_done(w, rd);
+	}
 	if (rd->total > AL_MAX_FILE_BYTES) {
 		eng_unscannable(w, "larger than the %llu-byte limit",
 		    (unsigned long long)AL_MAX_FILE_BYTES);
@@ -1207,8 +1302,18 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	if (w->nomem)
 		return al_err_set(AL_ENOMEM, "out of memory");
 	/* The first bytes say how the file is read: as UTF-16 text, as a
-	 * binary's strings, or as it is. */
+	 * binary's strings, or as it is; and whether as a pickle too. */
 	n = raw_read(w, &rd, w->buf, KEEP + AL_SCAN_CHUNK);
+	if (n > 0 && w->depth == 0 && !w->strings_only &&
+	    (pickle_start((unsigned char)w->buf[0]) || pickle_name(relpath))) {
+		if ((rd.pk = pickle_walk_new()) == NULL)
+			w->nomem = w->stop = 1;
+		else if (pickle_walk_feed(rd.pk, (unsigned char *)w->buf,
+		    (size_t)n) != 0) {
+			rd.pk_cut = 1;
+			pickle_done(w, &rd);
+		}
+	}
 	if (n > 0) {
 		check_type(w, w->buf, (size_t)n);
 		if (w->depth == 0 && (rd.u16.order = scan_utf16_sniff(
@@ -1300,6 +1405,11 @@ next:
 	while (binary && !w->stop && !w->eof && (src->md != NULL || item) &&
 	    raw_read(w, &rd, w->buf, KEEP + AL_SCAN_CHUNK) > 0)
 		;
+	/* A pickle is read to its end, even where the rules stopped. */
+	while (rd.pk != NULL && !w->eof && !w->nomem &&
+	    raw_read(w, &rd, w->buf, KEEP + AL_SCAN_CHUNK) > 0)
+		;
+	pickle_done(w, &rd);
 	*bytes += rd.total;
 	norm_flush(w);
 	if (w->nomem || eng_finish_file(w) < 0)
