@@ -22,6 +22,7 @@
  * underflow and a missing MARK are tolerated (the walk goes on with an
  * empty stack): the walk reports more than a load would run, never less.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -421,7 +422,8 @@ copy_name(char *out, const char *s, size_t n)
 	size_t i;
 
 	if (s == NULL) {
-		strcpy(out, "?");
+		out[0] = '?';
+		out[1] = '\0';
 		return;
 	}
 	if (n > NAME_KEEP)
@@ -443,7 +445,8 @@ add_global(struct pickle_walk *w, const char *m, size_t mn, const char *nm,
 	copy_name(g.module, m, mn);
 	copy_name(g.name, nm, nn);
 	if (strcmp(py2_module(g.module), g.module) != 0)
-		strcpy(g.module, py2_module(g.module));
+		snprintf(g.module, sizeof(g.module), "%s",
+		    py2_module(g.module));
 	for (i = 0; i < w->nglobals; i++)
 		if (strcmp(w->globals[i].module, g.module) == 0 &&
 		    strcmp(w->globals[i].name, g.name) == 0) {
