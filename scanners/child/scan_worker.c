@@ -734,25 +734,31 @@ static const char *const text_exts[] = {
 	"cmake", "service", "plist", "desktop", "gemspec", "csv", "svg",
 };
 
+/* Does the last component of relpath end in ".E" for one of the n
+ * extensions E (ASCII case ignored)? */
+static int
+ext_in(const char *relpath, const char *const *exts, size_t n)
+{
+	const char *slash = strrchr(relpath, '/');
+	const char *dot = strrchr(slash ? slash : relpath, '.');
+	size_t i;
+
+	for (i = 0; dot != NULL && i < n; i++)
+		if (strcasecmp(dot + 1, exts[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* A NUL in the first bytes means binary, unless the name says it is a
  * script or text a tool will run or read: then a stray NUL must not be a
  * way to switch the text rules off. */
 static int
 is_binary(const char *relpath, const char *p, size_t n)
 {
-	const char *slash, *dot;
-	size_t i;
-
 	if (memchr(p, '\0', n < AL_BINARY_SNIFF ? n : AL_BINARY_SNIFF) == NULL)
 		return 0;
-	slash = strrchr(relpath, '/');
-	dot = strrchr(slash ? slash : relpath, '.');
-	if (dot == NULL)
-		return 1;
-	for (i = 0; i < sizeof(text_exts) / sizeof(text_exts[0]); i++)
-		if (strcasecmp(dot + 1, text_exts[i]) == 0)
-			return 0;
-	return 1;
+	return !ext_in(relpath, text_exts, sizeof(text_exts) /
+	    sizeof(text_exts[0]));
 }
 
 struct source {
@@ -976,16 +982,8 @@ build_artefact(const struct scan_worker *w)
 		"pyc", "pyo", "class", "o", "obj", "a", "so", "dll", "dylib",
 		"exe", "wasm", "node",
 	};
-	const char *slash = strrchr(w->relpath, '/');
-	const char *dot = strrchr(slash ? slash : w->relpath, '.');
-	size_t i;
-
-	if (w->mime != NULL && scan_type_is_executable(w->mime))
-		return 1;
-	for (i = 0; dot != NULL && i < sizeof(exts) / sizeof(exts[0]); i++)
-		if (strcasecmp(dot + 1, exts[i]) == 0)
-			return 1;
-	return 0;
+	return (w->mime != NULL && scan_type_is_executable(w->mime)) ||
+	    ext_in(w->relpath, exts, sizeof(exts) / sizeof(exts[0]));
 }
 
 /* Scans the batch of strings and adopts what the rules above found. */
@@ -1114,14 +1112,7 @@ pickle_name(const char *relpath)
 		"pkl", "pickle", "pck", "pk", "p", "pt", "bin", "joblib", "dat",
 		"ckpt", "model", "sav",
 	};
-	const char *slash = strrchr(relpath, '/');
-	const char *dot = strrchr(slash ? slash : relpath, '.');
-	size_t i;
-
-	for (i = 0; dot != NULL && i < sizeof(exts) / sizeof(exts[0]); i++)
-		if (strcasecmp(dot + 1, exts[i]) == 0)
-			return 1;
-	return 0;
+	return ext_in(relpath, exts, sizeof(exts) / sizeof(exts[0]));
 }
 
 /* The first byte of a pickle: PROTO, or an opcode a protocol 0-1 payload
