@@ -45,7 +45,7 @@ SCAN_SRC = scanners/proto.c scanners/fdpass.c scanners/scan_finding.c \
 	$(addprefix scanners/rules/,rule_load.c rule_yaml.c rule_glob.c \
 	rule_lit.c rule_factor.c scan_build.c) \
 	$(addprefix scanners/child/,child.c sbx.c scan_worker.c scan_pos.c \
-	scan_redact.c scan_blob.c scan_check.c scan_decode.c scan_type.c scan_read.c scan_pickle.c scan_norm.c \
+	scan_redact.c scan_blob.c scan_check.c scan_decode.c scan_type.c scan_read.c scan_pickle.c scan_norm.c scan_flow.c \
 	scan_artifact.c scan_archive.c scan_container.c scan_patch.c scan_mbox.c \
 	scan_mail.c scan_bundle.c scan_pack.c extract_child.c) \
 	$(addprefix scanners/parent/,parent.c launcher.c inproc.c scan_walk.c \

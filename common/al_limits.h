@@ -17,6 +17,18 @@
  * between chunks; rule matches longer than this are not supported. */
 #define AL_SCAN_WINDOW 4096u
 
+/* The second stage (scanners/child/scan_flow.h) follows data through the
+ * text of a file it keeps whole: up to this many bytes (source files are
+ * far smaller; a larger one is decided by lines, a source within
+ * FLOW_NEAR lines before a sink, and says so). Per worker, so memory
+ * stays flat. */
+#define AL_FLOW_TEXT_MAX (2u << 20)
+
+/* Atoms (matches of atom rules) kept per file. Past it the file is
+ * unscannable: a flood of atoms could otherwise push the one that
+ * matters out of the window. */
+#define AL_FLOW_MAX_ATOMS 65536u
+
 /* Bytes inspected at the start of a file to decide whether it is binary
  * (a NUL byte there means binary, as git decides). */
 #define AL_BINARY_SNIFF 8000u

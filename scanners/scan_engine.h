@@ -81,6 +81,9 @@ void scan_worker_free(struct scan_worker *w);
  * its end and hashed even when binary. */
 int scan_worker_collect_items(struct scan_worker *w,
     struct scan_item_list *items);
+/* Atoms (docs/rules.md) are reported as findings too, for `rules test`
+ * to prove their examples; the conditions are still decided. */
+void scan_worker_report_atoms(struct scan_worker *w);
 /* The mode recorded for the next item: an archive entry's, a git tree's. */
 void scan_worker_item_mode(struct scan_worker *w, uint32_t mode);
 

@@ -32,6 +32,7 @@
 #include <pcre2.h>
 
 #include "al_limits.h"
+#include "scan_flow.h"
 #include "scan_engine.h"
 #include "util.h"
 
@@ -64,6 +65,10 @@ struct scan_engine {
 	size_t *g_npaths, *g_nexcl;
 	unsigned max_groups;      /* most capture groups of any rule */
 	int from_cache;
+	/* The second stage (scan_flow.h): the condition rules. */
+	struct flow_cond *conds;
+	size_t ncond;
+	int has_atoms;            /* some rule gives its matches tags */
 };
 
 /* ---- the worker ---------------------------------------------------------- */
@@ -153,6 +158,21 @@ struct scan_worker {
 	unsigned char *strings_rules;
 	int strings_only;
 	struct scan_normview *nv; /* the normalised view (made on use) */
+
+	/* The second stage (scan_flow.h): the atoms of the file and its
+	 * text, kept while there are conditions to decide. */
+	struct flow_atom *atoms;
+	size_t natoms, atoms_cap;
+	int atoms_over;           /* more atoms than AL_FLOW_MAX_ATOMS */
+	char *ftext;              /* the text as the rules read it */
+	size_t ftext_len, ftext_cap;
+	int ftext_over;           /* longer than AL_FLOW_TEXT_MAX */
+	/* Set on the worker that reads normalised views: an atom is
+	 * reported as a finding for the parent to place, and no condition
+	 * is decided. */
+	int atoms_up;
+	int views_flushing;       /* its child reads views (atoms_up) */
+	int report_atoms;         /* atoms are findings too (rules test) */
 };
 
 /* ---- findings (scan_finding.c) ------------------------------------------- */

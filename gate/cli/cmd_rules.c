@@ -95,6 +95,7 @@ rules_test(const struct rule_set *rs)
 		scan_engine_free(e);
 		return EXIT_ERROR;
 	}
+	scan_worker_report_atoms(w);
 	for (i = 0; i < rs->nrules; i++) {
 		const struct rule *r = rs->rules[i];
 

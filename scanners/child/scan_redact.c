@@ -145,7 +145,7 @@ escalate_autorun(struct scan_worker *w)
 		char *m;
 
 		if (v[i].rule->builtin || v[i].rule->pattern != NULL ||
-		    strcmp(v[i].rule->category, "install-hook") != 0)
+		    v[i].rule->cond || strcmp(v[i].rule->category, "install-hook") != 0)
 			continue;
 		if ((m = strdup(msg)) == NULL)
 			return al_err_set(AL_ENOMEM, "out of memory");

@@ -86,6 +86,8 @@ scan_worker_free(struct scan_worker *w)
 	free(w->sb);
 	free(w->strings_rules);
 	free(w->nv);
+	free(w->atoms);
+	free(w->ftext);
 	free(w);
 }
 
@@ -112,6 +114,12 @@ scan_worker_collect_items(struct scan_worker *w, struct scan_item_list *items)
 	w->items = items;
 	w->kept_total = 0;
 	return 0;
+}
+
+void
+scan_worker_report_atoms(struct scan_worker *w)
+{
+	w->report_atoms = 1;
 }
 
 void
@@ -368,6 +376,202 @@ secret_counts(struct scan_worker *w, const struct rule *r, const char *sec,
 	return 1;
 }
 
+/* ---- the second stage (scan_flow.h) ---------------------------------- */
+
+/* Does the file have conditions to decide (and so atoms to keep)? */
+static int
+flow_on(const struct scan_worker *w)
+{
+	return w->e->ncond > 0 && !w->strings_only && !w->atoms_up;
+}
+
+/* Records an atom [s, t) on line `line`. */
+static void
+atom_push(struct scan_worker *w, uint64_t s, uint64_t t, uint64_t line,
+    uint64_t tags, size_t ri)
+{
+	struct flow_atom *a;
+
+	if (!flow_on(w))
+		return;
+	if (w->natoms == AL_FLOW_MAX_ATOMS) {
+		w->atoms_over = 1;
+		return;
+	}
+	if (w->natoms == w->atoms_cap) {
+		size_t ncap = w->atoms_cap ? w->atoms_cap * 2 : 64;
+		struct flow_atom *nv = realloc(w->atoms, ncap * sizeof(*nv));
+
+		if (nv == NULL) {
+			w->nomem = w->stop = 1;
+			return;
+		}
+		w->atoms = nv;
+		w->atoms_cap = ncap;
+	}
+	a = &w->atoms[w->natoms++];
+	a->off = s;
+	a->end = t > s ? t : s + 1;
+	a->line = line;
+	a->tags = tags;
+	a->rule = (unsigned)ri;
+}
+
+/* Keeps the text the rules read, for the conditions (to the cap). */
+static void
+ftext_keep(struct scan_worker *w, const char *p, size_t n)
+{
+	if (!flow_on(w) || w->ftext_over || n == 0)
+		return;
+	if (w->ftext_len + n > AL_FLOW_TEXT_MAX) {
+		w->ftext_over = 1;
+		return;
+	}
+	if (w->ftext_len + n > w->ftext_cap) {
+		size_t ncap = w->ftext_cap ? w->ftext_cap : 64 * 1024;
+		char *nb;
+
+		while (ncap < w->ftext_len + n)
+			ncap *= 2;
+		if (ncap > AL_FLOW_TEXT_MAX)
+			ncap = AL_FLOW_TEXT_MAX;
+		if ((nb = realloc(w->ftext, ncap)) == NULL) {
+			w->nomem = w->stop = 1;
+			return;
+		}
+		w->ftext = nb;
+		w->ftext_cap = ncap;
+	}
+	memcpy(w->ftext + w->ftext_len, p, n);
+	w->ftext_len += n;
+}
+
+static int
+cmp_atom(const void *a, const void *b)
+{
+	const struct flow_atom *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+struct flow_ctx {
+	struct scan_worker *w;
+	const struct flow_cond *conds;
+};
+
+/* "python: os.environ (line 3)": what an atom's rule says of itself. */
+static const char *
+atom_title(const struct scan_worker *w, unsigned ri)
+{
+	return ri < w->e->rs->nrules ? w->e->rs->rules[ri]->title : "?";
+}
+
+static int
+on_flow(void *ctx, const struct flow_report *r)
+{
+	struct flow_ctx *fc = ctx;
+	struct scan_worker *w = fc->w;
+	const struct flow_cond *c = &fc->conds[r->cond];
+	const struct rule *rule = w->e->rs->rules[c->rule];
+	const struct rule_set *rs = w->e->rs;
+	struct finding *f;
+	struct fmeta *m;
+	struct dynbuf x;
+	const char *ls;
+	uint64_t col = 1;
+	size_t k;
+	int rc;
+
+	if ((f = eng_new_finding(w, &m)) == NULL)
+		return 1;
+	dynbuf_init(&x, 4 * AL_EXCERPT_BYTES);
+	if (c->kind == FLOW_DATA) {
+		rc = dynbuf_addf(&x, "%s (line %llu) reaches %s (line %llu)",
+		    atom_title(w, r->from_rule),
+		    (unsigned long long)r->from_line,
+		    atom_title(w, r->to_rule), (unsigned long long)r->line);
+		if (rc == 0 && r->through[0])
+			rc = dynbuf_addf(&x, " through %s", r->through);
+		if (rc == 0 && r->unfollowed)
+			rc = dynbuf_addf(&x, "; by lines, not followed through "
+			    "the data: the file is larger than %u MiB",
+			    AL_FLOW_TEXT_MAX >> 20);
+	} else {
+		rc = dynbuf_addf(&x, "lines %llu to %llu: ",
+		    (unsigned long long)r->from_line,
+		    (unsigned long long)r->line);
+		for (k = 0; rc == 0 && k < c->nall; k++)
+			rc = dynbuf_addf(&x, "%s%s", k == 0 ? "" :
+			    c->ordered ? " then " : ", ",
+			    c->all[k] < rs->ntags ? rs->tag_names[c->all[k]] :
+			    "?");
+	}
+	if (rc < 0)
+		w->nomem = w->stop = 1;
+	f->rule = rule;
+	f->severity = rule->severity;
+	f->line = r->line;
+	/* The column of the sink, when its line is in the kept text. */
+	if (r->off < w->ftext_len) {
+		ls = memrchr(w->ftext, '\n', (size_t)r->off);
+		ls = ls ? ls + 1 : w->ftext;
+		for (; ls < w->ftext + r->off; ls++)
+			col += ((unsigned char)*ls & 0xc0) != 0x80;
+	}
+	f->column = col;
+	f->path = strdup(w->path);
+	f->excerpt = dynbuf_take(&x, NULL);
+	if (f->path == NULL || f->excerpt == NULL)
+		w->nomem = w->stop = 1;
+	/* Stable across line moves: what flowed, not where. */
+	m->decoded = 1;
+	{
+		char key[512];
+
+		snprintf(key, sizeof(key), "%s|%s|%s", rule->id,
+		    rs->rules[r->from_rule < rs->nrules ? r->from_rule : 0]->id,
+		    rs->rules[r->to_rule < rs->nrules ? r->to_rule : 0]->id);
+		al_sha256_hex(m->hash, key, strlen(key));
+	}
+	return w->stop ? 1 : 0;
+}
+
+/* Decides the file's conditions from its atoms (at the file's end). */
+static void
+flow_decide(struct scan_worker *w)
+{
+	const struct scan_engine *e = w->e;
+	struct flow_cond *cv;
+	struct flow_ctx fc;
+	size_t i, n = 0;
+
+	if (!flow_on(w) || w->natoms == 0 || w->stop)
+		return;
+	if (w->atoms_over) {
+		eng_unscannable(w, "more than %u places that read or send "
+		    "data (atoms): the conditions over the file cannot be "
+		    "decided", AL_FLOW_MAX_ATOMS);
+		return;
+	}
+	if ((cv = malloc(e->ncond * sizeof(*cv))) == NULL) {
+		w->nomem = w->stop = 1;
+		return;
+	}
+	for (i = 0; i < e->ncond; i++)
+		if (w->active[e->conds[i].rule])
+			cv[n++] = e->conds[i];
+	qsort(w->atoms, w->natoms, sizeof(*w->atoms), cmp_atom);
+	fc.w = w;
+	fc.conds = cv;
+	if (n > 0 && scan_flow_run(w->ftext ? w->ftext : "", w->ftext_len,
+	    !w->ftext_over && w->eof, scan_flow_lang(w->relpath), w->atoms,
+	    w->natoms, cv, n, on_flow, &fc) < 0)
+		w->nomem = w->stop = 1;
+	free(cv);
+}
+
 /* Records a confirmed match [s, t) of rule ri; sec is the secret span. */
 static void
 emit(struct scan_worker *w, size_t ri, uint64_t s, uint64_t t, uint64_t sec_s,
@@ -390,6 +594,10 @@ emit(struct scan_worker *w, size_t ri, uint64_t s, uint64_t t, uint64_t sec_s,
 	if (w->last_line[ri] == w->cur_line)
 		return; /* one finding per (rule, file, line) */
 	w->last_line[ri] = w->cur_line;
+	if (r->tag_bits && !w->atoms_up)
+		atom_push(w, s, t, w->cur_line, r->tag_bits, ri);
+	if (r->atom && !w->atoms_up && !w->report_atoms)
+		return; /* an atom is no finding by itself */
 	if ((f = eng_new_finding(w, &m)) == NULL)
 		return;
 	f->rule = r;
@@ -537,6 +745,7 @@ struct scan_normview {
 	char batch[NORM_BATCH];       /* the views, one a line */
 	size_t len;
 	uint64_t line[NORM_LINES], col[NORM_LINES];
+	uint64_t ls[NORM_LINES], le[NORM_LINES]; /* the line's offsets */
 	unsigned via[NORM_LINES];
 	size_t n;
 };
@@ -583,6 +792,8 @@ norm_read(struct scan_worker *w, uint64_t to)
 	nv->len += n + 1;
 	nv->line[nv->n] = w->cur_line;
 	nv->col[nv->n] = w->cur_col + 1;
+	nv->ls[nv->n] = ls;
+	nv->le[nv->n] = le;
 	nv->via[nv->n++] = via;
 	return 1;
 }
@@ -630,11 +841,15 @@ norm_flush(struct scan_worker *w)
 	struct finding_list inner = {0};
 	char via[128];
 	size_t i, j;
+	int rc;
 
 	if (nv == NULL || nv->n == 0 || w->stop)
 		return;
-	if (eng_scan_nested(w, (const unsigned char *)nv->batch, nv->len,
-	    &inner) < 0) {
+	w->views_flushing = 1;
+	rc = eng_scan_nested(w, (const unsigned char *)nv->batch, nv->len,
+	    &inner);
+	w->views_flushing = 0;
+	if (rc < 0) {
 		w->nomem = w->stop = 1;
 		goto out;
 	}
@@ -652,6 +867,13 @@ norm_flush(struct scan_worker *w)
 		    strcmp(in->rule->category, "unicode") == 0)
 			continue;
 		line = nv->line[k];
+		/* The view's atoms are the line's, for the conditions. */
+		if (in->rule->tag_bits)
+			atom_push(w, nv->ls[k], nv->le[k], line,
+			    in->rule->tag_bits,
+			    rule_set_index(w->e->rs, in->rule->id));
+		if (in->rule->atom)
+			continue;
 		/* What the bytes themselves show is reported once, as such. */
 		for (j = w->first; j < w->out->n && !dup; j++)
 			dup = w->out->v[j].rule == in->rule &&
@@ -849,6 +1071,10 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	w->nspans = 0;
 	w->blob_pos = w->xesc_pos = 0;
 	w->decoded_total = 0;
+	w->natoms = 0;
+	w->atoms_over = 0;
+	w->ftext_len = 0;
+	w->ftext_over = 0;
 	if (w->nv != NULL) {
 		w->nv->done = 0;
 		w->nv->npending = w->nv->n = w->nv->len = 0;
@@ -868,7 +1094,8 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 		const struct rule *r = rs->rules[i];
 		struct finding *f;
 
-		if (r->pattern != NULL || !w->active[i] || w->depth > 0)
+		if (r->pattern != NULL || r->cond || !w->active[i] ||
+		    w->depth > 0)
 			continue;
 		if (eng_meta_reserve(w, (size_t)eng_file_findings(w) + 1) < 0 ||
 		    eng_finding_push(out, &f) < 0) {
@@ -1016,7 +1243,8 @@ strings_flush(struct scan_worker *w)
 		}
 		for (i = 0; i < rs->nrules; i++)
 			w->child->strings_rules[i] = (unsigned char)
-			    strings_category(rs->rules[i]->category);
+			    (strings_category(rs->rules[i]->category) &&
+			    !rs->rules[i]->atom && !rs->rules[i]->cond);
 	}
 	w->child->strings_only = 1;
 	rc = eng_scan_nested(w, (const unsigned char *)sb->batch, sb->len,
@@ -1340,6 +1568,7 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			item_keep(w, w->buf + w->buf_len, (size_t)n);
 		w->buf_len += (size_t)n;
 		chunk = w->buf + w->buf_len - (size_t)n;
+		ftext_keep(w, chunk, (size_t)n);
 		if (stream == NULL)
 			goto next;
 		flush_pending(w);
@@ -1403,6 +1632,7 @@ next:
 	pickle_done(w, &rd);
 	*bytes += rd.total;
 	norm_flush(w);
+	flow_decide(w);
 	if (w->nomem || eng_finish_file(w) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");
 	if (item && item_push(w, path, rd.total, w->eof, binary) < 0)
@@ -1425,7 +1655,10 @@ eng_scan_nested(struct scan_worker *w, const unsigned char *p, size_t n,
 			return rc;
 		w->child->depth = w->depth + 1;
 	}
-	return scan_source(w->child, &src, w->path, w->relpath, out, &bytes);
+	w->child->atoms_up = w->views_flushing;
+	rc = scan_source(w->child, &src, w->path, w->relpath, out, &bytes);
+	w->child->atoms_up = 0;
+	return rc;
 }
 
 int

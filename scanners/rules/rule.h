@@ -9,6 +9,7 @@
 #define AIRLOCK_RULE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dynbuf.h"
 #include "vocab.h"
@@ -49,17 +50,35 @@ struct rule {
 	int pattern_line;           /* line of its pattern, for messages */
 	int builtin;                /* a finding the engine itself reports */
 
+	/* The second stage (docs/rules.md "Conditions over a file"). */
+	struct rule_strv tags;      /* atom tags it gives its matches */
+	int atom;                   /* its matches are atoms, not findings */
+	int cond;                   /* RULE_COND_*, or 0 */
+	struct rule_strv from, to;  /* flow: */
+	struct rule_strv all;       /* all: */
+	unsigned within;            /* all: lines, 0 = the whole file */
+	int ordered;                /* all: in that order */
+
 	/* Filled in by validation. */
 	void *re;                   /* pcre2_code *, the confirmation regex */
 	void **allow_re;            /* pcre2_code *[allow_regexes.n] */
 	unsigned max_width;         /* longest match, UINT_MAX if unbounded */
 	unsigned capture_count;
+	uint64_t tag_bits;          /* tags, as bits of rule_set.tag_names */
+	uint64_t from_bits, to_bits;
+	unsigned char all_bits[8];  /* the bit numbers of all: */
 };
+
+enum { RULE_COND_ALL = 1, RULE_COND_FLOW = 2 };
+#define RULE_MAX_TAGS 64
+#define RULE_MAX_ALL 8
 
 struct rule_set {
 	struct rule **rules;        /* sorted by id */
 	size_t nrules;
 	char digest[72];            /* "sha256:" and 64 hex digits */
+	char *tag_names[RULE_MAX_TAGS]; /* bit i of tag_bits is tag_names[i] */
+	size_t ntags;
 };
 
 /*

@@ -134,6 +134,10 @@ rule_free(struct rule *r)
 	free(r->allow_re);
 	rule_strv_free(&r->allow_regexes);
 	rule_strv_free(&r->allow_stopwords);
+	rule_strv_free(&r->tags);
+	rule_strv_free(&r->from);
+	rule_strv_free(&r->to);
+	rule_strv_free(&r->all);
 	rule_examples_free(r->match, r->nmatch);
 	rule_examples_free(r->ignore, r->nignore);
 	free(r->file);
@@ -151,6 +155,8 @@ rule_set_free(struct rule_set *rs)
 	for (i = 0; i < rs->nrules; i++)
 		rule_free(rs->rules[i]);
 	free(rs->rules);
+	for (i = 0; i < rs->ntags; i++)
+		free(rs->tag_names[i]);
 	free(rs);
 }
 
@@ -356,6 +362,20 @@ rule_set_digest(struct rule_set *rs)
 		    strv_json(&r->allow_regexes));
 		json_object_set_new(o, "allow_stopwords",
 		    strv_json(&r->allow_stopwords));
+		if (r->tags.n)
+			json_object_set_new(o, r->atom ? "atom" : "tags",
+			    strv_json(&r->tags));
+		if (r->cond == RULE_COND_FLOW) {
+			json_object_set_new(o, "from", strv_json(&r->from));
+			json_object_set_new(o, "to", strv_json(&r->to));
+		}
+		if (r->cond == RULE_COND_ALL) {
+			json_object_set_new(o, "all", strv_json(&r->all));
+			json_object_set_new(o, "within",
+			    json_integer(r->within));
+			json_object_set_new(o, "ordered",
+			    json_boolean(r->ordered));
+		}
 		s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
 		    JSON_ENSURE_ASCII);
 		json_decref(o);
@@ -372,6 +392,86 @@ rule_set_digest(struct rule_set *rs)
 	}
 	dynbuf_free(&b);
 	return rc;
+}
+
+/* ---- tags --------------------------------------------------------------- */
+
+/* The bit of tag t, made on first sight when `define`; -1 if unknown or
+ * there are too many. */
+static int
+tag_bit(struct rule_set *rs, const char *t, int define)
+{
+	size_t i;
+
+	for (i = 0; i < rs->ntags; i++)
+		if (strcmp(rs->tag_names[i], t) == 0)
+			return (int)i;
+	if (!define || rs->ntags == RULE_MAX_TAGS)
+		return -1;
+	if ((rs->tag_names[rs->ntags] = strdup(t)) == NULL)
+		return -2;
+	return (int)rs->ntags++;
+}
+
+static int
+tag_mask(struct loader *l, struct rule_set *rs, struct rule *r,
+    const struct rule_strv *sv, const char *key, uint64_t *out,
+    unsigned char *bits)
+{
+	size_t i;
+
+	*out = 0;
+	for (i = 0; i < sv->n; i++) {
+		int b = tag_bit(rs, sv->v[i], 0);
+
+		if (b < 0) {
+			rule_diag(l, r->file, r->line, r->id,
+			    "'%s' names tag '%s', which no atom or rule has",
+			    key, sv->v[i]);
+			continue;
+		}
+		*out |= 1ull << b;
+		if (bits != NULL)
+			bits[i] = (unsigned char)b;
+	}
+	return 0;
+}
+
+/* Gives every tag a bit and resolves the conditions' tags. */
+static int
+resolve_tags(struct loader *l, struct rule_set *rs)
+{
+	size_t i, j;
+	int b;
+
+	for (i = 0; i < rs->nrules; i++) {
+		struct rule *r = rs->rules[i];
+
+		for (j = 0; j < r->tags.n; j++) {
+			if ((b = tag_bit(rs, r->tags.v[j], 1)) == -2)
+				return al_err_set(AL_ENOMEM, "out of memory");
+			if (b < 0)
+				rule_diag(l, r->file, r->line, r->id,
+				    "more than %d tags in the set",
+				    RULE_MAX_TAGS);
+			else
+				r->tag_bits |= 1ull << b;
+		}
+	}
+	for (i = 0; i < rs->nrules; i++) {
+		struct rule *r = rs->rules[i];
+
+		(void)tag_mask(l, rs, r, &r->from, "flow.from", &r->from_bits,
+		    NULL);
+		(void)tag_mask(l, rs, r, &r->to, "flow.to", &r->to_bits, NULL);
+		if (r->all.n <= RULE_MAX_ALL) {
+			uint64_t m;
+
+			(void)tag_mask(l, rs, r, &r->all, "all", &m,
+			    r->all_bits);
+		}
+	}
+	return 0;
 }
 
 /* ---- entry point ------------------------------------------------------- */
@@ -503,6 +603,15 @@ rule_set_load(struct rule_set **out, const char *dir, int require_examples,
 	}
 	rs->rules = l.rules;
 	rs->nrules = l.nrules;
+	if ((rc = resolve_tags(&l, rs)) < 0 || l.nerrors > 0) {
+		*nerrors = l.nerrors;
+		if (rc == 0)
+			rc = al_err_set(AL_EINVAL, "%zu problem%s in rules "
+			    "at %s", l.nerrors, l.nerrors == 1 ? "" : "s",
+			    dir);
+		rule_set_free(rs);
+		return rc;
+	}
 	if ((rc = rule_set_digest(rs)) < 0) {
 		rule_set_free(rs);
 		return rc;

@@ -330,6 +330,53 @@ parse_allow(struct loader *l, yaml_document_t *doc, const char *file,
 	return bad ? -1 : 0;
 }
 
+/* flow: {from: [tags], to: [tags]} */
+static int
+parse_flow(struct loader *l, yaml_document_t *doc, const char *file,
+    const char *id, yaml_node_t *n, struct rule *r)
+{
+	yaml_node_pair_t *p;
+	int bad = 0, rc;
+
+	r->cond = RULE_COND_FLOW;
+	if (n->type != YAML_MAPPING_NODE) {
+		rule_diag(l, file, node_line(n), id,
+		    "'flow' must be a mapping {from: [...], to: [...]}");
+		return -1;
+	}
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *k = yaml_document_get_node(doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(doc, p->value);
+		const char *key;
+
+		if (k == NULL || v == NULL || k->type != YAML_SCALAR_NODE) {
+			bad = 1;
+			continue;
+		}
+		key = (const char *)k->data.scalar.value;
+		if (strcmp(key, "from") == 0 && r->from.n == 0)
+			rc = get_strv(l, doc, file, id, v, "flow.from",
+			    &r->from);
+		else if (strcmp(key, "to") == 0 && r->to.n == 0)
+			rc = get_strv(l, doc, file, id, v, "flow.to", &r->to);
+		else {
+			rule_diag(l, file, node_line(k), id,
+			    "unknown or repeated key 'flow.%s'", key);
+			rc = -1;
+		}
+		if (rc < -1)
+			return rc;
+		bad |= rc != 0;
+	}
+	if (!bad && (r->from.n == 0 || r->to.n == 0)) {
+		rule_diag(l, file, node_line(n), id,
+		    "'flow' needs both 'from' and 'to'");
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}
+
 static int
 parse_examples(struct loader *l, yaml_document_t *doc, const char *file,
     const char *id, yaml_node_t *n, struct rule *r)
@@ -486,6 +533,45 @@ parse_rule_key(struct loader *l, yaml_document_t *doc, const char *file,
 	}
 	if (strcmp(key, "allow") == 0)
 		return parse_allow(l, doc, file, id, v, r);
+	if (strcmp(key, "atom") == 0) {
+		r->atom = 1;
+		return get_strv(l, doc, file, id, v, key, &r->tags);
+	}
+	if (strcmp(key, "tags") == 0)
+		return get_strv(l, doc, file, id, v, key, &r->tags);
+	if (strcmp(key, "all") == 0) {
+		r->cond = RULE_COND_ALL;
+		return get_strv(l, doc, file, id, v, key, &r->all);
+	}
+	if (strcmp(key, "flow") == 0)
+		return parse_flow(l, doc, file, id, v, r);
+	if (strcmp(key, "within") == 0) {
+		if (get_number(l, file, id, v, key, 1, 100000, &d) != 0)
+			return -1;
+		if (d != floor(d)) {
+			rule_diag(l, file, node_line(v), id,
+			    "'within' must be a number of lines");
+			return -1;
+		}
+		r->within = (unsigned)d;
+		return 0;
+	}
+	if (strcmp(key, "ordered") == 0) {
+		if ((rc = get_string(l, file, id, v, key, &s)) != 0) {
+			free(s);
+			return rc;
+		}
+		rc = strcmp(s, "true") == 0 ? 1 : strcmp(s, "false") == 0 ?
+		    0 : -1;
+		free(s);
+		if (rc < 0) {
+			rule_diag(l, file, node_line(v), id,
+			    "'ordered' must be true or false");
+			return -1;
+		}
+		r->ordered = rc;
+		return 0;
+	}
 	if (strcmp(key, "examples") == 0)
 		return parse_examples(l, doc, file, id, v, r);
 	rule_diag(l, file, node_line(v), id, "unknown key '%s'", key);
@@ -575,9 +661,38 @@ parse_rule(struct loader *l, yaml_document_t *doc, const char *file,
 	REQUIRE(category, "category");
 	REQUIRE(description, "description");
 #undef REQUIRE
-	if (id != NULL && r->pattern == NULL && r->paths.n == 0) {
+	if (id != NULL && r->pattern == NULL && r->paths.n == 0 &&
+	    r->cond == 0) {
 		rule_diag(l, file, r->line, id,
-		    "empty rule: it needs a 'pattern' or 'paths'");
+		    "empty rule: it needs a 'pattern', 'paths', 'all' or "
+		    "'flow'");
+		bad = 1;
+	}
+	if (id != NULL && r->cond != 0 && (r->pattern != NULL || r->atom ||
+	    r->tags.n || r->keywords.n)) {
+		rule_diag(l, file, r->line, id,
+		    "a condition ('all' or 'flow') has no pattern, keywords, "
+		    "atom or tags of its own");
+		bad = 1;
+	}
+	if (id != NULL && r->all.n && (r->from.n || r->to.n)) {
+		rule_diag(l, file, r->line, id,
+		    "a rule has 'all' or 'flow', not both");
+		bad = 1;
+	}
+	if (id != NULL && r->cond != RULE_COND_ALL && (r->within ||
+	    r->ordered)) {
+		rule_diag(l, file, r->line, id,
+		    "'within' and 'ordered' belong to 'all'");
+		bad = 1;
+	}
+	if (id != NULL && r->atom && r->pattern == NULL) {
+		rule_diag(l, file, r->line, id, "an atom needs a 'pattern'");
+		bad = 1;
+	}
+	if (id != NULL && (r->all.n > RULE_MAX_ALL || r->all.n == 1)) {
+		rule_diag(l, file, r->line, id,
+		    "'all' names 2 to %d tags", RULE_MAX_ALL);
 		bad = 1;
 	}
 	if (id != NULL && r->pattern == NULL &&

@@ -64,6 +64,7 @@ scan_engine_free(struct scan_engine *e)
 	free(e->g_at);
 	free(e->g_npaths);
 	free(e->g_nexcl);
+	free(e->conds);
 	free(e);
 }
 
@@ -416,6 +417,42 @@ engine_globs(struct scan_engine *e)
 	return 0;
 }
 
+/* The condition rules, their tags as bits (scan_flow.h). */
+static int
+engine_conds(struct scan_engine *e)
+{
+	const struct rule_set *rs = e->rs;
+	size_t i, k;
+
+	for (i = 0; i < rs->nrules; i++) {
+		e->ncond += rs->rules[i]->cond != 0;
+		e->has_atoms |= rs->rules[i]->tag_bits != 0;
+	}
+	if (e->ncond == 0)
+		return 0;
+	if ((e->conds = calloc(e->ncond, sizeof(*e->conds))) == NULL)
+		return al_err_set(AL_ENOMEM, "out of memory");
+	e->ncond = 0;
+	for (i = 0; i < rs->nrules; i++) {
+		const struct rule *r = rs->rules[i];
+		struct flow_cond *c = &e->conds[e->ncond];
+
+		if (r->cond == 0)
+			continue;
+		c->rule = (unsigned)i;
+		c->kind = r->cond == RULE_COND_FLOW ? FLOW_DATA : FLOW_ALL;
+		c->from = r->from_bits;
+		c->to = r->to_bits;
+		c->nall = r->all.n;
+		for (k = 0; k < r->all.n && k < FLOW_MAX_ALL; k++)
+			c->all[k] = r->all_bits[k];
+		c->within = r->within;
+		c->ordered = r->ordered;
+		e->ncond++;
+	}
+	return 0;
+}
+
 int
 scan_engine_new(struct scan_engine **out, const struct rule_set *rs,
     const char *cache_dir)
@@ -442,7 +479,7 @@ scan_engine_new(struct scan_engine **out, const struct rule_set *rs,
 		if (r->capture_count > e->max_groups)
 			e->max_groups = r->capture_count;
 	}
-	if ((rc = engine_globs(e)) < 0 ||
+	if ((rc = engine_globs(e)) < 0 || (rc = engine_conds(e)) < 0 ||
 	    (rc = engine_compile(e, cache_dir)) < 0) {
 		scan_engine_free(e);
 		return rc;

@@ -1,0 +1,1586 @@
+/*
+ * scan_flow.c - the second stage: `all:` and `flow:` conditions over the
+ * atoms of one file (scan_flow.h says what they mean).
+ *
+ * How a flow is followed. The text is cut into statements by one reader
+ * for every language family: a statement ends at a newline (or a lone CR,
+ * or `;`) outside brackets and strings, unless the line ends with `\` or
+ * an operator or the next one starts with `.`, `)`, `&&`, `||`...; a `{`
+ * opens a bracket where a value stands (`= {`, `({`, `x := T{`) and ends
+ * the statement where a block starts (`if (...) {`). Each statement
+ * becomes tokens: names (dotted chains, `->` and `::` as `.`, sigils
+ * `$ @ %` dropped), the interpolations of strings, and operators. Then:
+ *
+ *   - the statement's input taint is the tags of the atoms inside it and
+ *     of every tainted name it uses (a chain `a.b.c` uses `a`, `a.b` and
+ *     `a.b.c`);
+ *   - an assignment (a top-level `=`, `:=`, `+=`..., or a walrus) taints
+ *     its targets; a mutating call (`x.append(t)`, `x.update(t)`,
+ *     `x.push(t)`, `Object.assign(x, t)`, `x << t`, ...) taints x; a loop
+ *     header taints its loop variables, a block's parameters (`|k, v|`,
+ *     `(k, v) =>`) too; `return` taints the current function's name, so
+ *     that its calls carry it; a call of a known function taints its
+ *     parameters;
+ *   - a statement with an atom of a condition's `to` tags whose input
+ *     taint holds one of its `from` tags is a report. An atom does not
+ *     feed the condition it is the sink of (`requests.get(` is both a
+ *     download and a request).
+ * The file is read twice, so that functions defined below their callers
+ * and loops that feed earlier lines are seen; reports come from the
+ * second reading. Nothing is ever untainted: the analysis may say a flow
+ * exists that a branch never takes, never the other way round.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "scan_flow.h"
+#include "text.h"
+
+/* ---- names ---------------------------------------------------------------- */
+
+#define NAME_SLOTS 4096u /* open addressing, a power of two above NAMES */
+#define FUNC_PARAMS 6
+#define STMT_TOKENS 4096u
+#define DEPTH_MAX 64
+
+struct name {
+	char s[FLOW_NAME_MAX];
+	unsigned char len;
+	uint64_t tags;
+	uint64_t line;        /* where it was tainted first */
+	unsigned rule;        /* the source atom's rule, through parents */
+	uint64_t src_line;    /* the source atom's line */
+	int parent;           /* the name it was tainted from, or -1 */
+};
+
+struct func {
+	char s[FLOW_NAME_MAX];
+	unsigned char len;
+	unsigned char nparams;
+	char p[FUNC_PARAMS][FLOW_NAME_MAX];
+	unsigned char plen[FUNC_PARAMS];
+};
+
+enum { T_NAME = 1, T_OP, T_STR };
+
+struct tok {
+	uint32_t off;     /* in the text */
+	uint16_t len;
+	unsigned char kind;
+	unsigned char depth; /* bracket depth inside the statement */
+	unsigned char in_str; /* a string's interpolation */
+};
+
+struct flow {
+	const char *t;
+	size_t n;
+	enum flow_lang lang;
+	const struct flow_atom *a;
+	size_t na;
+	const struct flow_cond *c;
+	size_t nc;
+	flow_report_fn cb;
+	void *ctx;
+	int stopped;
+	uint64_t from_all, to_all; /* every condition's tags together */
+
+	struct name *names;
+	size_t nnames;
+	int *slot;               /* NAME_SLOTS: index into names, or -1 */
+	struct func *funcs;
+	size_t nfuncs;
+	int cur_func;            /* the function being read, or -1 */
+	int report;              /* the second reading */
+	size_t *nrep;            /* per condition */
+	uint64_t *last_rep_line; /* per condition */
+
+	/* The statement being read. */
+	struct tok tok[STMT_TOKENS];
+	size_t ntok;
+	uint64_t s_off, s_line;  /* its start */
+	int ends_block;          /* it ended at a block's `{` */
+	/* The reader. */
+	uint64_t line;
+	unsigned char bstack[DEPTH_MAX]; /* 1 value bracket, 0 block brace */
+	int vsaved[DEPTH_MAX];   /* a block's: vdepth outside it */
+	int bdepth;              /* entries of bstack in use */
+	int vdepth;              /* value brackets open inside the block */
+	int overflow;            /* brackets deeper than DEPTH_MAX */
+};
+
+static uint32_t
+name_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static int
+name_find(const struct flow *f, const char *s, size_t n)
+{
+	uint32_t h = name_hash(s, n) & (NAME_SLOTS - 1);
+	unsigned probe;
+
+	for (probe = 0; probe < NAME_SLOTS; probe++) {
+		int k = f->slot[(h + probe) & (NAME_SLOTS - 1)];
+
+		if (k < 0)
+			return -1;
+		if (f->names[k].len == n && memcmp(f->names[k].s, s, n) == 0)
+			return k;
+	}
+	return -1;
+}
+
+/* Taints name s with tags; returns its index, or -1 when the table is
+ * full (the name is then not followed: fewer reports, never more). */
+static int
+name_taint(struct flow *f, const char *s, size_t n, uint64_t tags,
+    int parent, unsigned rule, uint64_t src_line)
+{
+	uint32_t h;
+	int k;
+
+	if (n == 0 || tags == 0)
+		return -1;
+	if (n > FLOW_NAME_MAX)
+		n = FLOW_NAME_MAX;
+	if ((k = name_find(f, s, n)) >= 0) {
+		f->names[k].tags |= tags;
+		return k;
+	}
+	if (f->nnames >= FLOW_MAX_NAMES)
+		return -1;
+	k = (int)f->nnames++;
+	memcpy(f->names[k].s, s, n);
+	f->names[k].len = (unsigned char)n;
+	f->names[k].tags = tags;
+	f->names[k].line = f->s_line;
+	f->names[k].parent = parent == k ? -1 : parent;
+	f->names[k].rule = rule;
+	f->names[k].src_line = src_line;
+	h = name_hash(s, n) & (NAME_SLOTS - 1);
+	while (f->slot[h] >= 0)
+		h = (h + 1) & (NAME_SLOTS - 1);
+	f->slot[h] = k;
+	return k;
+}
+
+/* ---- tokens ---------------------------------------------------------------- */
+
+static int
+is_id0(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	    c >= 0x80;
+}
+
+static int
+is_id(unsigned char c)
+{
+	return is_id0(c) || (c >= '0' && c <= '9');
+}
+
+/* Words that are never a name a value lives in. */
+static const char *const keywords[] = {
+	"if", "else", "elif", "elsif", "for", "foreach", "while", "in", "of",
+	"not", "and", "or", "return", "def", "function", "func", "fn", "sub",
+	"let", "const", "var", "my", "our", "local", "export", "declare",
+	"readonly", "async", "await", "new", "import", "from", "as", "true",
+	"false", "null", "None", "True", "False", "nil", "undefined", "this",
+	"self", "cls", "typeof", "do", "end", "then", "fi", "done", "package",
+	"class", "public", "private", "protected", "static", "final", "void",
+	"int", "string", "bool", "byte", "float", "double", "char", "long",
+	"String", "mut", "pub", "go", "defer", "try", "catch", "except",
+	"finally", "with", "yield", "lambda", "global", "nonlocal", "pass",
+	"break", "continue", "case", "switch", "default", "unless", "until",
+	"echo", "print", "puts", "is", "instanceof", "delete", "range",
+	"type", "struct", "interface", "map", "err", "_", "auto", "val",
+	"object", "any", "dict", "list", "str", "bytes", "error",
+};
+
+static int
+is_keyword(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		if (strlen(keywords[i]) == n && memcmp(keywords[i], s, n) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+tok_is(const struct flow *f, const struct tok *k, const char *s)
+{
+	size_t n = strlen(s);
+
+	return k->len == n && memcmp(f->t + k->off, s, n) == 0;
+}
+
+static void
+tok_push(struct flow *f, uint64_t off, size_t len, int kind, int in_str)
+{
+	struct tok *k;
+
+	if (f->ntok >= STMT_TOKENS || len == 0)
+		return;
+	k = &f->tok[f->ntok++];
+	k->off = (uint32_t)off;
+	k->len = (uint16_t)(len > 0xffff ? 0xffff : len);
+	k->kind = (unsigned char)kind;
+	k->depth = (unsigned char)(f->vdepth > 255 ? 255 : f->vdepth);
+	k->in_str = (unsigned char)in_str;
+}
+
+/*
+ * Copies a name token into buf as a chain ("a.b.c": `->`, `::`, `?.`
+ * as `.`, sigils dropped); returns its length (at most FLOW_NAME_MAX).
+ */
+static size_t
+chain_text(const struct flow *f, const struct tok *k, char *buf)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < k->len && o < FLOW_NAME_MAX; i++) {
+		unsigned char c = (unsigned char)f->t[k->off + i];
+
+		if (is_id(c))
+			buf[o++] = (char)c;
+		else if ((c == '.' || c == ':' || c == '>') && o > 0 &&
+		    buf[o - 1] != '.')
+			buf[o++] = '.';
+	}
+	while (o > 0 && buf[o - 1] == '.')
+		o--;
+	return o;
+}
+
+/* Length of the first segment of a chain. */
+static size_t
+chain_head(const char *s, size_t n)
+{
+	const char *d = memchr(s, '.', n);
+
+	return d ? (size_t)(d - s) : n;
+}
+
+/* ---- the statement ---------------------------------------------------------- */
+
+/* The taint a statement reads, and one name or atom it came from. */
+struct input {
+	uint64_t tags;
+	int name;          /* a tainted name it uses, or -1 */
+	unsigned rule;     /* when name is -1: the source atom's rule */
+	uint64_t src_line;
+};
+
+/* The first atom that may overlap [s, e). */
+static size_t
+atom_lower(const struct flow *f, uint64_t s)
+{
+	size_t lo = 0, hi = f->na, back = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->a[mid].off < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Atoms that start before s may still reach into it (a view's
+	 * atom spans its line). */
+	while (lo > 0 && back < 64) {
+		lo--;
+		back++;
+	}
+	return lo;
+}
+
+/* The tags of the statement's atoms, leaving out those with any bit of
+ * `skip` (the sink of the condition being decided). */
+static uint64_t
+stmt_atoms(const struct flow *f, uint64_t s, uint64_t e, uint64_t skip,
+    unsigned *rule, uint64_t *line, int want_src)
+{
+	uint64_t tags = 0;
+	size_t i;
+	int got = 0;
+
+	for (i = atom_lower(f, s); i < f->na && f->a[i].off < e; i++) {
+		const struct flow_atom *a = &f->a[i];
+
+		if (a->end <= s || (a->tags & skip))
+			continue;
+		tags |= a->tags;
+		if (!got && rule != NULL &&
+		    (!want_src || (a->tags & f->from_all))) {
+			*rule = a->rule;
+			*line = a->line;
+			got = 1;
+		}
+	}
+	return tags;
+}
+
+/* The taint of the names the statement uses, from token `from` on. */
+static void
+stmt_uses(const struct flow *f, size_t from, struct input *in)
+{
+	char buf[FLOW_NAME_MAX];
+	size_t i, n, cut;
+	int k;
+
+	for (i = from; i < f->ntok; i++) {
+		if (f->tok[i].kind != T_NAME)
+			continue;
+		n = chain_text(f, &f->tok[i], buf);
+		/* Every prefix of the chain at a dot: `env.copy` uses env. */
+		for (cut = 0; cut < n;) {
+			const char *d = memchr(buf + cut, '.', n - cut);
+			size_t plen = d ? (size_t)(d - buf) : n;
+
+			if (!is_keyword(buf, plen) || plen < n) {
+				k = name_find(f, buf, plen);
+				if (k >= 0 && f->names[k].tags) {
+					in->tags |= f->names[k].tags;
+					if (in->name < 0)
+						in->name = k;
+				}
+			}
+			cut = plen + 1;
+		}
+	}
+}
+
+/* Index of the top-level assignment operator, or ntok. */
+static size_t
+stmt_assign(const struct flow *f)
+{
+	static const char *const ops[] = {
+		"=", ":=", "+=", "-=", "|=", ".=", "||=", "&&=", "?\?=", "<<=",
+		"*=", "^=", "<-",
+	};
+	size_t i, j;
+
+	for (i = 0; i < f->ntok; i++) {
+		const struct tok *k = &f->tok[i];
+
+		if (k->kind != T_OP)
+			continue;
+		for (j = 0; j < sizeof(ops) / sizeof(ops[0]); j++)
+			if (tok_is(f, k, ops[j]) && (k->depth == 0 ||
+			    j == 1))
+				return i;
+	}
+	return f->ntok;
+}
+
+static int
+name_source(const struct flow *f, const struct input *in, unsigned *rule,
+    uint64_t *line)
+{
+	if (in->name >= 0) {
+		*rule = f->names[in->name].rule;
+		*line = f->names[in->name].src_line;
+		return in->name;
+	}
+	*rule = in->rule;
+	*line = in->src_line;
+	return -1;
+}
+
+/* Taints the name of token i (its whole chain). */
+static void
+taint_tok(struct flow *f, size_t i, const struct input *in)
+{
+	char buf[FLOW_NAME_MAX];
+	size_t n = chain_text(f, &f->tok[i], buf);
+	unsigned rule;
+	uint64_t line;
+	int parent;
+
+	if (n == 0 || is_keyword(buf, n))
+		return;
+	parent = name_source(f, in, &rule, &line);
+	(void)name_taint(f, buf, n, in->tags, parent, rule, line);
+}
+
+/* The assignment's targets: per comma-separated group at depth 0, its
+ * last name that is not a keyword (`const x`, `String s`, `my $x`). */
+static void
+taint_targets(struct flow *f, size_t eq, const struct input *in)
+{
+	size_t i, last = SIZE_MAX, i0 = 0;
+	int destructure;
+
+	while (i0 < eq && f->tok[i0].kind == T_NAME &&
+	    is_keyword(f->t + f->tok[i0].off, f->tok[i0].len))
+		i0++;
+	destructure = i0 < eq && (tok_is(f, &f->tok[i0], "{") ||
+	    tok_is(f, &f->tok[i0], "[") || tok_is(f, &f->tok[i0], "("));
+	for (i = 0; i <= eq && i < f->ntok; i++) {
+		const struct tok *k = &f->tok[i];
+
+		if (i == eq || (k->kind == T_OP && k->depth == 0 &&
+		    tok_is(f, k, ","))) {
+			if (last != SIZE_MAX)
+				taint_tok(f, last, in);
+			last = SIZE_MAX;
+			continue;
+		}
+		if (k->kind == T_NAME && k->depth == 0 && !k->in_str) {
+			char buf[FLOW_NAME_MAX];
+			size_t n = chain_text(f, k, buf);
+
+			if (n > 0 && !is_keyword(buf, n))
+				last = i;
+		}
+		/* Destructuring: `const {a, b} = x`, `[a, b] = x`. */
+		if (destructure && k->kind == T_NAME && k->depth >= 1 &&
+		    !k->in_str)
+			taint_tok(f, i, in);
+	}
+	/* A walrus inside brackets: the name before it. */
+	if (eq < f->ntok && eq > 0 && f->tok[eq].depth > 0 &&
+	    f->tok[eq - 1].kind == T_NAME)
+		taint_tok(f, eq - 1, in);
+}
+
+/* Methods and functions that put their argument into their receiver or
+ * their first argument. */
+static const char *const mutators[] = {
+	"append", "extend", "update", "push", "unshift", "add", "put",
+	"set", "insert", "concat", "write", "writelines", "merge",
+	"store", "Set", "Add", "Write", "WriteString", "assign", "putAll",
+	"setdefault", "appendChild", "send_keys",
+};
+
+static int
+is_mutator(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(mutators) / sizeof(mutators[0]); i++)
+		if (strlen(mutators[i]) == n && memcmp(mutators[i], s, n) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+taint_mutated(struct flow *f, const struct input *in)
+{
+	char buf[FLOW_NAME_MAX];
+	size_t i, n;
+
+	for (i = 0; i + 1 < f->ntok; i++) {
+		const struct tok *k = &f->tok[i];
+		const char *d;
+		size_t rlen;
+
+		if (k->kind != T_NAME)
+			continue;
+		/* `x << t` (Ruby, C++ streams). */
+		if (f->tok[i + 1].kind == T_OP && tok_is(f, &f->tok[i + 1],
+		    "<<")) {
+			taint_tok(f, i, in);
+			continue;
+		}
+		if (!(f->tok[i + 1].kind == T_OP && tok_is(f, &f->tok[i + 1],
+		    "(")))
+			continue;
+		n = chain_text(f, k, buf);
+		d = n ? memrchr(buf, '.', n) : NULL;
+		if (d == NULL)
+			continue;
+		rlen = (size_t)(d - buf);
+		if (!is_mutator(d + 1, n - rlen - 1))
+			continue;
+		/* Object.assign(x, t), io.Copy(x, t): the first argument. */
+		if ((rlen == 6 && memcmp(buf, "Object", 6) == 0) ||
+		    (rlen == 2 && memcmp(buf, "io", 2) == 0)) {
+			if (i + 2 < f->ntok && f->tok[i + 2].kind == T_NAME)
+				taint_tok(f, i + 2, in);
+			continue;
+		}
+		if (!is_keyword(buf, chain_head(buf, rlen)) || rlen >
+		    chain_head(buf, rlen)) {
+			unsigned rule;
+			uint64_t line;
+			int parent = name_source(f, in, &rule, &line);
+
+			(void)name_taint(f, buf, rlen, in->tags, parent, rule,
+			    line);
+		}
+	}
+	for (i = 0; i + 2 < f->ntok; i++)
+		if (f->tok[i].kind == T_NAME && tok_is(f, &f->tok[i], "io.Copy")
+		    && f->tok[i + 2].kind == T_NAME)
+			taint_tok(f, i + 2, in);
+}
+
+/* Loop variables and block parameters. */
+static void
+taint_loop_vars(struct flow *f, const struct input *in)
+{
+	size_t i, j;
+
+	for (i = 0; i < f->ntok; i++) {
+		const struct tok *k = &f->tok[i];
+
+		/* with open(p) as f, except ... as e, import x as y */
+		if (k->kind == T_NAME && tok_is(f, k, "as") && i + 1 < f->ntok &&
+		    f->tok[i + 1].kind == T_NAME)
+			taint_tok(f, i + 1, in);
+		if (k->kind == T_NAME && (tok_is(f, k, "for") ||
+		    tok_is(f, k, "foreach"))) {
+			for (j = i + 1; j < f->ntok; j++) {
+				const struct tok *v = &f->tok[j];
+
+				if (v->kind == T_NAME && (tok_is(f, v, "in") ||
+				    tok_is(f, v, "of") || tok_is(f, v, "as")))
+					break;
+				if (v->kind == T_OP && (tok_is(f, v, ":=") ||
+				    tok_is(f, v, "=")))
+					break;
+				if (v->kind == T_NAME)
+					taint_tok(f, j, in);
+			}
+			/* PHP: foreach ($x as $k => $v). */
+			for (; j < f->ntok; j++)
+				if (f->tok[j].kind == T_NAME && j > 0 &&
+				    tok_is(f, &f->tok[j - 1], "as"))
+					taint_tok(f, j, in);
+				else if (f->tok[j].kind == T_NAME && j > 0 &&
+				    tok_is(f, &f->tok[j - 1], "=>"))
+					taint_tok(f, j, in);
+			return;
+		}
+		/* |k, v| after `do` or a brace. */
+		if (k->kind == T_OP && tok_is(f, k, "|") && i > 0 &&
+		    (tok_is(f, &f->tok[i - 1], "do") ||
+		    tok_is(f, &f->tok[i - 1], "{"))) {
+			for (j = i + 1; j < f->ntok && f->tok[j].kind != T_OP;
+			    j++)
+				taint_tok(f, j, in);
+			for (; j < f->ntok && !tok_is(f, &f->tok[j], "|");
+			    j++)
+				if (f->tok[j].kind == T_NAME)
+					taint_tok(f, j, in);
+		}
+		/* (k, v) => and k => */
+		if (k->kind == T_OP && tok_is(f, k, "=>") && i > 0) {
+			if (f->tok[i - 1].kind == T_NAME) {
+				taint_tok(f, i - 1, in);
+			} else if (tok_is(f, &f->tok[i - 1], ")")) {
+				unsigned d = f->tok[i - 1].depth;
+
+				for (j = i - 1; j > 0; j--) {
+					if (f->tok[j - 1].kind == T_NAME &&
+					    f->tok[j - 1].depth > d)
+						taint_tok(f, j - 1, in);
+					if (f->tok[j - 1].kind == T_OP &&
+					    f->tok[j - 1].depth <= d &&
+					    tok_is(f, &f->tok[j - 1], "("))
+						break;
+				}
+			}
+		}
+	}
+}
+
+static int
+func_find(const struct flow *f, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < f->nfuncs; i++)
+		if (f->funcs[i].len == n && memcmp(f->funcs[i].s, s, n) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The parameters: each name that follows `(` or `,` at the depth of the
+ * group opened at token `open`. */
+static void
+func_params(struct flow *f, struct func *fn, size_t open)
+{
+	unsigned d = f->tok[open].depth + 1u;
+	char buf[FLOW_NAME_MAX];
+	size_t i, n;
+
+	for (i = open + 1; i < f->ntok; i++) {
+		const struct tok *k = &f->tok[i];
+
+		if (k->kind == T_OP && k->depth < d)
+			break;
+		if (k->kind != T_NAME || k->depth != d ||
+		    fn->nparams == FUNC_PARAMS)
+			continue;
+		if (!(tok_is(f, &f->tok[i - 1], "(") ||
+		    tok_is(f, &f->tok[i - 1], ",") ||
+		    tok_is(f, &f->tok[i - 1], "*") ||
+		    tok_is(f, &f->tok[i - 1], "**") ||
+		    tok_is(f, &f->tok[i - 1], "...")))
+			continue;
+		n = chain_text(f, k, buf);
+		if (n == 0 || is_keyword(buf, n))
+			continue;
+		memcpy(fn->p[fn->nparams], buf, n);
+		fn->plen[fn->nparams++] = (unsigned char)n;
+	}
+}
+
+/* A definition starts the statement: def f(, function f(, func f(,
+ * func (r T) f(, fn f(, sub f, f = function(, f = (a) =>, and a method
+ * `name(args) {`. Records it and makes it the current function. */
+static void
+stmt_func(struct flow *f)
+{
+	size_t i = 0, name = SIZE_MAX, open = SIZE_MAX;
+	char buf[FLOW_NAME_MAX];
+	struct func *fn;
+	size_t n;
+	int k;
+
+	while (i < f->ntok && f->tok[i].kind == T_NAME &&
+	    (tok_is(f, &f->tok[i], "async") || tok_is(f, &f->tok[i], "export") ||
+	    tok_is(f, &f->tok[i], "public") || tok_is(f, &f->tok[i], "static") ||
+	    tok_is(f, &f->tok[i], "private") || tok_is(f, &f->tok[i], "pub") ||
+	    tok_is(f, &f->tok[i], "const") || tok_is(f, &f->tok[i], "let") ||
+	    tok_is(f, &f->tok[i], "var") || tok_is(f, &f->tok[i], "default")))
+		i++;
+	if (i + 1 < f->ntok && f->tok[i].kind == T_NAME &&
+	    (tok_is(f, &f->tok[i], "def") || tok_is(f, &f->tok[i], "function") ||
+	    tok_is(f, &f->tok[i], "func") || tok_is(f, &f->tok[i], "fn") ||
+	    tok_is(f, &f->tok[i], "sub") || tok_is(f, &f->tok[i], "proc"))) {
+		i++;
+		/* Go's receiver: func (r *T) Name(...) */
+		if (tok_is(f, &f->tok[i], "(")) {
+			unsigned d = f->tok[i].depth;
+
+			for (i++; i < f->ntok && !(tok_is(f, &f->tok[i], ")") &&
+			    f->tok[i].depth == d); i++)
+				;
+			i++;
+		}
+		if (i < f->ntok && f->tok[i].kind == T_NAME)
+			name = i;
+		if (name != SIZE_MAX && name + 1 < f->ntok &&
+		    tok_is(f, &f->tok[name + 1], "("))
+			open = name + 1;
+	} else if (i + 2 < f->ntok && f->tok[i].kind == T_NAME &&
+	    f->tok[i + 1].kind == T_OP && tok_is(f, &f->tok[i + 1], "=")) {
+		/* f = function (a) / f = async (a) => / f = (a) => / f = a => */
+		size_t j = i + 2;
+
+		while (j < f->ntok && (tok_is(f, &f->tok[j], "async") ||
+		    tok_is(f, &f->tok[j], "function")))
+			j++;
+		if (j < f->ntok && tok_is(f, &f->tok[j], "(") &&
+		    (j > i + 2 || f->ends_block)) {
+			name = i;
+			open = j;
+		} else if (j < f->ntok && tok_is(f, &f->tok[j], "(")) {
+			size_t m;
+
+			for (m = j; m < f->ntok; m++)
+				if (tok_is(f, &f->tok[m], "=>")) {
+					name = i;
+					open = j;
+					break;
+				}
+		} else if (j + 1 < f->ntok && f->tok[j].kind == T_NAME &&
+		    tok_is(f, &f->tok[j + 1], "=>")) {
+			name = i;
+		}
+	} else if (f->ends_block && i + 1 < f->ntok &&
+	    f->tok[i].kind == T_NAME && tok_is(f, &f->tok[i + 1], "(") &&
+	    f->tok[0].depth == 0) {
+		n = chain_text(f, &f->tok[i], buf);
+		if (n > 0 && !is_keyword(buf, n) && memchr(buf, '.', n) == NULL) {
+			name = i;
+			open = i + 1;
+		}
+	}
+	if (name == SIZE_MAX)
+		return;
+	n = chain_text(f, &f->tok[name], buf);
+	if (n == 0 || is_keyword(buf, n))
+		return;
+	/* this.name = ... and self.name: the method's own name. */
+	if (memrchr(buf, '.', n) != NULL) {
+		const char *d = memrchr(buf, '.', n);
+		size_t m = n - (size_t)(d + 1 - buf);
+
+		memmove(buf, d + 1, m);
+		n = m;
+	}
+	if ((k = func_find(f, buf, n)) < 0) {
+		if (f->nfuncs >= FLOW_MAX_FUNCS)
+			return;
+		k = (int)f->nfuncs++;
+		fn = &f->funcs[k];
+		memset(fn, 0, sizeof(*fn));
+		memcpy(fn->s, buf, n);
+		fn->len = (unsigned char)n;
+		if (open != SIZE_MAX)
+			func_params(f, fn, open);
+	}
+	fn = &f->funcs[k];
+	if (open == SIZE_MAX && fn->nparams == 0 && name + 3 < f->ntok &&
+	    f->tok[name + 2].kind == T_NAME) {
+		size_t m = chain_text(f, &f->tok[name + 2], fn->p[0]);
+
+		if (m > 0)
+			fn->plen[fn->nparams++] = (unsigned char)m;
+	}
+	f->cur_func = k;
+}
+
+/* Calls of known functions taint their parameters. */
+static void
+taint_calls(struct flow *f, const struct input *in)
+{
+	char buf[FLOW_NAME_MAX];
+	size_t i, n, p;
+	unsigned rule;
+	uint64_t line;
+	int parent = name_source(f, in, &rule, &line), k;
+
+	for (i = 0; i + 1 < f->ntok; i++) {
+		const char *d;
+
+		if (f->tok[i].kind != T_NAME || !tok_is(f, &f->tok[i + 1], "("))
+			continue;
+		n = chain_text(f, &f->tok[i], buf);
+		d = n ? memrchr(buf, '.', n) : NULL;
+		if (d != NULL) {
+			size_t m = n - (size_t)(d + 1 - buf);
+
+			memmove(buf, d + 1, m);
+			n = m;
+		}
+		if ((k = func_find(f, buf, n)) < 0)
+			continue;
+		for (p = 0; p < f->funcs[k].nparams; p++)
+			(void)name_taint(f, f->funcs[k].p[p],
+			    f->funcs[k].plen[p], in->tags, parent, rule, line);
+	}
+}
+
+/* "env, payload": the names from the source to the sink. */
+static void
+through(const struct flow *f, int k, char *out, size_t cap)
+{
+	int chain[6];
+	size_t n = 0, o = 0, i;
+
+	while (k >= 0 && n < 6) {
+		size_t j;
+		int seen = 0;
+
+		for (j = 0; j < n; j++)
+			seen |= chain[j] == k;
+		if (seen)
+			break;
+		chain[n++] = k;
+		k = f->names[k].parent;
+	}
+	out[0] = '\0';
+	for (i = n; i-- > 0 && o + 4 < cap;) {
+		const struct name *nm = &f->names[chain[i]];
+		size_t len = nm->len;
+
+		if (o > 0) {
+			out[o++] = ',';
+			out[o++] = ' ';
+		}
+		if (len > cap - o - 1)
+			len = cap - o - 1;
+		memcpy(out + o, nm->s, len);
+		o += len;
+		out[o] = '\0';
+	}
+}
+
+static void
+stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used)
+{
+	size_t ci;
+
+	for (ci = 0; ci < f->nc && !f->stopped; ci++) {
+		const struct flow_cond *c = &f->c[ci];
+		struct flow_report r;
+		struct input in = *used;
+		unsigned sink_rule = 0, src_rule = 0;
+		uint64_t sink_line = 0, src_line = 0, at;
+		size_t i;
+
+		if (c->kind != FLOW_DATA || f->nrep[ci] >= FLOW_MAX_REPORTS)
+			continue;
+		if (!(stmt_atoms(f, s, e, 0, NULL, NULL, 0) & c->to))
+			continue;
+		/* The atoms that are not this condition's sink feed it. */
+		in.tags |= stmt_atoms(f, s, e, c->to, &src_rule, &src_line, 1);
+		if (!(in.tags & c->from))
+			continue;
+		if (in.name < 0 || !(used->tags & c->from)) {
+			in.name = -1;
+			in.rule = src_rule;
+			in.src_line = src_line;
+		}
+		at = s;
+		for (i = atom_lower(f, s); i < f->na && f->a[i].off < e; i++)
+			if (f->a[i].end > s && (f->a[i].tags & c->to)) {
+				sink_rule = f->a[i].rule;
+				sink_line = f->a[i].line;
+				at = f->a[i].off;
+				break;
+			}
+		if (f->last_rep_line[ci] == sink_line)
+			continue;
+		f->last_rep_line[ci] = sink_line;
+		memset(&r, 0, sizeof(r));
+		r.cond = ci;
+		r.line = sink_line;
+		r.off = at;
+		r.to_rule = sink_rule;
+		if (in.name >= 0) {
+			r.from_rule = f->names[in.name].rule;
+			r.from_line = f->names[in.name].src_line;
+			through(f, in.name, r.through, sizeof(r.through));
+		} else {
+			r.from_rule = in.rule;
+			r.from_line = in.src_line;
+		}
+		f->nrep[ci]++;
+		if (f->cb(f->ctx, &r) != 0)
+			f->stopped = 1;
+	}
+}
+
+/* Decides one statement: tokens f->tok[0, ntok) over [s, e). */
+static void
+stmt_end(struct flow *f, uint64_t e)
+{
+	uint64_t s = f->s_off;
+	struct input used = {0, -1, 0, 0}, in;
+	size_t eq;
+
+	if (f->ntok == 0 || f->stopped)
+		goto out;
+	stmt_func(f);
+	eq = stmt_assign(f);
+	stmt_uses(f, eq < f->ntok && f->tok[eq].depth == 0 ? eq + 1 : 0,
+	    &used);
+	if (f->report && (stmt_atoms(f, s, e, 0, NULL, NULL, 0) & f->to_all))
+		stmt_report(f, s, e, &used);
+	in = used;
+	in.tags |= stmt_atoms(f, s, e, 0, &in.rule, &in.src_line, 1) &
+	    f->from_all;
+	if (in.name >= 0 && !(used.tags & f->from_all))
+		in.name = -1;
+	if (in.tags == 0)
+		goto out;
+	if (eq < f->ntok)
+		taint_targets(f, eq, &in);
+	taint_mutated(f, &in);
+	taint_loop_vars(f, &in);
+	taint_calls(f, &in);
+	if (f->cur_func >= 0 && f->tok[0].kind == T_NAME &&
+	    tok_is(f, &f->tok[0], "return")) {
+		const struct func *fn = &f->funcs[f->cur_func];
+		unsigned rule;
+		uint64_t line;
+		int parent = name_source(f, &in, &rule, &line);
+
+		(void)name_taint(f, fn->s, fn->len, in.tags, parent, rule,
+		    line);
+	}
+out:
+	f->ntok = 0;
+	f->ends_block = 0;
+}
+
+/* ---- the reader --------------------------------------------------------------- */
+
+static int
+is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\f' || c == '\v';
+}
+
+/* Is the previous token one after which `{` (or `/`) starts a value? */
+static int
+value_ctx(const struct flow *f)
+{
+	static const char *const after[] = {
+		"=", "(", "[", ",", ":", "?", "...", ":=", "||", "&&", "+",
+		"return", "{", "!", "&", "|", ";", "+=", "??", "@",
+	};
+	const struct tok *k;
+	size_t i;
+
+	if (f->ntok == 0)
+		return 1;
+	k = &f->tok[f->ntok - 1];
+	for (i = 0; i < sizeof(after) / sizeof(after[0]); i++)
+		if (tok_is(f, k, after[i]))
+			return 1;
+	return 0;
+}
+
+/* `x := T{`, `let p = Point {`: a composite value after a type name. */
+static int
+composite_ctx(const struct flow *f)
+{
+	size_t i;
+
+	if (f->ntok == 0 || f->tok[0].kind != T_NAME)
+		return 0;
+	if (tok_is(f, &f->tok[0], "for") || tok_is(f, &f->tok[0], "if") ||
+	    tok_is(f, &f->tok[0], "while") || tok_is(f, &f->tok[0], "switch") ||
+	    tok_is(f, &f->tok[0], "func") || tok_is(f, &f->tok[0], "fn") ||
+	    tok_is(f, &f->tok[0], "match") || tok_is(f, &f->tok[0], "else") ||
+	    tok_is(f, &f->tok[0], "select") || tok_is(f, &f->tok[0], "impl"))
+		return 0;
+	for (i = 0; i < f->ntok; i++)
+		if (f->tok[i].kind == T_OP && f->tok[i].depth == 0 &&
+		    (tok_is(f, &f->tok[i], "=") || tok_is(f, &f->tok[i], ":=")))
+			return f->tok[f->ntok - 1].kind == T_NAME ||
+			    tok_is(f, &f->tok[f->ntok - 1], "]");
+	return 0;
+}
+
+static void
+stmt_cut(struct flow *f, uint64_t at)
+{
+	stmt_end(f, at);
+	f->s_off = at;
+	f->s_line = f->line;
+}
+
+/* Does the statement go on past the newline at text[i]? */
+static int
+continues(const struct flow *f, size_t i)
+{
+	size_t j = i;
+	unsigned char c;
+
+	if (f->vdepth > 0)
+		return 1;
+	while (j > f->s_off && (is_space((unsigned char)f->t[j - 1]) ||
+	    f->t[j - 1] == '\r'))
+		j--;
+	if (j > f->s_off) {
+		c = (unsigned char)f->t[j - 1];
+		if (c == '\\' || c == ',' || c == '+' || c == '|' ||
+		    c == '.' || c == '=' || c == '(' || c == '[')
+			return 1;
+		if (c == '&' && j - 1 > f->s_off && f->t[j - 2] == '&')
+			return 1;
+	}
+	for (j = i + 1; j < f->n && (is_space((unsigned char)f->t[j]) ||
+	    f->t[j] == '\r'); j++)
+		;
+	if (j >= f->n)
+		return 0;
+	c = (unsigned char)f->t[j];
+	if (c == '.' && !(j + 1 < f->n && f->t[j + 1] == '.'))
+		return 1;
+	if (c == ')' || c == ']' || c == '?')
+		return 1;
+	return (c == '&' || c == '|') && j + 1 < f->n && f->t[j + 1] == c;
+}
+
+/* Reads a string from its opening quote at i; returns the index after
+ * it. Interpolations become name tokens. */
+static size_t
+read_string(struct flow *f, size_t i)
+{
+	char q = f->t[i];
+	int triple = 0, multiline, interp_depth = 0;
+	size_t n = f->n;
+
+	if (i + 2 < n && f->t[i + 1] == q && f->t[i + 2] == q && q != '`') {
+		triple = 1;
+		i += 3;
+	} else {
+		i++;
+	}
+	multiline = triple || q == '`';
+	while (i < n) {
+		unsigned char c = (unsigned char)f->t[i];
+
+		if (c == '\\' && i + 1 < n) {
+			if (f->t[i + 1] == '\n')
+				f->line++;
+			i += 2;
+			continue;
+		}
+		if (c == '\n') {
+			if (!multiline)
+				return i; /* unterminated: the line ends it */
+			f->line++;
+			i++;
+			continue;
+		}
+		if (interp_depth == 0 && c == (unsigned char)q) {
+			if (!triple)
+				return i + 1;
+			if (i + 2 < n && f->t[i + 1] == q && f->t[i + 2] == q)
+				return i + 3;
+		}
+		if ((c == '$' || c == '#') && i + 1 < n &&
+		    (f->t[i + 1] == '{' || f->t[i + 1] == '(')) {
+			interp_depth++;
+			i += 2;
+			continue;
+		}
+		if (c == '{') {
+			interp_depth++;
+			i++;
+			continue;
+		}
+		if ((c == '}' || c == ')') && interp_depth > 0) {
+			interp_depth--;
+			i++;
+			continue;
+		}
+		if (c == '$' && i + 1 < n && is_id0((unsigned char)f->t[i + 1])) {
+			size_t s = ++i;
+
+			while (i < n && is_id((unsigned char)f->t[i]))
+				i++;
+			tok_push(f, s, i - s, T_NAME, 1);
+			continue;
+		}
+		if (interp_depth > 0 && is_id0(c)) {
+			size_t s = i;
+
+			while (i < n && (is_id((unsigned char)f->t[i]) ||
+			    (f->t[i] == '.' && i + 1 < n &&
+			    is_id0((unsigned char)f->t[i + 1]))))
+				i++;
+			tok_push(f, s, i - s, T_NAME, 1);
+			continue;
+		}
+		i++;
+	}
+	return i;
+}
+
+/* A JS regex literal from its `/` at i, if it is one there; else i. */
+static size_t
+read_regex(struct flow *f, size_t i)
+{
+	size_t j = i + 1;
+	int cls = 0;
+
+	if (f->lang != FLOW_LANG_SLASH || !value_ctx(f))
+		return i;
+	for (; j < f->n && f->t[j] != '\n'; j++) {
+		if (f->t[j] == '\\') {
+			j++;
+			continue;
+		}
+		if (f->t[j] == '[')
+			cls = 1;
+		else if (f->t[j] == ']')
+			cls = 0;
+		else if (f->t[j] == '/' && !cls)
+			return j + 1;
+	}
+	return i; /* no end on the line: a division after all */
+}
+
+static int
+hash_comments(const struct flow *f)
+{
+	return f->lang == FLOW_LANG_HASH || f->lang == FLOW_LANG_BOTH;
+}
+
+static int
+slash_comments(const struct flow *f)
+{
+	return f->lang == FLOW_LANG_SLASH || f->lang == FLOW_LANG_BOTH;
+}
+
+static void
+open_bracket(struct flow *f, int value)
+{
+	if (f->bdepth < DEPTH_MAX) {
+		f->vsaved[f->bdepth] = f->vdepth;
+		f->bstack[f->bdepth++] = (unsigned char)value;
+	} else {
+		f->overflow++;
+	}
+	/* A block's statements are read on their own, even inside a
+	 * call: foo(function () { a; b; }). */
+	if (value)
+		f->vdepth++;
+	else
+		f->vdepth = 0;
+}
+
+static void
+close_bracket(struct flow *f)
+{
+	if (f->overflow > 0) {
+		f->overflow--;
+		return;
+	}
+	if (f->bdepth == 0)
+		return;
+	f->bdepth--;
+	if (f->bstack[f->bdepth] == 0)
+		f->vdepth = f->vsaved[f->bdepth];
+	else if (f->vdepth > 0)
+		f->vdepth--;
+}
+
+static const char *const ops3[] = {"===", "!==", "||=", "&&=", "?\?=",
+	"<<=", ">>=", "..."};
+static const char *const ops2[] = {"==", "!=", "<=", ">=", "=>", ":=", "+=",
+	"-=", "*=", "/=", "|=", "&=", "^=", "%=", ".=", "||", "&&", "??",
+	"<<", ">>", "->", "::", "=~", "**", "<-"};
+
+static size_t
+op_len(const char *p, size_t left)
+{
+	size_t i;
+
+	for (i = 0; left >= 3 && i < sizeof(ops3) / sizeof(ops3[0]); i++)
+		if (memcmp(p, ops3[i], 3) == 0)
+			return 3;
+	for (i = 0; left >= 2 && i < sizeof(ops2) / sizeof(ops2[0]); i++)
+		if (memcmp(p, ops2[i], 2) == 0)
+			return 2;
+	return 1;
+}
+
+/* One reading of the whole text. */
+static void
+read_text(struct flow *f)
+{
+	size_t i = 0, n = f->n;
+
+	f->line = 1;
+	f->s_off = 0;
+	f->s_line = 1;
+	f->ntok = 0;
+	f->bdepth = f->vdepth = f->overflow = 0;
+	f->ends_block = 0;
+	f->cur_func = -1;
+	while (i < n && !f->stopped) {
+		unsigned char c = (unsigned char)f->t[i];
+
+		if (i - f->s_off > FLOW_STMT_MAX || f->ntok >= STMT_TOKENS) {
+			f->vdepth = f->bdepth = f->overflow = 0;
+			stmt_cut(f, i);
+		}
+		if (c == '\n' || c == '\r') {
+			int lf = c == '\n';
+
+			if (c == '\r' && i + 1 < n && f->t[i + 1] == '\n') {
+				i++;
+				lf = 1;
+			}
+			if (!continues(f, i))
+				stmt_cut(f, i + 1);
+			if (lf)
+				f->line++;
+			i++;
+			if (f->ntok == 0) {
+				f->s_off = i;
+				f->s_line = f->line;
+			}
+			continue;
+		}
+		if (is_space(c)) {
+			i++;
+			continue;
+		}
+		if (c == '#' && hash_comments(f) && (i == 0 ||
+		    is_space((unsigned char)f->t[i - 1]) || f->t[i - 1] == '\n' ||
+		    f->t[i - 1] == ';' || f->t[i - 1] == '\r')) {
+			while (i < n && f->t[i] != '\n' && f->t[i] != '\r')
+				i++;
+			continue;
+		}
+		if (c == '/' && slash_comments(f) && i + 1 < n &&
+		    f->t[i + 1] == '/') {
+			while (i < n && f->t[i] != '\n' && f->t[i] != '\r')
+				i++;
+			continue;
+		}
+		if (c == '/' && slash_comments(f) && i + 1 < n &&
+		    f->t[i + 1] == '*') {
+			for (i += 2; i + 1 < n && !(f->t[i] == '*' &&
+			    f->t[i + 1] == '/'); i++)
+				if (f->t[i] == '\n')
+					f->line++;
+			i += 2;
+			continue;
+		}
+		if (c == '"' || c == '\'' ||
+		    (c == '`' && !hash_comments(f))) {
+			size_t s = i;
+
+			tok_push(f, s, 1, T_STR, 0);
+			i = read_string(f, i);
+			continue;
+		}
+		if (c == '/') {
+			size_t j = read_regex(f, i);
+
+			if (j > i) {
+				tok_push(f, i, 1, T_STR, 0);
+				i = j;
+				continue;
+			}
+		}
+		if (is_id0(c) || ((c == '$' || c == '@' || c == '%') &&
+		    i + 1 < n && (is_id0((unsigned char)f->t[i + 1]) ||
+		    (f->t[i + 1] == '{' && i + 2 < n &&
+		    is_id0((unsigned char)f->t[i + 2]))))) {
+			size_t s = i;
+
+			while (i < n && (f->t[i] == '$' || f->t[i] == '@' ||
+			    f->t[i] == '%' || f->t[i] == '{') && i - s < 2)
+				i++;
+			while (i < n) {
+				if (is_id((unsigned char)f->t[i])) {
+					i++;
+				} else if (i + 1 < n && f->t[i] == '.' &&
+				    is_id0((unsigned char)f->t[i + 1])) {
+					i++;
+				} else if (i + 2 < n && ((f->t[i] == '-' &&
+				    f->t[i + 1] == '>') || (f->t[i] == ':' &&
+				    f->t[i + 1] == ':') || (f->t[i] == '?' &&
+				    f->t[i + 1] == '.')) &&
+				    is_id0((unsigned char)f->t[i + 2])) {
+					i += 2;
+				} else {
+					break;
+				}
+			}
+			if (f->t[s] == '$' && s + 1 < n && f->t[s + 1] == '{' &&
+			    i < n && f->t[i] == '}')
+				i++;
+			tok_push(f, s, i - s, T_NAME, 0);
+			continue;
+		}
+		if (c >= '0' && c <= '9') {
+			while (i < n && is_id((unsigned char)f->t[i]))
+				i++;
+			continue;
+		}
+		if (c == '(' || c == '[') {
+			tok_push(f, i, 1, T_OP, 0);
+			open_bracket(f, 1);
+			i++;
+			continue;
+		}
+		if (c == '{') {
+			int value = value_ctx(f) || composite_ctx(f);
+
+			if (!value) {
+				/* A block: what came before is a statement. */
+				f->ends_block = 1;
+				tok_push(f, i, 1, T_OP, 0);
+				open_bracket(f, 0);
+				i++;
+				stmt_cut(f, i);
+				continue;
+			}
+			tok_push(f, i, 1, T_OP, 0);
+			open_bracket(f, 1);
+			i++;
+			continue;
+		}
+		if (c == ')' || c == ']' || c == '}') {
+			int block = f->bdepth > 0 && f->overflow == 0 &&
+			    f->bstack[f->bdepth - 1] == 0;
+
+			close_bracket(f);
+			tok_push(f, i, 1, T_OP, 0);
+			i++;
+			if (block)
+				stmt_cut(f, i);
+			continue;
+		}
+		if (c == ';' && f->vdepth == 0) {
+			i++;
+			stmt_cut(f, i);
+			continue;
+		}
+		{
+			size_t l = op_len(f->t + i, n - i);
+
+			tok_push(f, i, l, T_OP, 0);
+			i += l;
+		}
+	}
+	if (!f->stopped)
+		stmt_end(f, n);
+}
+
+/* ---- conditions by lines ------------------------------------------------------ */
+
+static void
+report_lines(struct flow *f, size_t ci, size_t first, size_t last,
+    int unfollowed)
+{
+	struct flow_report r;
+
+	if (f->last_rep_line[ci] == f->a[last].line ||
+	    f->nrep[ci] >= FLOW_MAX_REPORTS)
+		return;
+	f->last_rep_line[ci] = f->a[last].line;
+	memset(&r, 0, sizeof(r));
+	r.cond = ci;
+	r.line = f->a[last].line;
+	r.off = f->a[last].off;
+	r.from_line = f->a[first].line;
+	r.from_rule = f->a[first].rule;
+	r.to_rule = f->a[last].rule;
+	r.unfollowed = unfollowed;
+	f->nrep[ci]++;
+	if (f->cb(f->ctx, &r) != 0)
+		f->stopped = 1;
+}
+
+/* all: unordered. A window slides over the atoms (sorted by offset, so
+ * by line): when every tag is inside it, the condition holds at its
+ * right end. */
+static void
+cond_all_any(struct flow *f, size_t ci)
+{
+	const struct flow_cond *c = &f->c[ci];
+	size_t cnt[FLOW_MAX_ALL] = {0}, l = 0, r, k, have = 0;
+
+	for (r = 0; r < f->na && !f->stopped &&
+	    f->nrep[ci] < FLOW_MAX_REPORTS; r++) {
+		for (k = 0; k < c->nall; k++)
+			if ((f->a[r].tags >> c->all[k]) & 1 && cnt[k]++ == 0)
+				have++;
+		while (c->within && f->a[l].line + c->within < f->a[r].line) {
+			for (k = 0; k < c->nall; k++)
+				if ((f->a[l].tags >> c->all[k]) & 1 &&
+				    --cnt[k] == 0)
+					have--;
+			l++;
+		}
+		if (have == c->nall) {
+			report_lines(f, ci, l, r, 0);
+			if (!c->within)
+				return; /* once per file is enough */
+		}
+	}
+}
+
+/* all: ordered. From each atom of the first tag, the earliest atom of
+ * each next tag after the previous one (nxt[k][i]: the first atom at
+ * index >= i with tag k); the earliest choice gives the shortest span
+ * from that start. */
+static int
+cond_all_seq(struct flow *f, size_t ci)
+{
+	const struct flow_cond *c = &f->c[ci];
+	size_t *nxt, *lstart, i, k;
+
+	nxt = malloc((f->na + 1) * c->nall * sizeof(*nxt));
+	lstart = malloc((f->na + 1) * sizeof(*lstart));
+	if (nxt == NULL || lstart == NULL) {
+		free(nxt);
+		free(lstart);
+		return -1;
+	}
+	/* Atoms on one line are in any order: each step may take one on
+	 * the previous step's line. */
+	for (i = 0; i < f->na; i++)
+		lstart[i] = i > 0 && f->a[i - 1].line == f->a[i].line ?
+		    lstart[i - 1] : i;
+	for (k = 0; k < c->nall; k++) {
+		size_t *v = nxt + k * (f->na + 1);
+
+		v[f->na] = SIZE_MAX;
+		for (i = f->na; i-- > 0;)
+			v[i] = (f->a[i].tags >> c->all[k]) & 1 ? i : v[i + 1];
+	}
+	for (i = nxt[0]; i != SIZE_MAX && !f->stopped &&
+	    f->nrep[ci] < FLOW_MAX_REPORTS; i = nxt[i + 1]) {
+		size_t at = i;
+
+		for (k = 1; k < c->nall && at != SIZE_MAX; k++) {
+			size_t from = lstart[at], j;
+
+			j = nxt[k * (f->na + 1) + from];
+			/* Not an atom of an earlier line than the last step. */
+			at = j;
+		}
+		if (at == SIZE_MAX)
+			break; /* no later start can do better */
+		if (c->within && f->a[i].line + c->within < f->a[at].line)
+			continue;
+		report_lines(f, ci, i, at, 0);
+		if (!c->within)
+			break;
+	}
+	free(nxt);
+	free(lstart);
+	return 0;
+}
+
+/* A data condition when the text is not whole: a `to` atom at most
+ * FLOW_NEAR lines after a `from` atom (another one). */
+static void
+cond_near(struct flow *f, size_t ci)
+{
+	const struct flow_cond *c = &f->c[ci];
+	size_t i, j;
+
+	for (i = 0; i < f->na && !f->stopped &&
+	    f->nrep[ci] < FLOW_MAX_REPORTS; i++) {
+		if (!(f->a[i].tags & c->to))
+			continue;
+		for (j = i; j-- > 0;) {
+			if (f->a[j].line + FLOW_NEAR < f->a[i].line)
+				break;
+			if (f->a[j].tags & c->from) {
+				report_lines(f, ci, j, i, 1);
+				break;
+			}
+		}
+	}
+}
+
+/* ---- the entry -------------------------------------------------------------------- */
+
+enum flow_lang
+scan_flow_lang(const char *path)
+{
+	static const char *const hash[] = {"py", "pyw", "pth", "sh", "bash",
+		"zsh", "ksh", "fish", "rb", "pl", "pm", "ps1", "psm1", "psd1",
+		"yml", "yaml", "toml", "cfg", "conf", "ini", "r", "mk", "cmake",
+		"tcl", "nim", "ex", "exs", "jl", "coffee", "bats", "envrc"};
+	static const char *const slash[] = {"js", "mjs", "cjs", "ts", "mts",
+		"cts", "tsx", "jsx", "go", "rs", "java", "kt", "kts", "scala",
+		"c", "h", "cc", "cpp", "hpp", "cs", "swift", "dart", "groovy",
+		"gradle", "zig", "v", "sol", "json5", "jsonc"};
+	const char *base = strrchr(path, '/'), *dot;
+	size_t i;
+
+	base = base ? base + 1 : path;
+	if (strcmp(base, "Makefile") == 0 || strcmp(base, "Dockerfile") == 0 ||
+	    strcmp(base, "Rakefile") == 0 || strcmp(base, "Gemfile") == 0 ||
+	    strcmp(base, "Jenkinsfile") == 0 || strncmp(base, ".bash", 5) == 0 ||
+	    strncmp(base, ".zsh", 4) == 0 || strcmp(base, ".profile") == 0)
+		return strcmp(base, "Jenkinsfile") == 0 ? FLOW_LANG_SLASH :
+		    FLOW_LANG_HASH;
+	if ((dot = strrchr(base, '.')) == NULL)
+		return FLOW_LANG_ANY;
+	dot++;
+	if (strcasecmp(dot, "php") == 0)
+		return FLOW_LANG_BOTH;
+	for (i = 0; i < sizeof(hash) / sizeof(hash[0]); i++)
+		if (strcasecmp(dot, hash[i]) == 0)
+			return FLOW_LANG_HASH;
+	for (i = 0; i < sizeof(slash) / sizeof(slash[0]); i++)
+		if (strcasecmp(dot, slash[i]) == 0)
+			return FLOW_LANG_SLASH;
+	return FLOW_LANG_ANY;
+}
+
+int
+scan_flow_run(const char *text, size_t len, int whole, enum flow_lang lang,
+    const struct flow_atom *atoms, size_t natoms,
+    const struct flow_cond *conds, size_t nconds, flow_report_fn cb,
+    void *ctx)
+{
+	struct flow *f;
+	uint64_t have = 0;
+	size_t i;
+	int data = 0, rc = 0;
+
+	if (natoms == 0 || nconds == 0)
+		return 0;
+	if (len > UINT32_MAX)
+		whole = 0; /* token offsets are 32 bits */
+	for (i = 0; i < natoms; i++)
+		have |= atoms[i].tags;
+	if ((f = calloc(1, sizeof(*f))) == NULL)
+		return -1;
+	f->t = text;
+	f->n = len;
+	f->lang = lang;
+	f->a = atoms;
+	f->na = natoms;
+	f->c = conds;
+	f->nc = nconds;
+	f->cb = cb;
+	f->ctx = ctx;
+	f->nrep = calloc(nconds, sizeof(*f->nrep));
+	f->last_rep_line = calloc(nconds, sizeof(*f->last_rep_line));
+	if (f->nrep == NULL || f->last_rep_line == NULL) {
+		rc = -1;
+		goto out;
+	}
+	for (i = 0; i < nconds && !f->stopped; i++) {
+		const struct flow_cond *c = &conds[i];
+		size_t k;
+		int ok = 1;
+
+		if (c->kind == FLOW_ALL) {
+			for (k = 0; k < c->nall; k++)
+				ok &= (have >> c->all[k]) & 1;
+			if (ok && c->nall > 0 && c->ordered &&
+			    cond_all_seq(f, i) < 0) {
+				rc = -1;
+				goto out;
+			}
+			if (ok && c->nall > 0 && !c->ordered)
+				cond_all_any(f, i);
+		} else if ((have & c->from) && (have & c->to)) {
+			if (!whole) {
+				cond_near(f, i);
+			} else {
+				f->from_all |= c->from;
+				f->to_all |= c->to;
+				data = 1;
+			}
+		}
+	}
+	if (!data || f->stopped)
+		goto out;
+	/* Only the conditions whose both halves are here are followed. */
+	f->names = calloc(FLOW_MAX_NAMES, sizeof(*f->names));
+	f->slot = malloc(NAME_SLOTS * sizeof(*f->slot));
+	f->funcs = calloc(FLOW_MAX_FUNCS, sizeof(*f->funcs));
+	if (f->names == NULL || f->slot == NULL || f->funcs == NULL) {
+		rc = -1;
+		goto out;
+	}
+	for (i = 0; i < NAME_SLOTS; i++)
+		f->slot[i] = -1;
+	read_text(f);
+	f->report = 1;
+	read_text(f);
+out:
+	free(f->names);
+	free(f->slot);
+	free(f->funcs);
+	free(f->nrep);
+	free(f->last_rep_line);
+	free(f);
+	return rc;
+}
