@@ -52,13 +52,22 @@ struct name {
 	uint64_t line;        /* where it was tainted first */
 	unsigned rule;        /* the source atom's rule, through parents */
 	uint64_t src_line;    /* the source atom's line */
+	/* More sources, for tags the first did not have: a message names
+	 * the source of the condition's tag. */
+	uint64_t more_tags[3];
+	unsigned more_rule[3];
+	uint64_t more_line[3];
 	int parent;           /* the name it was tainted from, or -1 */
+	int func;             /* a function whose return value is tainted */
+	int built;            /* its value was built into a string */
 };
 
 struct func {
 	char s[FLOW_NAME_MAX];
 	unsigned char len;
 	unsigned char nparams;
+	uint64_t indent;      /* of its definition: a statement at most this
+	                       * far in ends its body */
 	char p[FUNC_PARAMS][FLOW_NAME_MAX];
 	unsigned char plen[FUNC_PARAMS];
 };
@@ -101,6 +110,7 @@ struct flow {
 	size_t ntok;
 	uint64_t s_off, s_line;  /* its start */
 	int ends_block;          /* it ended at a block's `{` */
+	int is_def;              /* it defines a function: no sink */
 	/* The reader. */
 	uint64_t line;
 	unsigned char bstack[DEPTH_MAX]; /* 1 value bracket, 0 block brace */
@@ -140,9 +150,20 @@ name_find(const struct flow *f, const char *s, size_t n)
 
 /* Taints name s with tags; returns its index, or -1 when the table is
  * full (the name is then not followed: fewer reports, never more). */
+static int name_taint_b(struct flow *f, const char *s, size_t n,
+    uint64_t tags, int parent, unsigned rule, uint64_t src_line, int built);
+
 static int
 name_taint(struct flow *f, const char *s, size_t n, uint64_t tags,
     int parent, unsigned rule, uint64_t src_line)
+{
+	return name_taint_b(f, s, n, tags, parent, rule, src_line,
+	    parent >= 0 && f->names[parent].built);
+}
+
+static int
+name_taint_b(struct flow *f, const char *s, size_t n, uint64_t tags,
+    int parent, unsigned rule, uint64_t src_line, int built)
 {
 	uint32_t h;
 	int k;
@@ -152,7 +173,19 @@ name_taint(struct flow *f, const char *s, size_t n, uint64_t tags,
 	if (n > FLOW_NAME_MAX)
 		n = FLOW_NAME_MAX;
 	if ((k = name_find(f, s, n)) >= 0) {
-		f->names[k].tags |= tags;
+		struct name *nm = &f->names[k];
+		uint64_t add = tags & ~nm->tags;
+		size_t j;
+
+		for (j = 0; add && j < 3; j++)
+			if (nm->more_tags[j] == 0) {
+				nm->more_tags[j] = add;
+				nm->more_rule[j] = rule;
+				nm->more_line[j] = src_line;
+				break;
+			}
+		nm->tags |= tags;
+		nm->built |= built;
 		return k;
 	}
 	if (f->nnames >= FLOW_MAX_NAMES)
@@ -165,6 +198,9 @@ name_taint(struct flow *f, const char *s, size_t n, uint64_t tags,
 	f->names[k].parent = parent == k ? -1 : parent;
 	f->names[k].rule = rule;
 	f->names[k].src_line = src_line;
+	f->names[k].func = 0;
+	f->names[k].built = built;
+	memset(f->names[k].more_tags, 0, sizeof(f->names[k].more_tags));
 	h = name_hash(s, n) & (NAME_SLOTS - 1);
 	while (f->slot[h] >= 0)
 		h = (h + 1) & (NAME_SLOTS - 1);
@@ -202,7 +238,8 @@ static const char *const keywords[] = {
 	"break", "continue", "case", "switch", "default", "unless", "until",
 	"echo", "print", "puts", "is", "instanceof", "delete", "range",
 	"type", "struct", "interface", "map", "err", "_", "auto", "val",
-	"object", "any", "dict", "list", "str", "bytes", "error",
+	"object", "any", "dict", "list", "str", "bytes", "error", "undef",
+	"unset", "exit", "die", "raise", "throw", "super", "void",
 };
 
 static int
@@ -273,12 +310,49 @@ chain_head(const char *s, size_t n)
 
 /* ---- the statement ---------------------------------------------------------- */
 
+/* Does the statement build a string: concatenation, formatting,
+ * interpolation, a join? */
+static int
+stmt_build(const struct flow *f)
+{
+	static const char *const fns[] = {"format", "join", "sprintf",
+		"Sprintf", "concat", "Join", "Format", "Concat", "printf"};
+	char buf[FLOW_NAME_MAX];
+	size_t i, j, n;
+
+	for (i = 0; i < f->ntok; i++) {
+		const struct tok *k = &f->tok[i];
+
+		if (k->kind == T_NAME && k->in_str)
+			return 1;
+		/* An operator next to a string literal: "x." + h, "%s" % h. */
+		if (k->kind == T_OP && (tok_is(f, k, "+") || tok_is(f, k, "%") ||
+		    tok_is(f, k, ".") || tok_is(f, k, "..") ||
+		    tok_is(f, k, ".=") || tok_is(f, k, "+=")) &&
+		    ((i > 0 && f->tok[i - 1].kind == T_STR) ||
+		    (i + 1 < f->ntok && f->tok[i + 1].kind == T_STR)))
+			return 1;
+		if (k->kind != T_NAME)
+			continue;
+		n = chain_text(f, k, buf);
+		for (j = 0; j < sizeof(fns) / sizeof(fns[0]); j++) {
+			size_t m = strlen(fns[j]);
+
+			if (n >= m && memcmp(buf + n - m, fns[j], m) == 0 &&
+			    (n == m || buf[n - m - 1] == '.'))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* The taint a statement reads, and one name or atom it came from. */
 struct input {
 	uint64_t tags;
 	int name;          /* a tainted name it uses, or -1 */
 	unsigned rule;     /* when name is -1: the source atom's rule */
 	uint64_t src_line;
+	int built;         /* the value is built into a string here or before */
 };
 
 /* The first atom that may overlap [s, e). */
@@ -332,13 +406,26 @@ stmt_atoms(const struct flow *f, uint64_t s, uint64_t e, uint64_t skip,
 
 /* The taint of the names the statement uses, from token `from` on. */
 static void
+stmt_uses_to(const struct flow *f, size_t from, size_t to, uint64_t want,
+    struct input *in);
+
+static void
 stmt_uses(const struct flow *f, size_t from, struct input *in)
+{
+	stmt_uses_to(f, from, f->ntok, 0, in);
+}
+
+/* The taint of the names in tokens [from, to); with want, the name
+ * recorded is one that carries a bit of it. */
+static void
+stmt_uses_to(const struct flow *f, size_t from, size_t to, uint64_t want,
+    struct input *in)
 {
 	char buf[FLOW_NAME_MAX];
 	size_t i, n, cut;
 	int k;
 
-	for (i = from; i < f->ntok; i++) {
+	for (i = from; i < to; i++) {
 		if (f->tok[i].kind != T_NAME)
 			continue;
 		n = chain_text(f, &f->tok[i], buf);
@@ -351,11 +438,28 @@ stmt_uses(const struct flow *f, size_t from, struct input *in)
 				k = name_find(f, buf, plen);
 				if (k >= 0 && f->names[k].tags) {
 					in->tags |= f->names[k].tags;
-					if (in->name < 0)
+					if (in->name < 0 || (want &&
+					    !(f->names[in->name].tags & want) &&
+					    (f->names[k].tags & want)))
 						in->name = k;
 				}
 			}
 			cut = plen + 1;
+		}
+		/* obj.method(): a method whose return value is tainted. */
+		if (i + 1 < f->ntok && tok_is(f, &f->tok[i + 1], "(")) {
+			const char *d = memrchr(buf, '.', n);
+
+			if (d != NULL) {
+				k = name_find(f, d + 1, n - (size_t)(d + 1 - buf));
+				if (k >= 0 && f->names[k].func) {
+					in->tags |= f->names[k].tags;
+					if (in->name < 0 || (want &&
+					    !(f->names[in->name].tags & want) &&
+					    (f->names[k].tags & want)))
+						in->name = k;
+				}
+			}
 		}
 	}
 }
@@ -410,7 +514,7 @@ taint_tok(struct flow *f, size_t i, const struct input *in)
 	if (n == 0 || is_keyword(buf, n))
 		return;
 	parent = name_source(f, in, &rule, &line);
-	(void)name_taint(f, buf, n, in->tags, parent, rule, line);
+	(void)name_taint_b(f, buf, n, in->tags, parent, rule, line, in->built);
 }
 
 /* The assignment's targets: per comma-separated group at depth 0, its
@@ -424,7 +528,7 @@ taint_targets(struct flow *f, size_t eq, const struct input *in)
 	while (i0 < eq && f->tok[i0].kind == T_NAME &&
 	    is_keyword(f->t + f->tok[i0].off, f->tok[i0].len))
 		i0++;
-	destructure = i0 < eq && (tok_is(f, &f->tok[i0], "{") ||
+	destructure = eq < f->ntok && i0 < eq && (tok_is(f, &f->tok[i0], "{") ||
 	    tok_is(f, &f->tok[i0], "[") || tok_is(f, &f->tok[i0], "("));
 	for (i = 0; i <= eq && i < f->ntok; i++) {
 		const struct tok *k = &f->tok[i];
@@ -448,6 +552,13 @@ taint_targets(struct flow *f, size_t eq, const struct input *in)
 		    !k->in_str)
 			taint_tok(f, i, in);
 	}
+	/* (data += c) inside an arrow's parentheses. */
+	for (i = eq < f->ntok ? eq + 1 : 1; i < f->ntok; i++)
+		if (f->tok[i].kind == T_OP && f->tok[i].depth > 0 &&
+		    (tok_is(f, &f->tok[i], "+=") || tok_is(f, &f->tok[i], ".=") ||
+		    tok_is(f, &f->tok[i], "||=") || tok_is(f, &f->tok[i], "|=") ||
+		    tok_is(f, &f->tok[i], "<<=")) && f->tok[i - 1].kind == T_NAME)
+			taint_tok(f, i - 1, in);
 	/* A walrus inside brackets: the name before it. */
 	if (eq < f->ntok && eq > 0 && f->tok[eq].depth > 0 &&
 	    f->tok[eq - 1].kind == T_NAME)
@@ -638,6 +749,19 @@ func_params(struct flow *f, struct func *fn, size_t open)
 	}
 }
 
+/* The column of the statement's first token on its line. */
+static uint64_t
+stmt_indent(const struct flow *f)
+{
+	uint64_t o = f->tok[0].off, c = 0;
+
+	while (o > 0 && f->t[o - 1] != '\n' && f->t[o - 1] != '\r') {
+		o--;
+		c++;
+	}
+	return c;
+}
+
 /* A definition starts the statement: def f(, function f(, func f(,
  * func (r T) f(, fn f(, sub f, f = function(, f = (a) =>, and a method
  * `name(args) {`. Records it and makes it the current function. */
@@ -712,6 +836,7 @@ stmt_func(struct flow *f)
 	}
 	if (name == SIZE_MAX)
 		return;
+	f->is_def = 1;
 	n = chain_text(f, &f->tok[name], buf);
 	if (n == 0 || is_keyword(buf, n))
 		return;
@@ -735,6 +860,7 @@ stmt_func(struct flow *f)
 			func_params(f, fn, open);
 	}
 	fn = &f->funcs[k];
+	fn->indent = stmt_indent(f);
 	if (open == SIZE_MAX && fn->nparams == 0 && name + 3 < f->ntok &&
 	    f->tok[name + 2].kind == T_NAME) {
 		size_t m = chain_text(f, &f->tok[name + 2], fn->p[0]);
@@ -770,14 +896,35 @@ taint_calls(struct flow *f, const struct input *in)
 		}
 		if ((k = func_find(f, buf, n)) < 0)
 			continue;
-		for (p = 0; p < f->funcs[k].nparams; p++)
-			(void)name_taint(f, f->funcs[k].p[p],
-			    f->funcs[k].plen[p], in->tags, parent, rule, line);
+		/* Only what its arguments carry. */
+		{
+			size_t close = i + 2;
+			unsigned dep = f->tok[i + 1].depth;
+			struct input arg = {0, -1, 0, 0, 0};
+
+			while (close < f->ntok && !(f->tok[close].kind == T_OP &&
+			    f->tok[close].depth == dep &&
+			    tok_is(f, &f->tok[close], ")")))
+				close++;
+			stmt_uses_to(f, i + 2, close, 0, &arg);
+			arg.tags |= stmt_atoms(f, f->tok[i + 1].off,
+			    close < f->ntok ? f->tok[close].off + 1 : f->n, 0,
+			    NULL, NULL, 0) & f->from_all;
+			if (arg.tags == 0)
+				continue;
+			if (arg.name >= 0)
+				parent = name_source(f, &arg, &rule, &line);
+			for (p = 0; p < f->funcs[k].nparams; p++)
+				(void)name_taint(f, f->funcs[k].p[p],
+				    f->funcs[k].plen[p], arg.tags, parent, rule,
+				    line);
+		}
 	}
 }
 
-/* "env, payload": the names from the source to the sink. */
-static void
+/* "env, payload": the names from the source to the sink; returns how
+ * many there are (at most 6 are followed). */
+static unsigned
 through(const struct flow *f, int k, char *out, size_t cap)
 {
 	int chain[6];
@@ -789,8 +936,10 @@ through(const struct flow *f, int k, char *out, size_t cap)
 
 		for (j = 0; j < n; j++)
 			seen |= chain[j] == k;
-		if (seen)
+		if (seen) {
+			k = -1;
 			break;
+		}
 		chain[n++] = k;
 		k = f->names[k].parent;
 	}
@@ -809,6 +958,12 @@ through(const struct flow *f, int k, char *out, size_t cap)
 		o += len;
 		out[o] = '\0';
 	}
+	/* Beyond what is named: how far it went. */
+	while (k >= 0 && n < 64) {
+		k = f->names[k].parent;
+		n++;
+	}
+	return (unsigned)n;
 }
 
 static void
@@ -828,6 +983,14 @@ stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used)
 			continue;
 		if (!(stmt_atoms(f, s, e, 0, NULL, NULL, 0) & c->to))
 			continue;
+		if (in.name >= 0 && !(f->names[in.name].tags & c->from)) {
+			struct input again = {0, -1, 0, 0, 0};
+
+			stmt_uses_to(f, 0, f->ntok, c->from, &again);
+			if (again.name >= 0 && (f->names[again.name].tags &
+			    c->from))
+				in.name = again.name;
+		}
 		/* The atoms that are not this condition's sink feed it. */
 		in.tags |= stmt_atoms(f, s, e, c->to, &src_rule, &src_line, 1);
 		if (!(in.tags & c->from))
@@ -845,6 +1008,9 @@ stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used)
 				at = f->a[i].off;
 				break;
 			}
+		if (c->built && !stmt_build(f) &&
+		    !(in.name >= 0 && f->names[in.name].built))
+			continue;
 		if (f->last_rep_line[ci] == sink_line)
 			continue;
 		f->last_rep_line[ci] = sink_line;
@@ -854,9 +1020,21 @@ stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used)
 		r.off = at;
 		r.to_rule = sink_rule;
 		if (in.name >= 0) {
-			r.from_rule = f->names[in.name].rule;
-			r.from_line = f->names[in.name].src_line;
-			through(f, in.name, r.through, sizeof(r.through));
+			const struct name *nm = &f->names[in.name];
+			size_t j;
+
+			r.from_rule = nm->rule;
+			r.from_line = nm->src_line;
+			for (j = 0; j < 3; j++)
+				if ((nm->more_tags[j] & c->from) &&
+				    !(nm->tags & ~nm->more_tags[0] & ~nm->more_tags[1] &
+				    ~nm->more_tags[2] & c->from)) {
+					r.from_rule = nm->more_rule[j];
+					r.from_line = nm->more_line[j];
+					break;
+				}
+			r.hops = through(f, in.name, r.through,
+			    sizeof(r.through));
 		} else {
 			r.from_rule = in.rule;
 			r.from_line = in.src_line;
@@ -872,42 +1050,57 @@ static void
 stmt_end(struct flow *f, uint64_t e)
 {
 	uint64_t s = f->s_off;
-	struct input used = {0, -1, 0, 0}, in;
+	struct input used = {0, -1, 0, 0, 0}, in;
 	size_t eq;
 
 	if (f->ntok == 0 || f->stopped)
 		goto out;
+	/* A statement no deeper than the definition ends the function (a
+	 * closing bracket or a chained call goes on with it). */
+	if (f->cur_func >= 0 && f->tok[0].kind == T_NAME &&
+	    stmt_indent(f) <= f->funcs[f->cur_func].indent)
+		f->cur_func = -1;
 	stmt_func(f);
 	eq = stmt_assign(f);
 	stmt_uses(f, eq < f->ntok && f->tok[eq].depth == 0 ? eq + 1 : 0,
 	    &used);
-	if (f->report && (stmt_atoms(f, s, e, 0, NULL, NULL, 0) & f->to_all))
+	if (f->report && !f->is_def &&
+	    (stmt_atoms(f, s, e, 0, NULL, NULL, 0) & f->to_all))
 		stmt_report(f, s, e, &used);
 	in = used;
+	in.built = stmt_build(f) ||
+	    (used.name >= 0 && f->names[used.name].built);
 	in.tags |= stmt_atoms(f, s, e, 0, &in.rule, &in.src_line, 1) &
 	    f->from_all;
 	if (in.name >= 0 && !(used.tags & f->from_all))
 		in.name = -1;
 	if (in.tags == 0)
 		goto out;
-	if (eq < f->ntok)
-		taint_targets(f, eq, &in);
+	taint_targets(f, eq, &in);
 	taint_mutated(f, &in);
 	taint_loop_vars(f, &in);
 	taint_calls(f, &in);
+	/* What a function returns (return x, or a callback's resolve(x),
+	 * cb(null, x)), its calls carry. */
 	if (f->cur_func >= 0 && f->tok[0].kind == T_NAME &&
-	    tok_is(f, &f->tok[0], "return")) {
+	    (tok_is(f, &f->tok[0], "return") || tok_is(f, &f->tok[0], "resolve") ||
+	    tok_is(f, &f->tok[0], "callback") || tok_is(f, &f->tok[0], "cb") ||
+	    tok_is(f, &f->tok[0], "done") || tok_is(f, &f->tok[0], "yield"))) {
 		const struct func *fn = &f->funcs[f->cur_func];
 		unsigned rule;
 		uint64_t line;
 		int parent = name_source(f, &in, &rule, &line);
 
-		(void)name_taint(f, fn->s, fn->len, in.tags, parent, rule,
+		int k = name_taint(f, fn->s, fn->len, in.tags, parent, rule,
 		    line);
+
+		if (k >= 0)
+			f->names[k].func = 1;
 	}
 out:
 	f->ntok = 0;
 	f->ends_block = 0;
+	f->is_def = 0;
 }
 
 /* ---- the reader --------------------------------------------------------------- */

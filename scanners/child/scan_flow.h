@@ -64,6 +64,8 @@ struct flow_cond {
 	unsigned rule;
 	int kind;             /* FLOW_ALL or FLOW_DATA */
 	uint64_t from, to;    /* FLOW_DATA */
+	int built;            /* FLOW_DATA: the value is built into a string
+	                       * on its way (joined, formatted, interpolated) */
 	unsigned char all[FLOW_MAX_ALL]; /* FLOW_ALL: tag bit numbers */
 	size_t nall;
 	uint64_t within;      /* FLOW_ALL: lines from first to last; 0 any */
@@ -77,6 +79,7 @@ struct flow_report {
 	uint64_t off;         /* the sink atom's offset */
 	uint64_t from_line;   /* the source's line (FLOW_ALL: the first's) */
 	unsigned from_rule, to_rule; /* the atoms' rules */
+	unsigned hops;        /* FLOW_DATA: names it went through */
 	int unfollowed;       /* FLOW_DATA decided by lines, not data: the
 	                       * text was not whole */
 	char through[160];    /* "env, payload": the names it went through */
@@ -96,6 +99,13 @@ enum flow_lang scan_flow_lang(const char *path);
  * a non-zero return stops. Returns 0, or -1 when out of memory.
  */
 #define FLOW_NEAR 50
+/* A flow whose source and sink are further apart than this many lines, or
+ * that went through more names than FLOW_FAR_HOPS, is reported at low
+ * severity: programs that steal are short and direct, and the further a
+ * may-analysis follows a value, the likelier the path is one no run takes
+ * (docs/detection.md "Conditions over a file"). */
+#define FLOW_FAR_LINES 200
+#define FLOW_FAR_HOPS 6
 int scan_flow_run(const char *text, size_t len, int whole,
     enum flow_lang lang, const struct flow_atom *atoms, size_t natoms,
     const struct flow_cond *conds, size_t nconds, flow_report_fn cb,

@@ -512,6 +512,17 @@ on_flow(void *ctx, const struct flow_report *r)
 		w->nomem = w->stop = 1;
 	f->rule = rule;
 	f->severity = rule->severity;
+	/* Far apart, or through many names: the path is likelier one no run
+	 * takes; the reviewer still sees it. */
+	if (c->kind == FLOW_DATA && !r->unfollowed &&
+	    ((r->line > r->from_line ? r->line - r->from_line :
+	    r->from_line - r->line) > FLOW_FAR_LINES ||
+	    r->hops > FLOW_FAR_HOPS) && f->severity > AL_SEV_LOW) {
+		f->severity = AL_SEV_LOW;
+		if (dynbuf_addf(&x, " (low: %s)", r->hops > FLOW_FAR_HOPS ?
+		    "through many names" : "source and sink far apart") < 0)
+			w->nomem = w->stop = 1;
+	}
 	f->line = r->line;
 	/* The column of the sink, when its line is in the kept text. */
 	if (r->off < w->ftext_len) {

@@ -55,6 +55,7 @@ struct rule {
 	int atom;                   /* its matches are atoms, not findings */
 	int cond;                   /* RULE_COND_*, or 0 */
 	struct rule_strv from, to;  /* flow: */
+	int flow_built;             /* flow.built */
 	struct rule_strv all;       /* all: */
 	unsigned within;            /* all: lines, 0 = the whole file */
 	int ordered;                /* all: in that order */

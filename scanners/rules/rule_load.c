@@ -368,6 +368,8 @@ rule_set_digest(struct rule_set *rs)
 		if (r->cond == RULE_COND_FLOW) {
 			json_object_set_new(o, "from", strv_json(&r->from));
 			json_object_set_new(o, "to", strv_json(&r->to));
+			json_object_set_new(o, "built",
+			    json_boolean(r->flow_built));
 		}
 		if (r->cond == RULE_COND_ALL) {
 			json_object_set_new(o, "all", strv_json(&r->all));

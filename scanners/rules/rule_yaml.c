@@ -360,6 +360,17 @@ parse_flow(struct loader *l, yaml_document_t *doc, const char *file,
 			    &r->from);
 		else if (strcmp(key, "to") == 0 && r->to.n == 0)
 			rc = get_strv(l, doc, file, id, v, "flow.to", &r->to);
+		else if (strcmp(key, "built") == 0 &&
+		    v->type == YAML_SCALAR_NODE) {
+			const char *b = (const char *)v->data.scalar.value;
+
+			rc = strcmp(b, "true") == 0 ? 0 :
+			    strcmp(b, "false") == 0 ? 0 : -1;
+			r->flow_built = strcmp(b, "true") == 0;
+			if (rc < 0)
+				rule_diag(l, file, node_line(v), id,
+				    "'flow.built' must be true or false");
+		}
 		else {
 			rule_diag(l, file, node_line(k), id,
 			    "unknown or repeated key 'flow.%s'", key);

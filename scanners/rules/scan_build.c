@@ -443,6 +443,7 @@ engine_conds(struct scan_engine *e)
 		c->kind = r->cond == RULE_COND_FLOW ? FLOW_DATA : FLOW_ALL;
 		c->from = r->from_bits;
 		c->to = r->to_bits;
+		c->built = r->flow_built;
 		c->nall = r->all.n;
 		for (k = 0; k < r->all.n && k < FLOW_MAX_ALL; k++)
 			c->all[k] = r->all_bits[k];
