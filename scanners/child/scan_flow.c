@@ -1045,6 +1045,51 @@ stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used)
 	}
 }
 
+/* return x, yield x, a callback's resolve(x), cb(null, x), done(x). */
+static int
+stmt_returns(const struct flow *f)
+{
+	static const char *const w[] = {"return", "resolve", "callback", "cb",
+		"done", "yield"};
+	size_t i;
+
+	if (f->tok[0].kind != T_NAME)
+		return 0;
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (tok_is(f, &f->tok[0], w[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * A function's value without `return`: a Ruby, Rust or Perl body's last
+ * expression, a shell function's output. Taken as: an expression
+ * statement (no assignment, no control keyword) holding a source atom, a
+ * lone name, or output (echo, printf, puts, print, Write-Output).
+ */
+static int
+implicit_return(const struct flow *f, uint64_t s, uint64_t e)
+{
+	static const char *const ctl[] = {"if", "elif", "elsif", "while",
+		"for", "foreach", "switch", "case", "unless", "until", "import",
+		"from", "require", "use", "include", "with"};
+	static const char *const out[] = {"echo", "printf", "puts", "print",
+		"Write-Output", "cat"};
+	size_t i;
+
+	if (f->tok[0].kind != T_NAME)
+		return 0;
+	for (i = 0; i < sizeof(ctl) / sizeof(ctl[0]); i++)
+		if (tok_is(f, &f->tok[0], ctl[i]))
+			return 0;
+	if (f->ntok == 1)
+		return 1;
+	for (i = 0; i < sizeof(out) / sizeof(out[0]); i++)
+		if (tok_is(f, &f->tok[0], out[i]))
+			return 1;
+	return (stmt_atoms(f, s, e, 0, NULL, NULL, 0) & f->from_all) != 0;
+}
+
 /* Decides one statement: tokens f->tok[0, ntok) over [s, e). */
 static void
 stmt_end(struct flow *f, uint64_t e)
@@ -1082,10 +1127,8 @@ stmt_end(struct flow *f, uint64_t e)
 	taint_calls(f, &in);
 	/* What a function returns (return x, or a callback's resolve(x),
 	 * cb(null, x)), its calls carry. */
-	if (f->cur_func >= 0 && f->tok[0].kind == T_NAME &&
-	    (tok_is(f, &f->tok[0], "return") || tok_is(f, &f->tok[0], "resolve") ||
-	    tok_is(f, &f->tok[0], "callback") || tok_is(f, &f->tok[0], "cb") ||
-	    tok_is(f, &f->tok[0], "done") || tok_is(f, &f->tok[0], "yield"))) {
+	if (f->cur_func >= 0 && (stmt_returns(f) ||
+	    (eq == f->ntok && !f->is_def && implicit_return(f, s, e)))) {
 		const struct func *fn = &f->funcs[f->cur_func];
 		unsigned rule;
 		uint64_t line;
