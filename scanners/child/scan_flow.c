@@ -530,7 +530,7 @@ taint_targets(struct flow *f, size_t eq, const struct input *in)
 		i0++;
 	destructure = eq < f->ntok && i0 < eq && (tok_is(f, &f->tok[i0], "{") ||
 	    tok_is(f, &f->tok[i0], "[") || tok_is(f, &f->tok[i0], "("));
-	for (i = 0; i <= eq && i < f->ntok; i++) {
+	for (i = 0; eq < f->ntok && i <= eq; i++) {
 		const struct tok *k = &f->tok[i];
 
 		if (i == eq || (k->kind == T_OP && k->depth == 0 &&
