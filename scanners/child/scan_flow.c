@@ -102,6 +102,7 @@ struct flow {
 	size_t nfuncs;
 	int cur_func;            /* the function being read, or -1 */
 	int report;              /* the second reading */
+	int minified;            /* most bytes are in very long lines */
 	size_t *nrep;            /* per condition */
 	uint64_t *last_rep_line; /* per condition */
 
@@ -111,6 +112,9 @@ struct flow {
 	uint64_t s_off, s_line;  /* its start */
 	int ends_block;          /* it ended at a block's `{` */
 	int is_def;              /* it defines a function: no sink */
+	/* Its comments: an atom inside one is no atom of the statement. */
+	uint64_t cmt_s[16], cmt_e[16];
+	size_t ncmt;
 	/* The reader. */
 	uint64_t line;
 	unsigned char bstack[DEPTH_MAX]; /* 1 value bracket, 0 block brace */
@@ -378,6 +382,18 @@ atom_lower(const struct flow *f, uint64_t s)
 	return lo;
 }
 
+/* Is the atom inside one of the statement's comments? */
+static int
+in_comment(const struct flow *f, const struct flow_atom *a)
+{
+	size_t i;
+
+	for (i = 0; i < f->ncmt; i++)
+		if (a->off >= f->cmt_s[i] && a->end <= f->cmt_e[i])
+			return 1;
+	return 0;
+}
+
 /* The tags of the statement's atoms, leaving out those with any bit of
  * `skip` (the sink of the condition being decided). */
 static uint64_t
@@ -391,7 +407,7 @@ stmt_atoms(const struct flow *f, uint64_t s, uint64_t e, uint64_t skip,
 	for (i = atom_lower(f, s); i < f->na && f->a[i].off < e; i++) {
 		const struct flow_atom *a = &f->a[i];
 
-		if (a->end <= s || (a->tags & skip))
+		if (a->end <= s || (a->tags & skip) || in_comment(f, a))
 			continue;
 		tags |= a->tags;
 		if (!got && rule != NULL &&
@@ -876,7 +892,7 @@ static void
 taint_calls(struct flow *f, const struct input *in)
 {
 	char buf[FLOW_NAME_MAX];
-	size_t i, n, p;
+	size_t i, n;
 	unsigned rule;
 	uint64_t line;
 	int parent = name_source(f, in, &rule, &line), k;
@@ -896,28 +912,41 @@ taint_calls(struct flow *f, const struct input *in)
 		}
 		if ((k = func_find(f, buf, n)) < 0)
 			continue;
-		/* Only what its arguments carry. */
+		/* Each parameter gets what its own argument carries. */
 		{
-			size_t close = i + 2;
 			unsigned dep = f->tok[i + 1].depth;
-			struct input arg = {0, -1, 0, 0, 0};
+			size_t at = i + 2, argn = 0;
 
-			while (close < f->ntok && !(f->tok[close].kind == T_OP &&
-			    f->tok[close].depth == dep &&
-			    tok_is(f, &f->tok[close], ")")))
-				close++;
-			stmt_uses_to(f, i + 2, close, 0, &arg);
-			arg.tags |= stmt_atoms(f, f->tok[i + 1].off,
-			    close < f->ntok ? f->tok[close].off + 1 : f->n, 0,
-			    NULL, NULL, 0) & f->from_all;
-			if (arg.tags == 0)
-				continue;
-			if (arg.name >= 0)
-				parent = name_source(f, &arg, &rule, &line);
-			for (p = 0; p < f->funcs[k].nparams; p++)
-				(void)name_taint(f, f->funcs[k].p[p],
-				    f->funcs[k].plen[p], arg.tags, parent, rule,
-				    line);
+			while (at <= f->ntok && argn < FUNC_PARAMS) {
+				size_t end = at;
+				struct input arg = {0, -1, 0, 0, 0};
+
+				/* To this argument's comma (one level in) or
+				 * the call's closing parenthesis. */
+				while (end < f->ntok && !(f->tok[end].kind == T_OP &&
+				    ((f->tok[end].depth == dep &&
+				    tok_is(f, &f->tok[end], ")")) ||
+				    (f->tok[end].depth == dep + 1 &&
+				    tok_is(f, &f->tok[end], ",")))))
+					end++;
+				stmt_uses_to(f, at, end, 0, &arg);
+				arg.tags |= stmt_atoms(f, f->tok[at < f->ntok ? at :
+				    f->ntok - 1].off, end < f->ntok ?
+				    f->tok[end].off + 1 : f->n, 0, NULL, NULL, 0) &
+				    f->from_all;
+				if (arg.tags != 0 && argn < f->funcs[k].nparams) {
+					if (arg.name >= 0)
+						parent = name_source(f, &arg, &rule,
+						    &line);
+					(void)name_taint(f, f->funcs[k].p[argn],
+					    f->funcs[k].plen[argn], arg.tags,
+					    parent, rule, line);
+				}
+				argn++;
+				if (end >= f->ntok || tok_is(f, &f->tok[end], ")"))
+					break;
+				at = end + 1;
+			}
 		}
 	}
 }
@@ -1002,7 +1031,8 @@ stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used)
 		}
 		at = s;
 		for (i = atom_lower(f, s); i < f->na && f->a[i].off < e; i++)
-			if (f->a[i].end > s && (f->a[i].tags & c->to)) {
+			if (f->a[i].end > s && (f->a[i].tags & c->to) &&
+			    !in_comment(f, &f->a[i])) {
 				sink_rule = f->a[i].rule;
 				sink_line = f->a[i].line;
 				at = f->a[i].off;
@@ -1025,10 +1055,11 @@ stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used)
 
 			r.from_rule = nm->rule;
 			r.from_line = nm->src_line;
-			for (j = 0; j < 3; j++)
-				if ((nm->more_tags[j] & c->from) &&
-				    !(nm->tags & ~nm->more_tags[0] & ~nm->more_tags[1] &
-				    ~nm->more_tags[2] & c->from)) {
+			uint64_t first = nm->tags & ~nm->more_tags[0] &
+			    ~nm->more_tags[1] & ~nm->more_tags[2];
+
+			for (j = 0; j < 3 && !(first & c->from); j++)
+				if (nm->more_tags[j] & c->from) {
 					r.from_rule = nm->more_rule[j];
 					r.from_line = nm->more_line[j];
 					break;
@@ -1039,6 +1070,7 @@ stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used)
 			r.from_rule = in.rule;
 			r.from_line = in.src_line;
 		}
+		r.minified = f->minified;
 		f->nrep[ci]++;
 		if (f->cb(f->ctx, &r) != 0)
 			f->stopped = 1;
@@ -1115,8 +1147,9 @@ stmt_end(struct flow *f, uint64_t e)
 	in = used;
 	in.built = stmt_build(f) ||
 	    (used.name >= 0 && f->names[used.name].built);
-	in.tags |= stmt_atoms(f, s, e, 0, &in.rule, &in.src_line, 1) &
-	    f->from_all;
+	if (!f->is_def)
+		in.tags |= stmt_atoms(f, s, e, 0, &in.rule, &in.src_line, 1) &
+		    f->from_all;
 	if (in.name >= 0 && !(used.tags & f->from_all))
 		in.name = -1;
 	if (in.tags == 0)
@@ -1144,6 +1177,7 @@ out:
 	f->ntok = 0;
 	f->ends_block = 0;
 	f->is_def = 0;
+	f->ncmt = 0;
 }
 
 /* ---- the reader --------------------------------------------------------------- */
@@ -1403,6 +1437,22 @@ op_len(const char *p, size_t left)
 	return 1;
 }
 
+/* A comment [s, e): before the statement's first token it is no part of
+ * the statement; after, its atoms are left out (16 are kept; past that
+ * they count, which may only add reports). */
+static void
+comment(struct flow *f, size_t s, size_t e)
+{
+	if (f->ntok == 0) {
+		f->s_off = e;
+		return;
+	}
+	if (f->ncmt < 16) {
+		f->cmt_s[f->ncmt] = s;
+		f->cmt_e[f->ncmt++] = e;
+	}
+}
+
 /* One reading of the whole text. */
 static void
 read_text(struct flow *f)
@@ -1448,23 +1498,32 @@ read_text(struct flow *f)
 		if (c == '#' && hash_comments(f) && (i == 0 ||
 		    is_space((unsigned char)f->t[i - 1]) || f->t[i - 1] == '\n' ||
 		    f->t[i - 1] == ';' || f->t[i - 1] == '\r')) {
+			size_t c0 = i;
+
 			while (i < n && f->t[i] != '\n' && f->t[i] != '\r')
 				i++;
+			comment(f, c0, i);
 			continue;
 		}
 		if (c == '/' && slash_comments(f) && i + 1 < n &&
 		    f->t[i + 1] == '/') {
+			size_t c0 = i;
+
 			while (i < n && f->t[i] != '\n' && f->t[i] != '\r')
 				i++;
+			comment(f, c0, i);
 			continue;
 		}
 		if (c == '/' && slash_comments(f) && i + 1 < n &&
 		    f->t[i + 1] == '*') {
+			size_t c0 = i;
+
 			for (i += 2; i + 1 < n && !(f->t[i] == '*' &&
 			    f->t[i + 1] == '/'); i++)
 				if (f->t[i] == '\n')
 					f->line++;
 			i += 2;
+			comment(f, c0, i < n ? i : n);
 			continue;
 		}
 		if (c == '"' || c == '\'' ||
@@ -1808,6 +1867,17 @@ scan_flow_run(const char *text, size_t len, int whole, enum flow_lang lang,
 	}
 	for (i = 0; i < NAME_SLOTS; i++)
 		f->slot[i] = -1;
+	{
+		size_t ls = 0, longb = 0;
+
+		for (i = 0; i <= len; i++)
+			if (i == len || text[i] == '\n') {
+				if (i - ls >= FLOW_LONG_LINE)
+					longb += i - ls;
+				ls = i + 1;
+			}
+		f->minified = longb > len / 2;
+	}
 	read_text(f);
 	f->report = 1;
 	read_text(f);

@@ -80,6 +80,9 @@ struct flow_report {
 	uint64_t from_line;   /* the source's line (FLOW_ALL: the first's) */
 	unsigned from_rule, to_rule; /* the atoms' rules */
 	unsigned hops;        /* FLOW_DATA: names it went through */
+	int minified;         /* FLOW_DATA: most of the text is in lines of
+	                       * FLOW_LONG_LINE bytes or more (minified code
+	                       * reuses short names in every scope) */
 	int unfollowed;       /* FLOW_DATA decided by lines, not data: the
 	                       * text was not whole */
 	char through[160];    /* "env, payload": the names it went through */
@@ -106,6 +109,7 @@ enum flow_lang scan_flow_lang(const char *path);
  * (docs/detection.md "Conditions over a file"). */
 #define FLOW_FAR_LINES 200
 #define FLOW_FAR_HOPS 6
+#define FLOW_LONG_LINE 1000
 int scan_flow_run(const char *text, size_t len, int whole,
     enum flow_lang lang, const struct flow_atom *atoms, size_t natoms,
     const struct flow_cond *conds, size_t nconds, flow_report_fn cb,

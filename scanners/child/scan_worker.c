@@ -489,7 +489,9 @@ on_flow(void *ctx, const struct flow_report *r)
 	dynbuf_init(&x, 4 * AL_EXCERPT_BYTES);
 	if (c->kind == FLOW_DATA) {
 		rc = dynbuf_addf(&x, "%s (line %llu) reaches %s (line %llu)",
-		    atom_title(w, r->from_rule),
+		    r->from_rule < rs->nrules &&
+		    !(rs->rules[r->from_rule]->tag_bits & c->from) ?
+		    "a value it derives from" : atom_title(w, r->from_rule),
 		    (unsigned long long)r->from_line,
 		    atom_title(w, r->to_rule), (unsigned long long)r->line);
 		if (rc == 0 && r->through[0])
@@ -514,13 +516,15 @@ on_flow(void *ctx, const struct flow_report *r)
 	f->severity = rule->severity;
 	/* Far apart, or through many names: the path is likelier one no run
 	 * takes; the reviewer still sees it. */
-	if (c->kind == FLOW_DATA && !r->unfollowed &&
-	    ((r->line > r->from_line ? r->line - r->from_line :
+	if (c->kind == FLOW_DATA && !r->unfollowed && (r->minified ||
+	    (r->line > r->from_line ? r->line - r->from_line :
 	    r->from_line - r->line) > FLOW_FAR_LINES ||
 	    r->hops > FLOW_FAR_HOPS) && f->severity > AL_SEV_LOW) {
 		f->severity = AL_SEV_LOW;
-		if (dynbuf_addf(&x, " (low: %s)", r->hops > FLOW_FAR_HOPS ?
-		    "through many names" : "source and sink far apart") < 0)
+		if (dynbuf_addf(&x, " (low: %s)", r->minified ?
+		    "minified code, whose short names are reused" :
+		    r->hops > FLOW_FAR_HOPS ? "through many names" :
+		    "source and sink far apart") < 0)
 			w->nomem = w->stop = 1;
 	}
 	f->line = r->line;
