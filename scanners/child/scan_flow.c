@@ -257,6 +257,16 @@ is_keyword(const char *s, size_t n)
 	return 0;
 }
 
+/* A name with a sigil ($bytes, @list, %map) is a variable whatever its
+ * spelling. */
+static int
+tok_sigil(const struct flow *f, const struct tok *k)
+{
+	char c = f->t[k->off];
+
+	return c == '$' || c == '@' || c == '%';
+}
+
 static int
 tok_is(const struct flow *f, const struct tok *k, const char *s)
 {
@@ -450,7 +460,8 @@ stmt_uses_to(const struct flow *f, size_t from, size_t to, uint64_t want,
 			const char *d = memchr(buf + cut, '.', n - cut);
 			size_t plen = d ? (size_t)(d - buf) : n;
 
-			if (!is_keyword(buf, plen) || plen < n) {
+			if (!is_keyword(buf, plen) || plen < n ||
+			    tok_sigil(f, &f->tok[i])) {
 				k = name_find(f, buf, plen);
 				if (k >= 0 && f->names[k].tags) {
 					in->tags |= f->names[k].tags;
@@ -527,7 +538,7 @@ taint_tok(struct flow *f, size_t i, const struct input *in)
 	uint64_t line;
 	int parent;
 
-	if (n == 0 || is_keyword(buf, n))
+	if (n == 0 || (is_keyword(buf, n) && !tok_sigil(f, &f->tok[i])))
 		return;
 	parent = name_source(f, in, &rule, &line);
 	(void)name_taint_b(f, buf, n, in->tags, parent, rule, line, in->built);
@@ -560,7 +571,7 @@ taint_targets(struct flow *f, size_t eq, const struct input *in)
 			char buf[FLOW_NAME_MAX];
 			size_t n = chain_text(f, k, buf);
 
-			if (n > 0 && !is_keyword(buf, n))
+			if (n > 0 && (!is_keyword(buf, n) || tok_sigil(f, k)))
 				last = i;
 		}
 		/* Destructuring: `const {a, b} = x`, `[a, b] = x`. */
