@@ -246,13 +246,29 @@ static const char *const keywords[] = {
 	"unset", "exit", "die", "raise", "throw", "super", "void",
 };
 
+/* Keywords by first byte and length: most names are rejected by the
+ * first test. */
 static int
 is_keyword(const char *s, size_t n)
 {
+	static unsigned char first[256];
+	static int ready;
 	size_t i;
 
+	if (n == 0 || n > 12)
+		return 0;
+	if (!ready) {
+		/* Filled once; the same bytes whichever thread gets here
+		 * first, so a race writes identical values. */
+		for (i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+			first[(unsigned char)keywords[i][0]] = 1;
+		ready = 1;
+	}
+	if (!first[(unsigned char)s[0]])
+		return 0;
 	for (i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
-		if (strlen(keywords[i]) == n && memcmp(keywords[i], s, n) == 0)
+		if (keywords[i][0] == s[0] && strncmp(keywords[i], s, n) == 0 &&
+		    keywords[i][n] == '\0')
 			return 1;
 	return 0;
 }
@@ -270,9 +286,12 @@ tok_sigil(const struct flow *f, const struct tok *k)
 static int
 tok_is(const struct flow *f, const struct tok *k, const char *s)
 {
-	size_t n = strlen(s);
+	size_t i;
 
-	return k->len == n && memcmp(f->t + k->off, s, n) == 0;
+	for (i = 0; i < k->len; i++)
+		if (s[i] == '\0' || s[i] != f->t[k->off + i])
+			return 0;
+	return s[i] == '\0';
 }
 
 static void
@@ -1156,8 +1175,6 @@ stmt_end(struct flow *f, uint64_t e)
 	    (stmt_atoms(f, s, e, 0, NULL, NULL, 0) & f->to_all))
 		stmt_report(f, s, e, &used);
 	in = used;
-	in.built = stmt_build(f) ||
-	    (used.name >= 0 && f->names[used.name].built);
 	if (!f->is_def)
 		in.tags |= stmt_atoms(f, s, e, 0, &in.rule, &in.src_line, 1) &
 		    f->from_all;
@@ -1165,6 +1182,8 @@ stmt_end(struct flow *f, uint64_t e)
 		in.name = -1;
 	if (in.tags == 0)
 		goto out;
+	in.built = stmt_build(f) ||
+	    (used.name >= 0 && f->names[used.name].built);
 	taint_targets(f, eq, &in);
 	taint_mutated(f, &in);
 	taint_loop_vars(f, &in);
