@@ -85,6 +85,64 @@ expect_errors(const char *yaml, int require_examples, size_t want_errors,
     "  - id: " id "\n    title: T\n    category: secret\n" \
     "    severity: high\n    description: D\n"
 
+/* Atoms and conditions (docs/rules.md "Conditions over a file"): tags
+ * resolve to bits, and each misuse is its own problem. */
+START_TEST(conditions_load_and_resolve)
+{
+	static const char y[] =
+	    "rules:\n" RULE_HEAD("a1") "    atom: [src]\n    pattern: 'os\\.environ'\n"
+	    RULE_HEAD("a2") "    tags: [snk, src]\n    pattern: 'post\\('\n"
+	    RULE_HEAD("c1") "    flow: {from: [src], to: [snk], built: true}\n"
+	    RULE_HEAD("c2") "    all: [snk, src]\n    within: 3\n    ordered: true\n";
+	struct dynbuf diags;
+	size_t nerr = 0;
+	struct rule_set *rs = tu_load_text(y, 0, &diags, &nerr);
+	const struct rule *a1, *a2, *c1, *c2;
+
+	ck_assert_msg(rs != NULL, "%s", dynbuf_str(&diags));
+	a1 = rule_set_find(rs, "a1");
+	a2 = rule_set_find(rs, "a2");
+	c1 = rule_set_find(rs, "c1");
+	c2 = rule_set_find(rs, "c2");
+	ck_assert(a1->atom && !a2->atom);
+	ck_assert_uint_eq(rs->ntags, 2);
+	ck_assert_uint_eq(a2->tag_bits, 3);
+	ck_assert_uint_eq(c1->cond, RULE_COND_FLOW);
+	ck_assert_uint_eq(c1->from_bits, a1->tag_bits);
+	ck_assert_int_eq(c1->flow_built, 1);
+	ck_assert_uint_eq(c2->cond, RULE_COND_ALL);
+	ck_assert_uint_eq(c2->within, 3);
+	ck_assert_int_eq(c2->ordered, 1);
+	ck_assert_str_eq(rs->tag_names[c2->all_bits[0]], "snk");
+	rule_set_free(rs);
+	dynbuf_free(&diags);
+}
+END_TEST
+
+START_TEST(bad_conditions)
+{
+	const char *f[] = {"rule r1: an atom needs a 'pattern'",
+	    "rule r2: 'all' names 2 to 8 tags",
+	    "rule r3: 'flow' needs both 'from' and 'to'",
+	    "rule r4: 'within' and 'ordered' belong to 'all'",
+	    "rule r5: a condition ('all' or 'flow') has no pattern",
+	    NULL};
+	const char *g[] = {"rule c1: 'flow.to' names tag 'nowhere', which no "
+	    "atom or rule has", NULL};
+
+	expect_errors("rules:\n"
+	    RULE_HEAD("r1") "    atom: [x]\n    paths: ['*.py']\n"
+	    RULE_HEAD("r2") "    all: [x]\n"
+	    RULE_HEAD("r3") "    flow: {from: [x]}\n"
+	    RULE_HEAD("r4") "    pattern: 'abc'\n    within: 4\n"
+	    RULE_HEAD("r5") "    pattern: 'abc'\n    flow: {from: [x], to: [x]}\n",
+	    0, 5, f);
+	expect_errors("rules:\n"
+	    RULE_HEAD("a1") "    atom: [x]\n    pattern: 'abc'\n"
+	    RULE_HEAD("c1") "    flow: {from: [x], to: [nowhere]}\n", 0, 1, g);
+}
+END_TEST
+
 START_TEST(bad_unknown_key)
 {
 	const char *f[] = {"rules.yml:7: rule r1: unknown key 'patern'", NULL};
@@ -140,7 +198,7 @@ END_TEST
 START_TEST(bad_empty_match_and_empty_rule)
 {
 	const char *f[] = {"rule r1: pattern can match the empty string",
-	    "rule r2: empty rule: it needs a 'pattern' or 'paths'", NULL};
+	    "rule r2: empty rule: it needs a 'pattern', 'paths', 'all' or 'flow'", NULL};
 
 	expect_errors("rules:\n" RULE_HEAD("r1") "    pattern: 'x*'\n"
 	    RULE_HEAD("r2"), 0, 3, f);
@@ -316,6 +374,8 @@ rule_suite(void)
 	tcase_add_test(tc, load_good);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad");
+	tcase_add_test(tc, conditions_load_and_resolve);
+	tcase_add_test(tc, bad_conditions);
 	tcase_add_test(tc, bad_unknown_key);
 	tcase_add_test(tc, bad_severity_and_category);
 	tcase_add_test(tc, bad_duplicate_id_and_key);
