@@ -79,6 +79,8 @@ static const struct flow_cond conds[] = {
 	    .within = 5, .ordered = 1},
 	{.rule = 3, .kind = FLOW_DATA, .from = BIT(T_HOST), .to = BIT(T_DNS),
 	    .built = 1},
+	{.rule = 4, .kind = FLOW_ALL, .all = {T_A, T_B}, .nall = 2,
+	    .ordered = 1, .lowered_by = BIT(T_C)},
 };
 
 /* Runs the conditions over text as a file called path. */
@@ -337,6 +339,32 @@ START_TEST(all_in_order_and_within)
 }
 END_TEST
 
+START_TEST(all_lowered_by_what_lies_between)
+{
+	/* A checksum verified between the download and the run lowers the
+	 * dropper; one after the run does not. */
+	static const char t[] = "a\nc\nb\n";
+	static const char after[] = "a\nb\nc\n";
+	struct fx x = {0};
+	const struct flow_report *r;
+
+	atom(&x, t, "a", 0, BIT(T_A));
+	atom(&x, t, "c", 0, BIT(T_C));
+	atom(&x, t, "b", 0, BIT(T_B));
+	run(&x, "x.sh", t, 1);
+	ck_assert_ptr_nonnull(r = found(&x, 4));
+	ck_assert_int_eq(r->lowered, 1);
+
+	memset(&x, 0, sizeof(x));
+	atom(&x, after, "a", 0, BIT(T_A));
+	atom(&x, after, "b", 0, BIT(T_B));
+	atom(&x, after, "c", 0, BIT(T_C));
+	run(&x, "x.sh", after, 1);
+	ck_assert_ptr_nonnull(r = found(&x, 4));
+	ck_assert_int_eq(r->lowered, 0);
+}
+END_TEST
+
 START_TEST(built_strings_for_dns)
 {
 	/* Resolving the host's own name is no exfiltration; spelling it
@@ -432,6 +460,7 @@ flow_suite(void)
 	tcase_add_test(tc, a_sink_does_not_feed_itself);
 	tcase_add_test(tc, comments_and_regexes_hide_nothing);
 	tcase_add_test(tc, all_in_order_and_within);
+	tcase_add_test(tc, all_lowered_by_what_lies_between);
 	tcase_add_test(tc, built_strings_for_dns);
 	tcase_add_test(tc, text_not_whole_is_decided_by_lines);
 	tcase_add_test(tc, hostile_shapes);

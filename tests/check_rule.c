@@ -124,7 +124,7 @@ START_TEST(bad_conditions)
 	const char *f[] = {"rule r1: an atom needs a 'pattern'",
 	    "rule r2: 'all' names 2 to 8 tags",
 	    "rule r3: 'flow' needs both 'from' and 'to'",
-	    "rule r4: 'within' and 'ordered' belong to 'all'",
+	    "rule r4: 'within', 'ordered' and 'lowered_by' belong to 'all'",
 	    "rule r5: a condition ('all' or 'flow') has no pattern",
 	    NULL};
 	const char *g[] = {"rule c1: 'flow.to' names tag 'nowhere', which no "

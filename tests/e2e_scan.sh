@@ -606,7 +606,7 @@ t_broken_rules_exit_2() {
 	al rules check "$RULES_BAD"
 	expect_rc 2 "rules check on broken rules"
 	for want in severty severe malware Back-reference 'empty string' \
-		"'pattern' or 'paths'" "add 'keywords'" 'group 3' "duplicate key"; do
+		"'pattern', 'paths', 'all' or 'flow'" "add 'keywords'" 'group 3' "duplicate key"; do
 		grep -qF -- "$want" "$ERR" "$OUT" || fail "rules check does not mention '$want'"
 	done
 	al rules test "$RULES_BAD"

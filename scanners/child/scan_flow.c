@@ -1679,6 +1679,13 @@ report_lines(struct flow *f, size_t ci, size_t first, size_t last,
 	r.from_rule = f->a[first].rule;
 	r.to_rule = f->a[last].rule;
 	r.unfollowed = unfollowed;
+	if (f->c[ci].kind == FLOW_ALL && f->c[ci].lowered_by) {
+		size_t i;
+
+		for (i = 0; i < f->na && !r.lowered; i++)
+			r.lowered = (f->a[i].tags & f->c[ci].lowered_by) &&
+			    f->a[i].line >= r.from_line && f->a[i].line <= r.line;
+	}
 	f->nrep[ci]++;
 	if (f->cb(f->ctx, &r) != 0)
 		f->stopped = 1;

@@ -70,6 +70,8 @@ struct flow_cond {
 	size_t nall;
 	uint64_t within;      /* FLOW_ALL: lines from first to last; 0 any */
 	int ordered;          /* FLOW_ALL: the tags in that order */
+	uint64_t lowered_by;  /* FLOW_ALL: an atom of these tags between the
+	                       * first and the last makes the report `lowered` */
 };
 
 /* What a condition found. */
@@ -83,6 +85,7 @@ struct flow_report {
 	int minified;         /* FLOW_DATA: most of the text is in lines of
 	                       * FLOW_LONG_LINE bytes or more (minified code
 	                       * reuses short names in every scope) */
+	int lowered;          /* FLOW_ALL: a lowered_by atom lies between */
 	int unfollowed;       /* FLOW_DATA decided by lines, not data: the
 	                       * text was not whole */
 	char through[160];    /* "env, payload": the names it went through */

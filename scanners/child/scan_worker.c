@@ -527,6 +527,12 @@ on_flow(void *ctx, const struct flow_report *r)
 		    "source and sink far apart") < 0)
 			w->nomem = w->stop = 1;
 	}
+	if (r->lowered && f->severity > AL_SEV_LOW) {
+		f->severity = AL_SEV_LOW;
+		if (dynbuf_addf(&x, " (low: verified between the download and "
+		    "the run; check what it pins)") < 0)
+			w->nomem = w->stop = 1;
+	}
 	f->line = r->line;
 	/* The column of the sink, when its line is in the kept text. */
 	if (r->off < w->ftext_len) {

@@ -138,6 +138,7 @@ rule_free(struct rule *r)
 	rule_strv_free(&r->from);
 	rule_strv_free(&r->to);
 	rule_strv_free(&r->all);
+	rule_strv_free(&r->lowered_by);
 	rule_examples_free(r->match, r->nmatch);
 	rule_examples_free(r->ignore, r->nignore);
 	free(r->file);
@@ -377,6 +378,8 @@ rule_set_digest(struct rule_set *rs)
 			    json_integer(r->within));
 			json_object_set_new(o, "ordered",
 			    json_boolean(r->ordered));
+			json_object_set_new(o, "lowered_by",
+			    strv_json(&r->lowered_by));
 		}
 		s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
 		    JSON_ENSURE_ASCII);
@@ -466,6 +469,8 @@ resolve_tags(struct loader *l, struct rule_set *rs)
 		(void)tag_mask(l, rs, r, &r->from, "flow.from", &r->from_bits,
 		    NULL);
 		(void)tag_mask(l, rs, r, &r->to, "flow.to", &r->to_bits, NULL);
+		(void)tag_mask(l, rs, r, &r->lowered_by, "lowered_by",
+		    &r->lowered_bits, NULL);
 		if (r->all.n <= RULE_MAX_ALL) {
 			uint64_t m;
 

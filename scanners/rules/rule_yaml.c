@@ -556,6 +556,8 @@ parse_rule_key(struct loader *l, yaml_document_t *doc, const char *file,
 	}
 	if (strcmp(key, "flow") == 0)
 		return parse_flow(l, doc, file, id, v, r);
+	if (strcmp(key, "lowered_by") == 0)
+		return get_strv(l, doc, file, id, v, key, &r->lowered_by);
 	if (strcmp(key, "within") == 0) {
 		if (get_number(l, file, id, v, key, 1, 100000, &d) != 0)
 			return -1;
@@ -692,9 +694,9 @@ parse_rule(struct loader *l, yaml_document_t *doc, const char *file,
 		bad = 1;
 	}
 	if (id != NULL && r->cond != RULE_COND_ALL && (r->within ||
-	    r->ordered)) {
+	    r->ordered || r->lowered_by.n)) {
 		rule_diag(l, file, r->line, id,
-		    "'within' and 'ordered' belong to 'all'");
+		    "'within', 'ordered' and 'lowered_by' belong to 'all'");
 		bad = 1;
 	}
 	if (id != NULL && r->atom && r->pattern == NULL) {

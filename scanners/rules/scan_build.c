@@ -449,6 +449,7 @@ engine_conds(struct scan_engine *e)
 			c->all[k] = r->all_bits[k];
 		c->within = r->within;
 		c->ordered = r->ordered;
+		c->lowered_by = r->lowered_bits;
 		e->ncond++;
 	}
 	return 0;
