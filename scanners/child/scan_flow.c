@@ -1679,6 +1679,7 @@ report_lines(struct flow *f, size_t ci, size_t first, size_t last,
 	r.from_rule = f->a[first].rule;
 	r.to_rule = f->a[last].rule;
 	r.unfollowed = unfollowed;
+	r.minified = f->minified;
 	if (f->c[ci].kind == FLOW_ALL && f->c[ci].lowered_by) {
 		size_t i;
 
@@ -1867,6 +1868,17 @@ scan_flow_run(const char *text, size_t len, int whole, enum flow_lang lang,
 		rc = -1;
 		goto out;
 	}
+	{
+		size_t ls = 0, longb = 0;
+
+		for (i = 0; i <= len; i++)
+			if (i == len || text[i] == '\n') {
+				if (i - ls >= FLOW_LONG_LINE)
+					longb += i - ls;
+				ls = i + 1;
+			}
+		f->minified = longb > len / 2;
+	}
 	for (i = 0; i < nconds && !f->stopped; i++) {
 		const struct flow_cond *c = &conds[i];
 		size_t k;
@@ -1904,17 +1916,6 @@ scan_flow_run(const char *text, size_t len, int whole, enum flow_lang lang,
 	}
 	for (i = 0; i < NAME_SLOTS; i++)
 		f->slot[i] = -1;
-	{
-		size_t ls = 0, longb = 0;
-
-		for (i = 0; i <= len; i++)
-			if (i == len || text[i] == '\n') {
-				if (i - ls >= FLOW_LONG_LINE)
-					longb += i - ls;
-				ls = i + 1;
-			}
-		f->minified = longb > len / 2;
-	}
 	read_text(f);
 	f->report = 1;
 	read_text(f);

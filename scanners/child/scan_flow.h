@@ -112,7 +112,7 @@ enum flow_lang scan_flow_lang(const char *path);
  * (docs/detection.md "Conditions over a file"). */
 #define FLOW_FAR_LINES 200
 #define FLOW_FAR_HOPS 6
-#define FLOW_LONG_LINE 1000
+#define FLOW_LONG_LINE 400
 int scan_flow_run(const char *text, size_t len, int whole,
     enum flow_lang lang, const struct flow_atom *atoms, size_t natoms,
     const struct flow_cond *conds, size_t nconds, flow_report_fn cb,

@@ -516,10 +516,10 @@ on_flow(void *ctx, const struct flow_report *r)
 	f->severity = rule->severity;
 	/* Far apart, or through many names: the path is likelier one no run
 	 * takes; the reviewer still sees it. */
-	if (c->kind == FLOW_DATA && !r->unfollowed && (r->minified ||
+	if (c->kind == FLOW_DATA && (r->minified || (!r->unfollowed && (
 	    (r->line > r->from_line ? r->line - r->from_line :
 	    r->from_line - r->line) > FLOW_FAR_LINES ||
-	    r->hops > FLOW_FAR_HOPS) && f->severity > AL_SEV_LOW) {
+	    r->hops > FLOW_FAR_HOPS))) && f->severity > AL_SEV_LOW) {
 		f->severity = AL_SEV_LOW;
 		if (dynbuf_addf(&x, " (low: %s)", r->minified ?
 		    "minified code, whose short names are reused" :
