@@ -246,25 +246,14 @@ static const char *const keywords[] = {
 	"unset", "exit", "die", "raise", "throw", "super", "void",
 };
 
-/* Keywords by first byte and length: most names are rejected by the
- * first test. */
+/* Most names are rejected by their length or first byte. The table is
+ * read-only: workers in several threads call this at once. */
 static int
 is_keyword(const char *s, size_t n)
 {
-	static unsigned char first[256];
-	static int ready;
 	size_t i;
 
 	if (n == 0 || n > 12)
-		return 0;
-	if (!ready) {
-		/* Filled once; the same bytes whichever thread gets here
-		 * first, so a race writes identical values. */
-		for (i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
-			first[(unsigned char)keywords[i][0]] = 1;
-		ready = 1;
-	}
-	if (!first[(unsigned char)s[0]])
 		return 0;
 	for (i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
 		if (keywords[i][0] == s[0] && strncmp(keywords[i], s, n) == 0 &&
@@ -660,9 +649,8 @@ taint_mutated(struct flow *f, const struct input *in)
 		rlen = (size_t)(d - buf);
 		if (!is_mutator(d + 1, n - rlen - 1))
 			continue;
-		/* Object.assign(x, t), io.Copy(x, t): the first argument. */
-		if ((rlen == 6 && memcmp(buf, "Object", 6) == 0) ||
-		    (rlen == 2 && memcmp(buf, "io", 2) == 0)) {
+		/* Object.assign(x, t): the first argument (io.Copy below). */
+		if (rlen == 6 && memcmp(buf, "Object", 6) == 0) {
 			if (i + 2 < f->ntok && f->tok[i + 2].kind == T_NAME)
 				taint_tok(f, i + 2, in);
 			continue;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fuzz_engine.h"
+#include "scan_archive.h"
 #include "scan_artifact.h"
 #include "scan_patch.h"
 
@@ -23,7 +24,9 @@ static void
 fuzz_whole_init(const char *who)
 {
 	fuzz_worker = fuzz_engine_worker(who);
-	if (scan_git_init() < 0)
+	/* As the scan child starts (child.c): names are read in C.UTF-8,
+	 * with the character-set converters already open. */
+	if (scan_git_init() < 0 || scan_archive_warm() < 0)
 		abort();
 }
 
