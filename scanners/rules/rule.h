@@ -87,10 +87,15 @@ struct rule_set {
  * Loads every *.yml / *.yaml file directly in dir. Each problem found is
  * appended to diags as "file:line: rule ID: message\n" and counted in
  * *nerrors; with any error the call fails with AL_EINVAL and *out is NULL.
- * require_examples makes missing examples (fewer than 2 match and 2 ignore)
- * an error, for `rules check` and `rules test`.
+ * flags: RULE_LOAD_EXAMPLES makes missing examples (fewer than 2 match and
+ * 2 ignore) an error, for `rules check` and `rules test`; RULE_LOAD_NO_JIT
+ * compiles the patterns for checking only, without PCRE2's JIT (`rules
+ * check` and `rules list` match nothing: the JIT was most of their time).
+ * A set loaded so matches the same, only slower.
  */
-int rule_set_load(struct rule_set **out, const char *dir, int require_examples,
+#define RULE_LOAD_EXAMPLES 1u
+#define RULE_LOAD_NO_JIT 2u
+int rule_set_load(struct rule_set **out, const char *dir, unsigned flags,
     struct dynbuf *diags, size_t *nerrors);
 void rule_set_free(struct rule_set *rs);
 void rule_free(struct rule *r);

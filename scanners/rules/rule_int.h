@@ -25,7 +25,7 @@
 struct loader {
 	struct dynbuf *diags;
 	size_t nerrors;
-	int require_examples;
+	unsigned flags;             /* RULE_LOAD_* */
 	struct rule **rules;
 	size_t nrules;
 	size_t cap;

@@ -222,7 +222,8 @@ compile_pcre2(struct loader *l, const struct rule *r, const char *what,
 		return NULL;
 	}
 	/* JIT is an optimisation: without it matching is slower, not wrong. */
-	(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+	if (!(l->flags & RULE_LOAD_NO_JIT))
+		(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
 }
 
@@ -235,7 +236,7 @@ validate_rule(struct loader *l, struct rule *r)
 	size_t i;
 	int bad = 0, pl;
 
-	if (l->require_examples && (r->nmatch < 2 || r->nignore < 2)) {
+	if ((l->flags & RULE_LOAD_EXAMPLES) && (r->nmatch < 2 || r->nignore < 2)) {
 		rule_diag(l, r->file, r->line, r->id,
 		    "needs at least 2 'match' and 2 'ignore' examples "
 		    "(has %zu and %zu)", r->nmatch, r->nignore);
@@ -558,7 +559,7 @@ nomem:
 }
 
 int
-rule_set_load(struct rule_set **out, const char *dir, int require_examples,
+rule_set_load(struct rule_set **out, const char *dir, unsigned flags,
     struct dynbuf *diags, size_t *nerrors)
 {
 	struct loader l = {0};
@@ -570,7 +571,7 @@ rule_set_load(struct rule_set **out, const char *dir, int require_examples,
 	*out = NULL;
 	*nerrors = 0;
 	l.diags = diags;
-	l.require_examples = require_examples;
+	l.flags = flags;
 	if ((rc = list_rule_files(dir, &files, &nfiles)) < 0)
 		return rc;
 	if (nfiles == 0) {
