@@ -41,6 +41,7 @@
 /* ---- names ---------------------------------------------------------------- */
 
 #define NAME_SLOTS 4096u /* open addressing, a power of two above NAMES */
+#define FUNC_SLOTS 2048u /* the same for FLOW_MAX_FUNCS */
 #define FUNC_PARAMS 6
 #define STMT_TOKENS 4096u
 #define DEPTH_MAX 64
@@ -99,6 +100,7 @@ struct flow {
 	size_t nnames;
 	int *slot;               /* NAME_SLOTS: index into names, or -1 */
 	struct func *funcs;
+	int *fslot;              /* FUNC_SLOTS: index into funcs, or -1 */
 	size_t nfuncs;
 	int cur_func;            /* the function being read, or -1 */
 	int report;              /* the second reading */
@@ -117,6 +119,7 @@ struct flow {
 	size_t ncmt;
 	/* The reader. */
 	uint64_t line;
+	uint64_t ls_at, ls;      /* ls: the start of the line holding ls_at */
 	unsigned char bstack[DEPTH_MAX]; /* 1 value bracket, 0 block brace */
 	int vsaved[DEPTH_MAX];   /* a block's: vdepth outside it */
 	int bdepth;              /* entries of bstack in use */
@@ -744,12 +747,37 @@ taint_loop_vars(struct flow *f, const struct input *in)
 static int
 func_find(const struct flow *f, const char *s, size_t n)
 {
-	size_t i;
+	uint32_t h = name_hash(s, n) & (FUNC_SLOTS - 1);
+	unsigned probe;
 
-	for (i = 0; i < f->nfuncs; i++)
-		if (f->funcs[i].len == n && memcmp(f->funcs[i].s, s, n) == 0)
-			return (int)i;
+	for (probe = 0; probe < FUNC_SLOTS; probe++) {
+		int k = f->fslot[(h + probe) & (FUNC_SLOTS - 1)];
+
+		if (k < 0)
+			return -1;
+		if (f->funcs[k].len == n && memcmp(f->funcs[k].s, s, n) == 0)
+			return k;
+	}
 	return -1;
+}
+
+/* A new function s (func_find found none): its index, or -1 if full. */
+static int
+func_add(struct flow *f, const char *s, size_t n)
+{
+	uint32_t h = name_hash(s, n) & (FUNC_SLOTS - 1);
+	struct func *fn;
+
+	if (f->nfuncs >= FLOW_MAX_FUNCS)
+		return -1;
+	while (f->fslot[h] >= 0)
+		h = (h + 1) & (FUNC_SLOTS - 1);
+	f->fslot[h] = (int)f->nfuncs;
+	fn = &f->funcs[f->nfuncs];
+	memset(fn, 0, sizeof(*fn));
+	memcpy(fn->s, s, n);
+	fn->len = (unsigned char)n;
+	return (int)f->nfuncs++;
 }
 
 /* The parameters: each name that follows `(` or `,` at the depth of the
@@ -783,17 +811,26 @@ func_params(struct flow *f, struct func *fn, size_t open)
 	}
 }
 
-/* The column of the statement's first token on its line. */
+/* The column of the statement's first token on its line. Statements come
+ * in the text's order, so the line's start is found from the last one's:
+ * each byte is looked at once per reading, also in one long line. */
 static uint64_t
-stmt_indent(const struct flow *f)
+stmt_indent(struct flow *f)
 {
-	uint64_t o = f->tok[0].off, c = 0;
+	uint64_t o = f->tok[0].off, p;
 
-	while (o > 0 && f->t[o - 1] != '\n' && f->t[o - 1] != '\r') {
-		o--;
-		c++;
+	if (o < f->ls_at) {
+		for (p = o; p > 0 && f->t[p - 1] != '\n' && f->t[p - 1] != '\r';
+		    p--)
+			;
+		f->ls = p;
+	} else {
+		for (p = f->ls_at; p < o; p++)
+			if (f->t[p] == '\n' || f->t[p] == '\r')
+				f->ls = p + 1;
 	}
-	return c;
+	f->ls_at = o;
+	return o - f->ls;
 }
 
 /* A definition starts the statement: def f(, function f(, func f(,
@@ -883,15 +920,10 @@ stmt_func(struct flow *f)
 		n = m;
 	}
 	if ((k = func_find(f, buf, n)) < 0) {
-		if (f->nfuncs >= FLOW_MAX_FUNCS)
+		if ((k = func_add(f, buf, n)) < 0)
 			return;
-		k = (int)f->nfuncs++;
-		fn = &f->funcs[k];
-		memset(fn, 0, sizeof(*fn));
-		memcpy(fn->s, buf, n);
-		fn->len = (unsigned char)n;
 		if (open != SIZE_MAX)
-			func_params(f, fn, open);
+			func_params(f, &f->funcs[k], open);
 	}
 	fn = &f->funcs[k];
 	fn->indent = stmt_indent(f);
@@ -1898,12 +1930,16 @@ scan_flow_run(const char *text, size_t len, int whole, enum flow_lang lang,
 	f->names = calloc(FLOW_MAX_NAMES, sizeof(*f->names));
 	f->slot = malloc(NAME_SLOTS * sizeof(*f->slot));
 	f->funcs = calloc(FLOW_MAX_FUNCS, sizeof(*f->funcs));
-	if (f->names == NULL || f->slot == NULL || f->funcs == NULL) {
+	f->fslot = malloc(FUNC_SLOTS * sizeof(*f->fslot));
+	if (f->names == NULL || f->slot == NULL || f->funcs == NULL ||
+	    f->fslot == NULL) {
 		rc = -1;
 		goto out;
 	}
 	for (i = 0; i < NAME_SLOTS; i++)
 		f->slot[i] = -1;
+	for (i = 0; i < FUNC_SLOTS; i++)
+		f->fslot[i] = -1;
 	read_text(f);
 	f->report = 1;
 	read_text(f);
@@ -1911,6 +1947,7 @@ out:
 	free(f->names);
 	free(f->slot);
 	free(f->funcs);
+	free(f->fslot);
 	free(f->nrep);
 	free(f->last_rep_line);
 	free(f);
