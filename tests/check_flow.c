@@ -445,6 +445,42 @@ START_TEST(hostile_shapes)
 }
 END_TEST
 
+/* The keyword table is searched by halves: it must stay in order. */
+START_TEST(keywords_in_order)
+{
+	ck_assert_int_eq(scan_flow_keywords_sorted(), 1);
+}
+END_TEST
+
+/* A minified file: thousands of statements and functions on one line
+ * (each statement's indent and each function are found without going
+ * over the line or the table again); a flow across it is still read. */
+START_TEST(one_long_line)
+{
+	size_t n = 400000, o = 0, k = 0;
+	char *t = malloc(n + 1);
+	struct fx x = {0};
+	const struct flow_report *r;
+
+	ck_assert_ptr_nonnull(t);
+	o += (size_t)snprintf(t, n, "var e=JSON.stringify(process.env);");
+	while (o + 128 < n) {
+		o += (size_t)snprintf(t + o, n - o,
+		    "function f%zu(a){return a+%zu};", k, k);
+		k++;
+	}
+	o += (size_t)snprintf(t + o, n - o, "fetch(u,{body:e});\n");
+	t[o] = '\0';
+	atom(&x, t, "process.env)", 0, BIT(T_ENV));
+	atom(&x, t, "fetch(", 0, BIT(T_NET));
+	run(&x, "a.js", t, 1);
+	ck_assert_ptr_nonnull(r = found(&x, 0));
+	ck_assert_uint_eq(r->line, 1);
+	ck_assert_uint_eq(r->from_line, 1);
+	free(t);
+}
+END_TEST
+
 static Suite *
 flow_suite(void)
 {
@@ -464,6 +500,8 @@ flow_suite(void)
 	tcase_add_test(tc, built_strings_for_dns);
 	tcase_add_test(tc, text_not_whole_is_decided_by_lines);
 	tcase_add_test(tc, hostile_shapes);
+	tcase_add_test(tc, keywords_in_order);
+	tcase_add_test(tc, one_long_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

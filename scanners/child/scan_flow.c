@@ -230,39 +230,61 @@ is_id(unsigned char c)
 	return is_id0(c) || (c >= '0' && c <= '9');
 }
 
-/* Words that are never a name a value lives in. */
+/* Words that are never a name a value lives in: in strcmp order, searched
+ * by halves (read-only, so the scan workers share it without a lock; the
+ * order is checked by check_flow through scan_flow_keywords_sorted). */
 static const char *const keywords[] = {
-	"if", "else", "elif", "elsif", "for", "foreach", "while", "in", "of",
-	"not", "and", "or", "return", "def", "function", "func", "fn", "sub",
-	"let", "const", "var", "my", "our", "local", "export", "declare",
-	"readonly", "async", "await", "new", "import", "from", "as", "true",
-	"false", "null", "None", "True", "False", "nil", "undefined", "this",
-	"self", "cls", "typeof", "do", "end", "then", "fi", "done", "package",
-	"class", "public", "private", "protected", "static", "final", "void",
-	"int", "string", "bool", "byte", "float", "double", "char", "long",
-	"String", "mut", "pub", "go", "defer", "try", "catch", "except",
-	"finally", "with", "yield", "lambda", "global", "nonlocal", "pass",
-	"break", "continue", "case", "switch", "default", "unless", "until",
-	"echo", "print", "puts", "is", "instanceof", "delete", "range",
-	"type", "struct", "interface", "map", "err", "_", "auto", "val",
-	"object", "any", "dict", "list", "str", "bytes", "error", "undef",
-	"unset", "exit", "die", "raise", "throw", "super", "void",
+	"False", "None", "String", "True", "_", "and", "any", "as", "async",
+	"auto", "await", "bool", "break", "byte", "bytes", "case", "catch",
+	"char", "class", "cls", "const", "continue", "declare", "def",
+	"default", "defer", "delete", "dict", "die", "do", "done", "double",
+	"echo", "elif", "else", "elsif", "end", "err", "error", "except",
+	"exit", "export", "false", "fi", "final", "finally", "float", "fn",
+	"for", "foreach", "from", "func", "function", "global", "go", "if",
+	"import", "in", "instanceof", "int", "interface", "is", "lambda",
+	"let", "list", "local", "long", "map", "mut", "my", "new", "nil",
+	"nonlocal", "not", "null", "object", "of", "or", "our", "package",
+	"pass", "print", "private", "protected", "pub", "public", "puts",
+	"raise", "range", "readonly", "return", "self", "static", "str",
+	"string", "struct", "sub", "super", "switch", "then", "this", "throw",
+	"true", "try", "type", "typeof", "undef", "undefined", "unless",
+	"unset", "until", "val", "var", "void", "while", "with", "yield",
 };
 
-/* Most names are rejected by their length or first byte. The table is
- * read-only: workers in several threads call this at once. */
+#define NKEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
+
 static int
 is_keyword(const char *s, size_t n)
 {
-	size_t i;
+	size_t lo = 0, hi = NKEYWORDS;
 
 	if (n == 0 || n > 12)
 		return 0;
-	for (i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
-		if (keywords[i][0] == s[0] && strncmp(keywords[i], s, n) == 0 &&
-		    keywords[i][n] == '\0')
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strncmp(keywords[mid], s, n);
+
+		if (c == 0 && keywords[mid][n] != '\0')
+			c = 1; /* the keyword is longer: after s */
+		if (c == 0)
 			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return 0;
+}
+
+int
+scan_flow_keywords_sorted(void)
+{
+	size_t i;
+
+	for (i = 1; i < NKEYWORDS; i++)
+		if (strcmp(keywords[i - 1], keywords[i]) >= 0)
+			return 0;
+	return 1;
 }
 
 /* A name with a sigil ($bytes, @list, %map) is a variable whatever its

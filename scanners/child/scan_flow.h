@@ -118,4 +118,7 @@ int scan_flow_run(const char *text, size_t len, int whole,
     const struct flow_cond *conds, size_t nconds, flow_report_fn cb,
     void *ctx);
 
+/* 1 if the keyword table is in strcmp order (check_flow). */
+int scan_flow_keywords_sorted(void);
+
 #endif

@@ -578,12 +578,12 @@ pass_reflect(const unsigned char *p, size_t n, unsigned char *o, unsigned *via)
 		}
 		/* globals()['eval'] -> eval */
 		for (j = 0; j < sizeof(scopes) / sizeof(scopes[0]); j++) {
-			size_t l = strlen(scopes[j]), a;
+			size_t a;
 
 			if (p[i] != (unsigned char)scopes[j][0] ||
 			    !word_at(p, n, i, scopes[j]))
 				continue;
-			a = skip_blank(p, n, i + l);
+			a = skip_blank(p, n, i + strlen(scopes[j]));
 			if (a < n && p[a] == '[' &&
 			    quoted_name(p, n, a + 1, 0, &s, &e, &end) &&
 			    (end = skip_blank(p, n, end)) < n && p[end] == ']')
