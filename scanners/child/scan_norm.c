@@ -697,7 +697,7 @@ scan_norm_via(unsigned via, char *buf, size_t len)
 	static const char *const names[] = {
 		"Unicode look-alikes", "escapes", "string join",
 		"shell quoting", "reflection", "character codes",
-		"subscript", "reversed string", "rot13",
+		"subscript", "reversed string", "rot13", "alias",
 	};
 	size_t i, k = 0;
 

@@ -22,6 +22,7 @@ enum {
 	NORM_SUBSCRIPT = 1u << 6, /* obj['name'] as obj.name */
 	NORM_REVERSE = 1u << 7,   /* 'hs|lruc'[::-1], .reverse().join('') */
 	NORM_ROT13 = 1u << 8,     /* codecs.decode('...', 'rot13') */
+	NORM_ALIAS = 1u << 9,     /* a name the file gave (scan_alias.h) */
 };
 
 /*

@@ -45,6 +45,7 @@
 
 #include "al_limits.h"
 #include "err.h"
+#include "scan_alias.h"
 #include "scan_check.h"
 #include "scan_decode.h"
 #include "scan_engine_int.h"
@@ -417,11 +418,13 @@ atom_push(struct scan_worker *w, uint64_t s, uint64_t t, uint64_t line,
 	a->rule = (unsigned)ri;
 }
 
-/* Keeps the text the rules read, for the conditions (to the cap). */
+/* Keeps the text the rules read, for the conditions and the alias view
+ * (to the cap). */
 static void
 ftext_keep(struct scan_worker *w, const char *p, size_t n)
 {
-	if (!flow_on(w) || w->ftext_over || n == 0)
+	if (!(flow_on(w) || (w->depth == 0 && !w->strings_only &&
+	    !w->atoms_up)) || w->ftext_over || n == 0)
 		return;
 	if (w->ftext_len + n > AL_FLOW_TEXT_MAX) {
 		w->ftext_over = 1;
@@ -773,6 +776,24 @@ struct scan_normview {
 
 static void norm_flush(struct scan_worker *w);
 
+/* Adds a view of the line [ls, le) (line `line`, from column col) to the
+ * batch; the caller has made room (norm_flush). */
+static void
+norm_push(struct scan_worker *w, const char *v, size_t n, uint64_t line,
+    uint64_t col, uint64_t ls, uint64_t le, unsigned via)
+{
+	struct scan_normview *nv = w->nv;
+
+	memcpy(nv->batch + nv->len, v, n);
+	nv->batch[nv->len + n] = '\n';
+	nv->len += n + 1;
+	nv->line[nv->n] = line;
+	nv->col[nv->n] = col;
+	nv->ls[nv->n] = ls;
+	nv->le[nv->n] = le;
+	nv->via[nv->n++] = via;
+}
+
 /* Reads the line around the hit at offset to, if it has ended (or the
  * file has); returns 0 if it has not. */
 static int
@@ -808,14 +829,7 @@ norm_read(struct scan_worker *w, uint64_t to)
 	if (w->stop)
 		return 1;
 	eng_cursor_to(w, ls);
-	memcpy(nv->batch + nv->len, nv->out, n);
-	nv->batch[nv->len + n] = '\n';
-	nv->len += n + 1;
-	nv->line[nv->n] = w->cur_line;
-	nv->col[nv->n] = w->cur_col + 1;
-	nv->ls[nv->n] = ls;
-	nv->le[nv->n] = le;
-	nv->via[nv->n++] = via;
+	norm_push(w, nv->out, n, w->cur_line, w->cur_col + 1, ls, le, via);
 	return 1;
 }
 
@@ -923,6 +937,106 @@ out:
 	finding_list_free(&inner);
 	nv->n = 0;
 	nv->len = 0;
+}
+
+/* ---- the alias view (scan_alias.h) ------------------------------------- */
+
+/* A long line is read in windows of this many bytes, overlapping by
+ * ALIAS_OVERLAP so that no name is cut in all of them; a window's view
+ * (its names written out) is at most ALIAS_VIEW bytes. */
+#define ALIAS_WINDOW 4096u
+#define ALIAS_OVERLAP 256u
+#define ALIAS_VIEW (NORM_BATCH / 4)
+
+static void
+alias_window(struct scan_worker *w, const struct alias_set *as,
+    uint64_t s, uint64_t e, uint64_t line, uint64_t col, char *v,
+    char *prev)
+{
+	struct scan_normview *nv = w->nv;
+	unsigned alt, nalt = scan_alias_alts(as);
+	size_t k, pk = 0;
+
+	for (alt = 0; alt < nalt && !w->stop; alt++) {
+		unsigned via = NORM_ALIAS, nvia = 0;
+
+		k = scan_alias_line(as, alt, w->ftext + s, (size_t)(e - s), v,
+		    ALIAS_VIEW);
+		if (k == 0)
+			return;
+		if (alt > 0 && k == pk && memcmp(v, prev, k) == 0)
+			continue; /* no name on it has this many targets */
+		memcpy(prev, v, k);
+		pk = k;
+		/* The view read as the normalised view reads a line. */
+		if (k <= NORM_WINDOW) {
+			size_t m = scan_norm_line(v, k, nv->out, nv->tmp, &nvia);
+
+			if (nvia != 0) {
+				memcpy(v, nv->out, m);
+				k = m;
+				via |= nvia;
+			}
+		}
+		if (nv->len + k + 1 > NORM_BATCH || nv->n == NORM_LINES)
+			norm_flush(w);
+		if (!w->stop)
+			norm_push(w, v, k, line, col, s, e, via);
+	}
+}
+
+/*
+ * The names the file gave to watched modules, functions and commands,
+ * written out on every line that uses them; the rules read those views
+ * as they read the normalised ones (norm_flush). The whole file is needed
+ * (a name may be defined below its use): a file longer than the kept
+ * text is not read so (docs/detection.md says so).
+ */
+static void
+alias_view(struct scan_worker *w)
+{
+	struct alias_set *as;
+	char *v = NULL, *prev = NULL;
+	uint64_t ls = 0, line = 1;
+
+	if (w->depth > 0 || w->strings_only || w->atoms_up || w->stop ||
+	    w->ftext == NULL || w->ftext_over || !w->eof || w->ftext_len == 0)
+		return;
+	if ((as = scan_alias_collect(w->ftext, w->ftext_len)) == NULL) {
+		w->nomem = w->stop = 1;
+		return;
+	}
+	if (scan_alias_count(as) == 0)
+		goto out;
+	if ((w->nv == NULL && (w->nv = calloc(1, sizeof(*w->nv))) == NULL) ||
+	    (v = malloc(ALIAS_VIEW)) == NULL ||
+	    (prev = malloc(ALIAS_VIEW)) == NULL) {
+		w->nomem = w->stop = 1;
+		goto out;
+	}
+	while (ls < w->ftext_len && !w->stop) {
+		const char *nl = memchr(w->ftext + ls, '\n',
+		    w->ftext_len - ls);
+		uint64_t le = nl ? (uint64_t)(nl - w->ftext) : w->ftext_len;
+		uint64_t s = ls;
+
+		for (;;) {
+			uint64_t e = le - s > ALIAS_WINDOW ? s + ALIAS_WINDOW :
+			    le;
+
+			alias_window(w, as, s, e, line, s - ls + 1, v, prev);
+			if (e == le || w->stop)
+				break;
+			s = e - ALIAS_OVERLAP;
+		}
+		ls = le + 1;
+		line++;
+	}
+	norm_flush(w);
+out:
+	free(v);
+	free(prev);
+	scan_alias_free(as);
 }
 
 static int
@@ -1653,6 +1767,7 @@ next:
 	pickle_done(w, &rd);
 	*bytes += rd.total;
 	norm_flush(w);
+	alias_view(w);
 	flow_decide(w);
 	if (w->nomem || eng_finish_file(w) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");

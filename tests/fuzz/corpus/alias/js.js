@@ -1,0 +1,12 @@
+const {exec: x, spawn} = require('child_process');
+const cp2 = require("node:child_process");
+import * as c3 from 'child_process';
+import {execSync as es} from 'child_process';
+import def from 'child_process';
+const ev = eval;
+const h = require('https').get;
+let e2 = cp2.exec;
+const { env } = process;
+x(cmd); cp2.exec(a); c3.exec(b); es(c); def.exec(d); ev(code); h(url); e2(z);
+ev.call(null, code);
+const s = JSON.stringify(env);

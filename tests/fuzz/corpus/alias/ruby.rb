@@ -1,0 +1,4 @@
+m = Kernel.method(:system)
+n = method(:eval)
+m.call(cmd)
+n.(code)
