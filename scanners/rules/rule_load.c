@@ -227,11 +227,67 @@ compile_pcre2(struct loader *l, const struct rule *r, const char *what,
 	return re;
 }
 
-static int
-validate_rule(struct loader *l, struct rule *r)
+/*
+ * Hyperscan's analysis of a pattern (hs_expression_info). In fuzzing
+ * builds only, its answer for a pattern string seen before is reused: it
+ * is a pure function of the string, and it was most of fuzz_rules' time
+ * (every input compiles its patterns; docs/reliability.md). The loader's
+ * own code runs the same either way.
+ */
+struct hs_answer {
+	int ok;
+	unsigned min_width, max_width;
+	char msg[160];
+};
+
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define MEMO_SLOTS 4096u
+static struct {
+	char *pattern;
+	struct hs_answer a;
+} memo[MEMO_SLOTS];
+#endif
+
+static void
+hs_analyse(const char *pattern, struct hs_answer *out)
 {
 	hs_expr_info_t *info = NULL;
 	hs_compile_error_t *cerr = NULL;
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	uint32_t h = 2166136261u;
+	const char *p;
+
+	for (p = pattern; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	h &= MEMO_SLOTS - 1;
+	if (memo[h].pattern != NULL && strcmp(memo[h].pattern, pattern) == 0) {
+		*out = memo[h].a;
+		return;
+	}
+#endif
+	memset(out, 0, sizeof(*out));
+	if (hs_expression_info(pattern, HS_FLAG_MULTILINE, &info, &cerr) !=
+	    HS_SUCCESS) {
+		snprintf(out->msg, sizeof(out->msg), "%s",
+		    cerr && cerr->message ? cerr->message : "unknown error");
+		hs_free_compile_error(cerr);
+	} else {
+		out->ok = 1;
+		out->min_width = info->min_width;
+		out->max_width = info->max_width;
+		free(info);
+	}
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	free(memo[h].pattern);
+	if ((memo[h].pattern = strdup(pattern)) != NULL)
+		memo[h].a = *out;
+#endif
+}
+
+static int
+validate_rule(struct loader *l, struct rule *r)
+{
+	struct hs_answer hsa;
 	uint32_t ncap = 0;
 	size_t i;
 	int bad = 0, pl;
@@ -270,21 +326,18 @@ validate_rule(struct loader *l, struct rule *r)
 		return bad;
 	pl = r->pattern_line ? r->pattern_line : r->line;
 	r->max_width = UINT_MAX;
-	if (hs_expression_info(r->pattern, HS_FLAG_MULTILINE, &info, &cerr) !=
-	    HS_SUCCESS) {
+	hs_analyse(r->pattern, &hsa);
+	if (!hsa.ok) {
 		rule_diag(l, r->file, pl, r->id,
-		    "pattern rejected by Hyperscan: %s",
-		    cerr && cerr->message ? cerr->message : "unknown error");
-		hs_free_compile_error(cerr);
+		    "pattern rejected by Hyperscan: %s", hsa.msg);
 		bad = 1;
 	} else {
-		if (info->min_width == 0) {
+		if (hsa.min_width == 0) {
 			rule_diag(l, r->file, pl, r->id,
 			    "pattern can match the empty string");
 			bad = 1;
 		}
-		r->max_width = info->max_width;
-		free(info);
+		r->max_width = hsa.max_width;
 	}
 	r->re = compile_pcre2(l, r, "pattern", r->pattern,
 	    PCRE2_USE_OFFSET_LIMIT);
