@@ -445,6 +445,36 @@ START_TEST(hostile_shapes)
 }
 END_TEST
 
+/* A call chain that ends in a callback's block is no definition: the
+ * flow through it is followed (a promise's .then). */
+START_TEST(a_chain_into_a_block_is_no_definition)
+{
+	static const char t[] =
+	    "function fetchText(url) {\n"
+	    "  return new Promise((resolve) => {\n"
+	    "    https.get(url, (res) => {\n"
+	    "      let body = '';\n"
+	    "      res.on('data', (c) => (body += c));\n"
+	    "      res.on('end', () => resolve(body));\n"
+	    "    });\n"
+	    "  });\n"
+	    "}\n"
+	    "if (ok) {\n"
+	    "  fetchText(SRC)\n"
+	    "    .then((script) => run(script))\n"
+	    "    .catch(() => {});\n"
+	    "}\n";
+	struct fx x = {0};
+	const struct flow_report *r;
+
+	atom(&x, t, "https.get(", 0, BIT(T_DEC));
+	atom(&x, t, "run(script)", 0, BIT(T_EVAL));
+	run(&x, "a.js", t, 1);
+	ck_assert_ptr_nonnull(r = found(&x, 1));
+	ck_assert_uint_eq(r->line, 12);
+}
+END_TEST
+
 /* The keyword table is searched by halves: it must stay in order. */
 START_TEST(keywords_in_order)
 {
@@ -501,6 +531,7 @@ flow_suite(void)
 	tcase_add_test(tc, text_not_whole_is_decided_by_lines);
 	tcase_add_test(tc, hostile_shapes);
 	tcase_add_test(tc, keywords_in_order);
+	tcase_add_test(tc, a_chain_into_a_block_is_no_definition);
 	tcase_add_test(tc, one_long_line);
 	suite_add_tcase(s, tc);
 	return s;

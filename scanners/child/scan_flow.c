@@ -921,8 +921,21 @@ stmt_func(struct flow *f)
 	} else if (f->ends_block && i + 1 < f->ntok &&
 	    f->tok[i].kind == T_NAME && tok_is(f, &f->tok[i + 1], "(") &&
 	    f->tok[0].depth == 0) {
+		/* name(args) {, name(args): T {, name(args) -> T { : not
+		 * name(x).then(() => {, whose `(` is followed by more. */
+		unsigned d = f->tok[i + 1].depth;
+		size_t j = i + 2;
+
+		while (j < f->ntok && !(tok_is(f, &f->tok[j], ")") &&
+		    f->tok[j].depth == d))
+			j++;
 		n = chain_text(f, &f->tok[i], buf);
-		if (n > 0 && !is_keyword(buf, n) && memchr(buf, '.', n) == NULL) {
+		if (n > 0 && !is_keyword(buf, n) && memchr(buf, '.', n) == NULL &&
+		    j < f->ntok && (j + 1 == f->ntok ||
+		    tok_is(f, &f->tok[j + 1], "{") ||
+		    tok_is(f, &f->tok[j + 1], ":") ||
+		    tok_is(f, &f->tok[j + 1], "->") ||
+		    tok_is(f, &f->tok[j + 1], "throws"))) {
 			name = i;
 			open = i + 1;
 		}
