@@ -690,6 +690,15 @@ START_TEST(alias_view)
 	scan_str("a.py", "import subprocess as sp\nobj.sp.Popen(x)\n", &fl);
 	ck_assert_uint_eq(fl.n, 0);
 	finding_list_free(&fl);
+	/* Defined through what the normalised view undoes (a join in a
+	 * getattr): the name is defined by its view. */
+	scan_str("a.py", "import subprocess\n"
+	    "run = getattr(subprocess, 'Po' + 'pen')\nrun(cmd)\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "popen"), 1);
+	ck_assert_uint_eq(tu_first(&fl, "popen")->line, 3);
+	ck_assert_str_eq(tu_first(&fl, "popen")->excerpt,
+	    "via alias: subprocess.Popen(cmd)");
+	finding_list_free(&fl);
 	/* A use far into one long line (read in overlapping windows). */
 	t = malloc(n + 64);
 	ck_assert_ptr_nonnull(t);

@@ -760,6 +760,7 @@ confirm(struct scan_worker *w, unsigned id, uint64_t end)
 #define NORM_BATCH (64u * 1024)
 #define NORM_LINES (NORM_BATCH / 16)
 #define NORM_PENDING 16u
+#define NORM_DEFS (16u * 1024)
 
 struct scan_normview {
 	uint64_t done;                /* lines before this offset are read */
@@ -768,6 +769,10 @@ struct scan_normview {
 	char out[NORM_WINDOW], tmp[NORM_WINDOW];
 	char batch[NORM_BATCH];       /* the views, one a line */
 	size_t len;
+	/* The file's normalised lines, kept for the alias view: a name
+	 * defined as getattr(os, 'sys' + 'tem') is defined by its view. */
+	char defs[NORM_DEFS];
+	size_t ndefs;
 	uint64_t line[NORM_LINES], col[NORM_LINES];
 	uint64_t ls[NORM_LINES], le[NORM_LINES]; /* the line's offsets */
 	unsigned via[NORM_LINES];
@@ -824,6 +829,11 @@ norm_read(struct scan_worker *w, uint64_t to)
 	    &via);
 	if (via == 0)
 		return 1;
+	if (memchr(nv->out, '=', n) != NULL && nv->ndefs + n + 1 <= NORM_DEFS) {
+		memcpy(nv->defs + nv->ndefs, nv->out, n);
+		nv->defs[nv->ndefs + n] = '\n';
+		nv->ndefs += n + 1;
+	}
 	if (nv->len + n + 1 > NORM_BATCH || nv->n == NORM_LINES)
 		norm_flush(w);
 	if (w->stop)
@@ -1002,7 +1012,24 @@ alias_view(struct scan_worker *w)
 	if (w->depth > 0 || w->strings_only || w->atoms_up || w->stop ||
 	    w->ftext == NULL || w->ftext_over || !w->eof || w->ftext_len == 0)
 		return;
-	if ((as = scan_alias_collect(w->ftext, w->ftext_len)) == NULL) {
+	if (w->nv != NULL && w->nv->ndefs > 0) {
+		/* The definitions are read from the normalised lines too (a
+		 * name's line in the view is where it is used, in ftext). */
+		size_t n = w->ftext_len + 1 + w->nv->ndefs;
+		char *t = malloc(n);
+
+		if (t == NULL) {
+			w->nomem = w->stop = 1;
+			return;
+		}
+		memcpy(t, w->ftext, w->ftext_len);
+		t[w->ftext_len] = '\n';
+		memcpy(t + w->ftext_len + 1, w->nv->defs, w->nv->ndefs);
+		as = scan_alias_collect(t, n);
+		free(t);
+	} else
+		as = scan_alias_collect(w->ftext, w->ftext_len);
+	if (as == NULL) {
 		w->nomem = w->stop = 1;
 		return;
 	}
@@ -1212,7 +1239,7 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	w->ftext_over = 0;
 	if (w->nv != NULL) {
 		w->nv->done = 0;
-		w->nv->npending = w->nv->n = w->nv->len = 0;
+		w->nv->npending = w->nv->n = w->nv->len = w->nv->ndefs = 0;
 	}
 	memset(w->last_end, 0, rs->nrules * sizeof(*w->last_end));
 	memset(w->last_line, 0, rs->nrules * sizeof(*w->last_line));
