@@ -45,7 +45,7 @@ SCAN_SRC = scanners/proto.c scanners/fdpass.c scanners/scan_finding.c \
 	$(addprefix scanners/rules/,rule_load.c rule_yaml.c rule_glob.c \
 	rule_lit.c rule_factor.c scan_build.c) \
 	$(addprefix scanners/child/,child.c sbx.c scan_worker.c scan_pos.c \
-	scan_redact.c scan_blob.c scan_check.c scan_decode.c scan_type.c scan_read.c scan_pickle.c scan_norm.c scan_flow.c scan_alias.c \
+	scan_redact.c scan_blob.c scan_check.c scan_decode.c scan_type.c scan_read.c scan_pickle.c scan_norm.c scan_flow.c scan_alias.c scan_xor.c \
 	scan_artifact.c scan_archive.c scan_container.c scan_patch.c scan_mbox.c \
 	scan_mail.c scan_bundle.c scan_pack.c extract_child.c) \
 	$(addprefix scanners/parent/,parent.c launcher.c inproc.c scan_walk.c \
@@ -82,11 +82,11 @@ LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(BUILD)/gen/%.c=$(BUILD)/ob
 MAIN_OBJ = $(BUILD)/obj/gate/main.o
 
 TESTS = check_util check_common check_rule check_patch check_bundle check_engine check_report check_proto check_sbx check_launch check_attest \
-	check_db check_audit check_note check_merkle check_pickle check_flow check_alias
+	check_db check_audit check_note check_merkle check_pickle check_flow check_alias check_xor
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
 FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest fuzz_container fuzz_extract \
 	fuzz_pack fuzz_rules fuzz_policy fuzz_allowlist fuzz_keyring fuzz_body fuzz_fold fuzz_text fuzz_note fuzz_merkle fuzz_proof \
-	fuzz_entry fuzz_etag fuzz_read fuzz_norm fuzz_pickle fuzz_flow fuzz_alias
+	fuzz_entry fuzz_etag fuzz_read fuzz_norm fuzz_pickle fuzz_flow fuzz_alias fuzz_xor
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 # make fuzz-long: FUZZ_RUNS executions of each of FUZZ_ONLY, one at a time

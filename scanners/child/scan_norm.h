@@ -23,6 +23,7 @@ enum {
 	NORM_REVERSE = 1u << 7,   /* 'hs|lruc'[::-1], .reverse().join('') */
 	NORM_ROT13 = 1u << 8,     /* codecs.decode('...', 'rot13') */
 	NORM_ALIAS = 1u << 9,     /* a name the file gave (scan_alias.h) */
+	NORM_XOR = 1u << 10,      /* a literal XORed with a literal key */
 };
 
 /*

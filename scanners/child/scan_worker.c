@@ -50,6 +50,7 @@
 #include "scan_decode.h"
 #include "scan_engine_int.h"
 #include "scan_norm.h"
+#include "scan_xor.h"
 #include "scan_pickle.h"
 #include "scan_read.h"
 #include "scan_type.h"
@@ -949,6 +950,97 @@ out:
 	nv->len = 0;
 }
 
+/* ---- the XOR view (scan_xor.h) ----------------------------------------- */
+
+/* Decoded bytes read through XOR views per file, at most. */
+#define XOR_VIEW_MAX (1u << 20)
+
+/* Pushes the decoded text's lines as views of the line [ls, le) (line
+ * `line`, the literal from column col), each read as the normalised view
+ * reads a line. */
+static void
+xor_push(struct scan_worker *w, const unsigned char *d, size_t n,
+    uint64_t line, uint64_t col, uint64_t ls, uint64_t le)
+{
+	struct scan_normview *nv = w->nv;
+	size_t i = 0;
+
+	while (i < n && !w->stop) {
+		const unsigned char *nl = memchr(d + i, '\n', n - i);
+		size_t k = nl ? (size_t)(nl - d) - i : n - i, m;
+		unsigned via = NORM_XOR, nvia = 0;
+		const char *v = (const char *)d + i;
+
+		i += k + 1;
+		if (k > NORM_WINDOW)
+			k = NORM_WINDOW;
+		while (k > 0 && (v[k - 1] == '\r' || v[k - 1] == ' '))
+			k--;
+		if (k == 0)
+			continue;
+		m = scan_norm_line(v, k, nv->out, nv->tmp, &nvia);
+		if (nvia != 0) {
+			v = nv->out;
+			k = m;
+			via |= nvia;
+		}
+		if (nv->len + k + 1 > NORM_BATCH || nv->n == NORM_LINES)
+			norm_flush(w);
+		if (!w->stop)
+			norm_push(w, v, k, line, col, ls, le, via);
+	}
+}
+
+/*
+ * The literals of a file that uses XOR, decoded with its literal keys: the
+ * rules read the payloads as views of the literals' lines, so that their
+ * atoms count for the conditions there too. The whole file is needed (a
+ * key may be defined below the payload): a file longer than the kept text
+ * is not read so.
+ */
+static void
+xor_view(struct scan_worker *w)
+{
+	struct xor_key keys[XOR_KEYS], key;
+	unsigned char *in = NULL, *out = NULL;
+	const char *t = w->ftext;
+	size_t nkeys, pos = 0, s, e, k, total = 0;
+	uint64_t line = 1, at = 0, ls = 0;
+
+	if (w->depth > 0 || w->strings_only || w->atoms_up || w->stop ||
+	    t == NULL || w->ftext_over || !w->eof || w->ftext_len == 0 ||
+	    !scan_xor_uses(t, w->ftext_len))
+		return;
+	nkeys = scan_xor_keys(t, w->ftext_len, keys, XOR_KEYS);
+	if ((w->nv == NULL && (w->nv = calloc(1, sizeof(*w->nv))) == NULL) ||
+	    (in = malloc(XOR_BLOB_MAX)) == NULL ||
+	    (out = malloc(XOR_BLOB_MAX)) == NULL) {
+		w->nomem = w->stop = 1;
+		goto out;
+	}
+	while (!w->stop && total < XOR_VIEW_MAX &&
+	    (k = scan_xor_blob(t, w->ftext_len, &pos, in, &s, &e)) > 0) {
+		const char *nl;
+		uint64_t le;
+
+		if (!scan_xor_try(in, k, keys, nkeys, out, &key))
+			continue;
+		total += k;
+		for (; at < s; at++)
+			if (t[at] == '\n') {
+				line++;
+				ls = at + 1;
+			}
+		nl = memchr(t + s, '\n', w->ftext_len - s);
+		le = nl ? (uint64_t)(nl - t) : w->ftext_len;
+		xor_push(w, out, k, line, s - ls + 1, ls, le);
+	}
+	norm_flush(w);
+out:
+	free(in);
+	free(out);
+}
+
 /* ---- the alias view (scan_alias.h) ------------------------------------- */
 
 /* A long line is read in windows of this many bytes, overlapping by
@@ -1795,6 +1887,7 @@ next:
 	*bytes += rd.total;
 	norm_flush(w);
 	alias_view(w);
+	xor_view(w);
 	flow_decide(w);
 	if (w->nomem || eng_finish_file(w) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");
