@@ -154,8 +154,14 @@ START_TEST(payloads)
 	ck_assert_uint_eq(d[10], 0xff);
 	ck_assert_str_eq(blobs("x = 'short'; f(1, 2); y = [1, 'a']", NULL), "");
 	/* An unterminated quote ends at its line; the next line is read. */
-	ck_assert_str_eq(blobs("it's\nq = 'hello world, hello'\n", NULL),
-	    "9-29:18");
+	ck_assert_str_eq(blobs("it's\nq = '\001\002\003\004\005\006\007"
+	    "\016\017\020\021\022'\n", NULL), "9-23:12");
+	/* Words written as words are no payload; spelled as codes they are
+	 * one (joined over lines, with + or .). */
+	ck_assert_str_eq(blobs("q = 'hello world, hello'\n", NULL), "");
+	ck_assert_str_eq(blobs("q = ('\\x68\\x65\\x6c\\x6c\\x6f\\x20'\n"
+	    "  '\\x77\\x6f' + \"\\x72\\x6c\\x64\\x21\")", d), "5-65:12");
+	ck_assert(memcmp(d, "hello world!", 12) == 0);
 	/* A long literal gives its first XOR_BLOB_MAX bytes. */
 	{
 		size_t n = 3 * XOR_BLOB_MAX, pos = 0, s, e;
@@ -165,7 +171,7 @@ START_TEST(payloads)
 		ck_assert_ptr_nonnull(t);
 		ck_assert_ptr_nonnull(buf);
 		t[0] = '"';
-		memset(t + 1, '.', n);
+		memset(t + 1, 1, n);
 		t[n + 1] = '"';
 		t[n + 2] = '\0';
 		ck_assert_uint_eq(scan_xor_blob(t, n + 2, &pos, buf, &s, &e),

@@ -150,7 +150,8 @@ quoted(const char *t, size_t n, size_t i, size_t *cs, size_t *ce,
 /* A literal's content with its escapes decoded (\xHH, \uHHHH, octal,
  * \n \r \t \0, a quoted character), into out, at most cap bytes. */
 static size_t
-unescape(const char *t, size_t s, size_t e, unsigned char *out, size_t cap)
+unescape(const char *t, size_t s, size_t e, unsigned char *out, size_t cap,
+    size_t *spelled)
 {
 	size_t o = 0, i = s;
 
@@ -171,6 +172,7 @@ unescape(const char *t, size_t s, size_t e, unsigned char *out, size_t cap)
 				v = v * 16 + (unsigned)hex_value(
 				    (unsigned char)t[i++]);
 			out[o++] = (unsigned char)(v <= 0xff ? v : '?');
+			(*spelled)++;
 			break;
 		case 'n':
 			out[o++] = '\n';
@@ -188,6 +190,7 @@ unescape(const char *t, size_t s, size_t e, unsigned char *out, size_t cap)
 				    t[i] <= '7'; k++)
 					v = v * 8 + (unsigned)(t[i++] - '0');
 				out[o++] = (unsigned char)v;
+				(*spelled)++;
 			} else {
 				out[o++] = c;
 			}
@@ -324,7 +327,7 @@ size_t
 scan_xor_blob(const char *t, size_t n, size_t *pos, unsigned char *out,
     size_t *s, size_t *e)
 {
-	size_t i = *pos, cs, ce, end, k;
+	size_t i = *pos, cs, ce, end, k, spelled;
 	long m;
 
 	while (i < n) {
@@ -336,19 +339,29 @@ scan_xor_blob(const char *t, size_t n, size_t *pos, unsigned char *out,
 				continue;
 			}
 			k = 0;
+			spelled = 0;
 			/* Literals joined by juxtaposition, + or . (over
 			 * lines) are one: "\x43\x47" "\x5a" ... */
 			for (;;) {
 				if (ce - cs >= 16 && k + scan_decoded_max(ce -
 				    cs) <= XOR_BLOB_MAX &&
-				    (m = encoded(t, cs, ce, out + k)) >= 0)
+				    (m = encoded(t, cs, ce, out + k)) >= 0) {
 					k += (size_t)m;
-				else
+					spelled += (size_t)m;
+				} else {
 					k += unescape(t, cs, ce, out + k,
-					    XOR_BLOB_MAX - k);
+					    XOR_BLOB_MAX - k, &spelled);
+				}
 				if (!joined(t, n, end, &cs, &ce, &end) ||
 				    k >= XOR_BLOB_MAX)
 					break;
+			}
+			/* Words written as words are no payload: text is a
+			 * payload only when spelled as codes (escapes, hex,
+			 * base64; arrays below). */
+			if (spelled * 2 < k && scan_is_text(out, k)) {
+				i = end;
+				continue;
 			}
 		} else if (c == '[' || c == '{' || c == '(') {
 			if ((k = int_array(t, n, i, out, XOR_BLOB_MAX,
@@ -399,14 +412,14 @@ key_literal(const char *t, size_t n, size_t i, struct xor_key *keys,
     size_t *nk, size_t max)
 {
 	unsigned char buf[XOR_KEY_MAX + 1];
-	size_t cs, ce, end, k;
+	size_t cs, ce, end, k, sp = 0;
 	long v;
 
 	if (t[i] == '\'' || t[i] == '"' || t[i] == '`') {
 		if (!quoted(t, n, i, &cs, &ce, &end))
 			return i;
 		if (ce - cs <= 4 * XOR_KEY_MAX) {
-			k = unescape(t, cs, ce, buf, sizeof(buf));
+			k = unescape(t, cs, ce, buf, sizeof(buf), &sp);
 			if (k <= XOR_KEY_MAX)
 				key_add(keys, nk, max, buf, k);
 		}
