@@ -62,8 +62,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n1 = scan_xor_keys(text, size, k1, max);
 	check_keys(k1, n1, max);
 	n2 = scan_xor_keys(text, size, k2, max);
-	if (n1 != n2 || memcmp(k1, k2, n1 * sizeof(k1[0])) != 0)
+	if (n1 != n2)
 		abort();
+	for (i = 0; i < n1; i++)
+		if (k1[i].n != k2[i].n || memcmp(k1[i].k, k2[i].k, k1[i].n) != 0)
+			abort();
 	if (n1 > 0 && !scan_xor_uses(text, size))
 		abort();
 	while ((m = scan_xor_blob(text, size, &pos, in, &s, &e)) > 0) {
