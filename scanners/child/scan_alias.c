@@ -325,8 +325,11 @@ ws(struct cur *c)
 static int
 word(struct cur *c, const char *w)
 {
-	size_t l = strlen(w);
+	size_t l;
 
+	if (c->i >= c->n || c->p[c->i] != w[0])
+		return 0; /* most statements start with none of the words */
+	l = strlen(w);
 	if (c->i + l > c->n || memcmp(c->p + c->i, w, l) != 0 ||
 	    (c->i + l < c->n && is_id((unsigned char)c->p[c->i + l]) &&
 	    is_id((unsigned char)w[l - 1])))

@@ -74,27 +74,34 @@ bxor_at(const char *t, size_t n, size_t i)
 	    (i == 0 || is_blank((unsigned char)t[i - 1]));
 }
 
-/* The offset of the next XOR expression at or after i, or n. */
+/* The offset of the next XOR expression at or after i, or n. Each of the
+ * two searches goes on from where it stopped: the text is read once. */
 static size_t
 next_xor(const char *t, size_t n, size_t i)
 {
-	const char *c, *d;
+	const char *c = NULL, *d = NULL;
+	size_t ci = i, di = i;
 
 	for (;;) {
-		c = i < n ? memchr(t + i, '^', n - i) : NULL;
-		d = i < n ? memchr(t + i, '-', n - i) : NULL;
+		if (c == NULL && ci < n &&
+		    (c = memchr(t + ci, '^', n - ci)) == NULL)
+			ci = n;
+		if (d == NULL && di < n &&
+		    (d = memchr(t + di, '-', n - di)) == NULL)
+			di = n;
 		if (c == NULL && d == NULL)
 			return n;
 		if (d != NULL && (c == NULL || d < c)) {
-			i = (size_t)(d - t);
-			if (bxor_at(t, n, i))
-				return i;
+			if (bxor_at(t, n, (size_t)(d - t)))
+				return (size_t)(d - t);
+			di = (size_t)(d - t) + 1;
+			d = NULL;
 		} else {
-			i = (size_t)(c - t);
-			if (xor_at(t, n, i))
-				return i;
+			if (xor_at(t, n, (size_t)(c - t)))
+				return (size_t)(c - t);
+			ci = (size_t)(c - t) + 1;
+			c = NULL;
 		}
-		i++;
 	}
 }
 
