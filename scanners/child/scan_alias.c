@@ -887,9 +887,14 @@ def_assign(struct reader *r, struct cur *c)
 	int sigil = 0, destr = 0, shell;
 	struct cur d;
 
-	/* const, export readonly, ...: any number of them */
-	for (i = 0; i < NELEM(decl);)
-		i = word(c, decl[i]) ? 0 : i + 1;
+	/* const, export readonly, ...: any number of them (a statement
+	 * starting with none of their first letters is not tried) */
+	while (c->i < c->n && memchr("clvmoerdsfat", c->p[c->i], 12) != NULL) {
+		for (i = 0; i < NELEM(decl) && !word(c, decl[i]); i++)
+			;
+		if (i == NELEM(decl))
+			break;
+	}
 	start = c->i;
 	if (c->i < c->n && c->p[c->i] == '{') {
 		destr = 1;
@@ -1086,8 +1091,16 @@ def_line(struct reader *r, const char *p, size_t n)
 	}
 	if (def_command_alias(r, &c))
 		return;
+	/* Every assignment has an `=`: most statements are none. */
+	if (memchr(c.p + c.i, '=', c.n - c.i) == NULL)
+		return;
 	def_assign(r, &c);
 }
+
+/* The bytes the statement splitter looks at. */
+static const unsigned char stmt_byte[256] = {
+	['\\'] = 1, ['\''] = 1, ['"'] = 1, ['`'] = 1, [';'] = 1,
+};
 
 /* A line's statements: split at each `;` outside quotes. */
 static void
@@ -1097,6 +1110,11 @@ defs(struct reader *r, const char *p, size_t n)
 	char q = 0;
 
 	for (i = 0; i < n && !r->nomem; i++) {
+		/* Most bytes are none of \\ ' " ` ; */
+		while (i < n && !stmt_byte[(unsigned char)p[i]])
+			i++;
+		if (i == n)
+			break;
 		if (q != 0) {
 			if (p[i] == '\\')
 				i++;
