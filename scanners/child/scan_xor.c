@@ -20,6 +20,7 @@
 
 #include "scan_decode.h"
 #include "scan_xor.h"
+#include "text.h"
 
 #define NAME_MAX_LEN 64 /* longer names are not keys' names */
 #define XOR_LINES 64    /* lines with XOR whose keys are read */
@@ -113,18 +114,6 @@ scan_xor_uses(const char *t, size_t n)
 
 /* ---- literals ------------------------------------------------------------ */
 
-static int
-hex_value(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * The quoted literal at i (t[i] is its quote): its content's bytes in
  * [*cs, *ce), *end past the closing quote. A literal ends at its line's end
@@ -175,8 +164,8 @@ unescape(const char *t, size_t s, size_t e, unsigned char *out, size_t cap,
 		case 'x':
 		case 'u':
 			for (k = 0; k < (c == 'x' ? 2u : 4u) && i < e &&
-			    hex_value((unsigned char)t[i]) >= 0; k++)
-				v = v * 16 + (unsigned)hex_value(
+			    al_hex_digit((unsigned char)t[i]) >= 0; k++)
+				v = v * 16 + (unsigned)al_hex_digit(
 				    (unsigned char)t[i++]);
 			out[o++] = (unsigned char)(v <= 0xff ? v : '?');
 			(*spelled)++;
@@ -219,9 +208,9 @@ number(const char *t, size_t n, size_t i, long *v, size_t *end)
 		i++;
 	}
 	if (i + 1 < n && t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X')) {
-		for (i += 2; i < n && hex_value((unsigned char)t[i]) >= 0 &&
+		for (i += 2; i < n && al_hex_digit((unsigned char)t[i]) >= 0 &&
 		    digits < 9; i++, digits++)
-			x = x * 16 + hex_value((unsigned char)t[i]);
+			x = x * 16 + al_hex_digit((unsigned char)t[i]);
 	} else {
 		for (; i < n && t[i] >= '0' && t[i] <= '9' && digits < 10;
 		    i++, digits++)
@@ -278,7 +267,7 @@ encoded(const char *t, size_t s, size_t e, unsigned char *out)
 	for (i = s; i < e; i++) {
 		unsigned char c = (unsigned char)t[i];
 
-		if (hex_value(c) < 0)
+		if (al_hex_digit(c) < 0)
 			hex = 0;
 		if (!isalnum(c) && c != '+' && c != '/' && c != '-' &&
 		    c != '_' && !(c == '=' && e - i <= 2))
@@ -525,59 +514,55 @@ name_value(const char *t, size_t n, size_t i, struct xor_key *keys,
 	}
 }
 
+/* The literals given to the names of nm (to any name if nm is NULL). */
+static void
+named_values(const char *t, size_t n, const struct names *nm,
+    struct xor_key *keys, size_t *nk, size_t max)
+{
+	size_t i, e;
+
+	for (i = 0; i < n && *nk < max;) {
+		if (!is_word((unsigned char)t[i]) ||
+		    (i > 0 && is_word((unsigned char)t[i - 1]))) {
+			i++;
+			continue;
+		}
+		for (e = i; e < n && is_word((unsigned char)t[e]); e++)
+			;
+		if (nm == NULL || (e - i <= NAME_MAX_LEN &&
+		    names_has(nm, t, i, e - i)))
+			name_value(t, n, e, keys, nk, max);
+		i = e;
+	}
+}
+
 size_t
 scan_xor_keys(const char *t, size_t n, struct xor_key *keys, size_t max)
 {
 	struct names nm = {0};
-	size_t nk = 0, i, lines = 0, last = SIZE_MAX;
+	size_t nk = 0, i, lines = 0, le = 0;
 
 	if (max > XOR_KEYS)
 		max = XOR_KEYS;
+	/* Each line once: the next XOR is searched for after the line. */
 	for (i = next_xor(t, n, 0); i < n && lines < XOR_LINES;
-	    i = next_xor(t, n, i + 1)) {
-		const char *p = memrchr(t, '\n', i);
-		size_t ls = p ? (size_t)(p - t) + 1 : 0;
+	    i = le < n ? next_xor(t, n, le + 1) : n) {
+		const char *p = memrchr(t + le, '\n', i - le);
+		size_t ls = p ? (size_t)(p - t) + 1 : le;
 		const char *q = memchr(t + i, '\n', n - i);
-		size_t le = q ? (size_t)(q - t) : n;
 
-		if (ls == last)
-			continue;
-		last = ls;
+		le = q ? (size_t)(q - t) : n;
 		lines++;
 		xor_line(t, ls, le, keys, &nk, max, &nm);
 	}
 	if (lines == 0)
 		return 0;
-	/* The values given to those names, anywhere in the text. */
-	for (i = 0; i < n && nk < max && nm.n > 0;) {
-		size_t e;
-
-		if (!is_word((unsigned char)t[i]) ||
-		    (i > 0 && is_word((unsigned char)t[i - 1]))) {
-			i++;
-			continue;
-		}
-		for (e = i; e < n && is_word((unsigned char)t[e]); e++)
-			;
-		if (e - i <= NAME_MAX_LEN && names_has(&nm, t, i, e - i))
-			name_value(t, n, e, keys, &nk, max);
-		i = e;
-	}
-	/* Then any literal given a name: a key passed to the function that
-	 * XORs as an argument ($salt, $Key) is a literal some name holds. */
-	for (i = 0; i < n && nk < max;) {
-		size_t e;
-
-		if (!is_word((unsigned char)t[i]) ||
-		    (i > 0 && is_word((unsigned char)t[i - 1]))) {
-			i++;
-			continue;
-		}
-		for (e = i; e < n && is_word((unsigned char)t[e]); e++)
-			;
-		name_value(t, n, e, keys, &nk, max);
-		i = e;
-	}
+	/* The values given to those names, anywhere in the text; then any
+	 * literal given a name: a key passed to the function that XORs as an
+	 * argument ($salt, $Key) is a literal some name holds. */
+	if (nm.n > 0)
+		named_values(t, n, &nm, keys, &nk, max);
+	named_values(t, n, NULL, keys, &nk, max);
 	return nk;
 }
 
