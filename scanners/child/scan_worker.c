@@ -952,8 +952,10 @@ out:
 
 /* ---- the XOR view (scan_xor.h) ----------------------------------------- */
 
-/* Decoded bytes read through XOR views per file, at most. */
+/* Decoded bytes read through XOR views per file, and literal bytes tried
+ * (each with every key and byte), at most. */
 #define XOR_VIEW_MAX (1u << 20)
+#define XOR_TRY_MAX (4u << 20)
 
 /* Pushes the decoded text's lines as views of the line [ls, le) (line
  * `line`, the literal from column col), each read as the normalised view
@@ -1004,7 +1006,7 @@ xor_view(struct scan_worker *w)
 	struct xor_key keys[XOR_KEYS], key;
 	unsigned char *in = NULL, *out = NULL;
 	const char *t = w->ftext;
-	size_t nkeys, pos = 0, s, e, k, total = 0;
+	size_t nkeys, pos = 0, s, e, k, total = 0, tried = 0;
 	uint64_t line = 1, at = 0, ls = 0;
 
 	if (w->depth > 0 || w->strings_only || w->atoms_up || w->stop ||
@@ -1018,11 +1020,12 @@ xor_view(struct scan_worker *w)
 		w->nomem = w->stop = 1;
 		goto out;
 	}
-	while (!w->stop && total < XOR_VIEW_MAX &&
+	while (!w->stop && total < XOR_VIEW_MAX && tried < XOR_TRY_MAX &&
 	    (k = scan_xor_blob(t, w->ftext_len, &pos, in, &s, &e)) > 0) {
 		const char *nl;
 		uint64_t le;
 
+		tried += k;
 		if (!scan_xor_try(in, k, keys, nkeys, out, &key))
 			continue;
 		total += k;
