@@ -1131,17 +1131,14 @@ defs(struct reader *r, const char *p, size_t n)
 		def_line(r, p + s, n - s);
 }
 
-struct alias_set *
-scan_alias_collect(const char *text, size_t n)
+int
+scan_alias_read(struct alias_set *as, const char *text, size_t n)
 {
 	struct reader r;
-	size_t ls = 0, i;
+	size_t ls = 0;
 
 	memset(&r, 0, sizeof(r));
-	if ((r.as = calloc(1, sizeof(*r.as))) == NULL)
-		return NULL;
-	for (i = 0; i < ALIAS_SLOTS; i++)
-		r.as->slot[i] = -1;
+	r.as = as;
 	while (ls < n && !r.nomem) {
 		const char *nl = memchr(text + ls, '\n', n - ls);
 		size_t le = nl ? (size_t)(nl - text) : n;
@@ -1149,11 +1146,24 @@ scan_alias_collect(const char *text, size_t n)
 		defs(&r, text + ls, le - ls);
 		ls = le + 1;
 	}
-	if (r.nomem) {
-		scan_alias_free(r.as);
+	return r.nomem ? -1 : 0;
+}
+
+struct alias_set *
+scan_alias_collect(const char *text, size_t n)
+{
+	struct alias_set *as;
+	size_t i;
+
+	if ((as = calloc(1, sizeof(*as))) == NULL)
+		return NULL;
+	for (i = 0; i < ALIAS_SLOTS; i++)
+		as->slot[i] = -1;
+	if (scan_alias_read(as, text, n) < 0) {
+		scan_alias_free(as);
 		return NULL;
 	}
-	return r.as;
+	return as;
 }
 
 size_t

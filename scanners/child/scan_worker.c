@@ -419,13 +419,20 @@ atom_push(struct scan_worker *w, uint64_t s, uint64_t t, uint64_t line,
 	a->rule = (unsigned)ri;
 }
 
-/* Keeps the text the rules read, for the conditions and the alias view
- * (to the cap). */
+/* The alias and XOR views read a file's own text: not a decoded or nested
+ * one, not the strings of a binary, not the atoms' own scan. */
+static int
+views_on(const struct scan_worker *w)
+{
+	return w->depth == 0 && !w->strings_only && !w->atoms_up;
+}
+
+/* Keeps the text the rules read, for the conditions and the alias and XOR
+ * views (to the cap). */
 static void
 ftext_keep(struct scan_worker *w, const char *p, size_t n)
 {
-	if (!(flow_on(w) || (w->depth == 0 && !w->strings_only &&
-	    !w->atoms_up)) || w->ftext_over || n == 0)
+	if (!(flow_on(w) || views_on(w)) || w->ftext_over || n == 0)
 		return;
 	if (w->ftext_len + n > AL_FLOW_TEXT_MAX) {
 		w->ftext_over = 1;
@@ -782,6 +789,15 @@ struct scan_normview {
 
 static void norm_flush(struct scan_worker *w);
 
+/* The worker's view state, made on first use; NULL when out of memory. */
+static struct scan_normview *
+nv_get(struct scan_worker *w)
+{
+	if (w->nv == NULL && (w->nv = calloc(1, sizeof(*w->nv))) == NULL)
+		w->nomem = w->stop = 1;
+	return w->nv;
+}
+
 /* Adds a view of the line [ls, le) (line `line`, from column col) to the
  * batch; the caller has made room (norm_flush). */
 static void
@@ -848,14 +864,8 @@ norm_read(struct scan_worker *w, uint64_t to)
 static void
 norm_hit(struct scan_worker *w, uint64_t to)
 {
-	if (w->depth > 0 || w->strings_only || w->stop)
+	if (w->depth > 0 || w->strings_only || w->stop || nv_get(w) == NULL)
 		return;
-	if (w->nv == NULL) {
-		if ((w->nv = calloc(1, sizeof(*w->nv))) == NULL) {
-			w->nomem = w->stop = 1;
-			return;
-		}
-	}
 	if (to < w->nv->done)
 		return;
 	if (!norm_read(w, to) && w->nv->npending < NORM_PENDING &&
@@ -950,6 +960,39 @@ out:
 	nv->len = 0;
 }
 
+/* Adds a view made by another reading (alias, XOR) to the batch, itself
+ * read as the normalised view reads a line (if it fits its window). */
+static void
+view_add(struct scan_worker *w, const char *v, size_t k, uint64_t line,
+    uint64_t col, uint64_t ls, uint64_t le, unsigned via)
+{
+	struct scan_normview *nv = w->nv;
+	unsigned nvia = 0;
+	size_t m;
+
+	if (k <= NORM_WINDOW) {
+		m = scan_norm_line(v, k, nv->out, nv->tmp, &nvia);
+		if (nvia != 0) {
+			v = nv->out;
+			k = m;
+			via |= nvia;
+		}
+	}
+	if (nv->len + k + 1 > NORM_BATCH || nv->n == NORM_LINES)
+		norm_flush(w);
+	if (!w->stop)
+		norm_push(w, v, k, line, col, ls, le, via);
+}
+
+/* A view of the whole kept text can be made (the file has ended and was
+ * kept whole). */
+static int
+whole_text(const struct scan_worker *w)
+{
+	return views_on(w) && !w->stop && w->ftext != NULL &&
+	    !w->ftext_over && w->eof && w->ftext_len > 0;
+}
+
 /* ---- the XOR view (scan_xor.h) ----------------------------------------- */
 
 /* Decoded bytes read through XOR views per file, and literal bytes tried
@@ -957,20 +1000,17 @@ out:
 #define XOR_VIEW_MAX (1u << 20)
 #define XOR_TRY_MAX (4u << 20)
 
-/* Pushes the decoded text's lines as views of the line [ls, le) (line
- * `line`, the literal from column col), each read as the normalised view
- * reads a line. */
+/* Adds the decoded text's lines as views of the line [ls, le) (line
+ * `line`, the literal from column col). */
 static void
 xor_push(struct scan_worker *w, const unsigned char *d, size_t n,
     uint64_t line, uint64_t col, uint64_t ls, uint64_t le)
 {
-	struct scan_normview *nv = w->nv;
 	size_t i = 0;
 
 	while (i < n && !w->stop) {
 		const unsigned char *nl = memchr(d + i, '\n', n - i);
-		size_t k = nl ? (size_t)(nl - d) - i : n - i, m;
-		unsigned via = NORM_XOR, nvia = 0;
+		size_t k = nl ? (size_t)(nl - d) - i : n - i;
 		const char *v = (const char *)d + i;
 
 		i += k + 1;
@@ -978,18 +1018,8 @@ xor_push(struct scan_worker *w, const unsigned char *d, size_t n,
 			k = NORM_WINDOW;
 		while (k > 0 && (v[k - 1] == '\r' || v[k - 1] == ' '))
 			k--;
-		if (k == 0)
-			continue;
-		m = scan_norm_line(v, k, nv->out, nv->tmp, &nvia);
-		if (nvia != 0) {
-			v = nv->out;
-			k = m;
-			via |= nvia;
-		}
-		if (nv->len + k + 1 > NORM_BATCH || nv->n == NORM_LINES)
-			norm_flush(w);
-		if (!w->stop)
-			norm_push(w, v, k, line, col, ls, le, via);
+		if (k > 0)
+			view_add(w, v, k, line, col, ls, le, NORM_XOR);
 	}
 }
 
@@ -1009,13 +1039,10 @@ xor_view(struct scan_worker *w)
 	size_t nkeys, pos = 0, s, e, k, total = 0, tried = 0;
 	uint64_t line = 1, at = 0, ls = 0;
 
-	if (w->depth > 0 || w->strings_only || w->atoms_up || w->stop ||
-	    t == NULL || w->ftext_over || !w->eof || w->ftext_len == 0 ||
-	    !scan_xor_uses(t, w->ftext_len))
+	if (!whole_text(w) || !scan_xor_uses(t, w->ftext_len))
 		return;
 	nkeys = scan_xor_keys(t, w->ftext_len, keys, XOR_KEYS);
-	if ((w->nv == NULL && (w->nv = calloc(1, sizeof(*w->nv))) == NULL) ||
-	    (in = malloc(XOR_BLOB_MAX)) == NULL ||
+	if (nv_get(w) == NULL || (in = malloc(XOR_BLOB_MAX)) == NULL ||
 	    (out = malloc(XOR_BLOB_MAX)) == NULL) {
 		w->nomem = w->stop = 1;
 		goto out;
@@ -1058,13 +1085,10 @@ alias_window(struct scan_worker *w, const struct alias_set *as,
     uint64_t s, uint64_t e, uint64_t line, uint64_t col, char *v,
     char *prev)
 {
-	struct scan_normview *nv = w->nv;
 	unsigned alt, nalt = scan_alias_alts(as);
 	size_t k, pk = 0;
 
 	for (alt = 0; alt < nalt && !w->stop; alt++) {
-		unsigned via = NORM_ALIAS, nvia = 0;
-
 		k = scan_alias_line(as, alt, w->ftext + s, (size_t)(e - s), v,
 		    ALIAS_VIEW);
 		if (k == 0)
@@ -1073,20 +1097,7 @@ alias_window(struct scan_worker *w, const struct alias_set *as,
 			continue; /* no name on it has this many targets */
 		memcpy(prev, v, k);
 		pk = k;
-		/* The view read as the normalised view reads a line. */
-		if (k <= NORM_WINDOW) {
-			size_t m = scan_norm_line(v, k, nv->out, nv->tmp, &nvia);
-
-			if (nvia != 0) {
-				memcpy(v, nv->out, m);
-				k = m;
-				via |= nvia;
-			}
-		}
-		if (nv->len + k + 1 > NORM_BATCH || nv->n == NORM_LINES)
-			norm_flush(w);
-		if (!w->stop)
-			norm_push(w, v, k, line, col, s, e, via);
+		view_add(w, v, k, line, col, s, e, NORM_ALIAS);
 	}
 }
 
@@ -1104,34 +1115,19 @@ alias_view(struct scan_worker *w)
 	char *v = NULL, *prev = NULL;
 	uint64_t ls = 0, line = 1;
 
-	if (w->depth > 0 || w->strings_only || w->atoms_up || w->stop ||
-	    w->ftext == NULL || w->ftext_over || !w->eof || w->ftext_len == 0)
+	if (!whole_text(w))
 		return;
-	if (w->nv != NULL && w->nv->ndefs > 0) {
-		/* The definitions are read from the normalised lines too (a
-		 * name's line in the view is where it is used, in ftext). */
-		size_t n = w->ftext_len + 1 + w->nv->ndefs;
-		char *t = malloc(n);
-
-		if (t == NULL) {
-			w->nomem = w->stop = 1;
-			return;
-		}
-		memcpy(t, w->ftext, w->ftext_len);
-		t[w->ftext_len] = '\n';
-		memcpy(t + w->ftext_len + 1, w->nv->defs, w->nv->ndefs);
-		as = scan_alias_collect(t, n);
-		free(t);
-	} else
-		as = scan_alias_collect(w->ftext, w->ftext_len);
-	if (as == NULL) {
+	/* The definitions are read from the normalised lines too (the lines
+	 * that use a name are read in ftext). */
+	if ((as = scan_alias_collect(w->ftext, w->ftext_len)) == NULL ||
+	    (w->nv != NULL && w->nv->ndefs > 0 &&
+	    scan_alias_read(as, w->nv->defs, w->nv->ndefs) < 0)) {
 		w->nomem = w->stop = 1;
-		return;
+		goto out;
 	}
 	if (scan_alias_count(as) == 0)
 		goto out;
-	if ((w->nv == NULL && (w->nv = calloc(1, sizeof(*w->nv))) == NULL) ||
-	    (v = malloc(ALIAS_VIEW)) == NULL ||
+	if (nv_get(w) == NULL || (v = malloc(ALIAS_VIEW)) == NULL ||
 	    (prev = malloc(ALIAS_VIEW)) == NULL) {
 		w->nomem = w->stop = 1;
 		goto out;
