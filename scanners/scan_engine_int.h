@@ -38,6 +38,8 @@
 
 /* Bytes of the previous chunk kept in front of the next one. */
 #define KEEP (2 * AL_SCAN_WINDOW)
+/* Atom hits held per file before each rule's span is read instead. */
+#define DEFER_HITS 4096u
 
 /* What a Hyperscan expression stands for. */
 enum {
@@ -173,6 +175,19 @@ struct scan_worker {
 	int atoms_up;
 	int views_flushing;       /* its child reads views (atoms_up) */
 	int report_atoms;         /* atoms are findings too (rules test) */
+	/* Atom hits held until the file's end: an atom counts only where a
+	 * condition can be met, so it is confirmed only there (defer_*).
+	 * Per rule: its first and last hit (UINT64_MAX: none) and one of its
+	 * expressions; the rules held, and their tags. */
+	uint64_t *dfirst, *dlast;
+	unsigned *did;
+	unsigned *drules;
+	size_t ndrules;
+	uint64_t dtags;
+	struct hit *dhits;        /* the held hits, DEFER_HITS at most */
+	size_t ndhits;
+	int dhits_over;           /* more: each rule's span is read */
+	int deferring;            /* hits of atoms are held for this file */
 };
 
 /* ---- findings (scan_finding.c) ------------------------------------------- */

@@ -1060,6 +1060,89 @@ START_TEST(blob_across_chunk_boundary)
 }
 END_TEST
 
+/*
+ * Atoms are held to the file's end and confirmed only where a condition
+ * can be met (scan_worker.c, "atoms held to the file's end"): the
+ * condition is found, on the right lines, in a file that fits the buffer,
+ * one that slides out of it, one longer than the kept text, and one with
+ * more held hits than are listed; atoms alone report nothing.
+ */
+static const char flow_rules[] =
+    "rules:\n"
+    "  - id: atom.env\n"
+    "    title: the environment\n"
+    "    category: exfiltration\n"
+    "    atom: [env]\n"
+    "    pattern: '\\bENVALL\\b'\n"
+    "    description: D\n"
+    "  - id: atom.send\n"
+    "    title: a send\n"
+    "    category: exfiltration\n"
+    "    atom: [send]\n"
+    "    pattern: '\\bSEND\\('\n"
+    "    description: D\n"
+    "  - id: both\n"
+    "    title: env and send\n"
+    "    category: exfiltration\n"
+    "    severity: high\n"
+    "    all: [env, send]\n"
+    "    description: D\n";
+
+/* A text of n bytes in lines of 50: line 2 holds ENVALL (k times over
+ * the first k lines from line 2), the last line SEND(x). */
+static char *
+flow_text(size_t n, size_t k)
+{
+	char *t = malloc(n);
+	size_t i;
+
+	ck_assert_ptr_nonnull(t);
+	for (i = 0; i < n; i++)
+		t[i] = i % 50 == 49 ? '\n' : ' ';
+	for (i = 0; i < k; i++)
+		memcpy(t + 50 * (i + 1), "x = ENVALL", 10);
+	memcpy(t + (n / 50 - 1) * 50, "SEND(x)", 7);
+	return t;
+}
+
+START_TEST(atoms_held_to_the_end)
+{
+	static const size_t sizes[] = {4000, AL_SCAN_CHUNK + 300000,
+	    AL_FLOW_TEXT_MAX + 200000};
+	struct tu_scanner fs;
+	struct finding_list fl;
+	const struct finding *f;
+	char *t;
+	size_t i;
+
+	tu_scanner_init(&fs, flow_rules);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		t = flow_text(sizes[i] / 50 * 50, 1);
+		tu_scan(&fs, "a.py", t, sizes[i] / 50 * 50, &fl);
+		f = tu_first(&fl, "both");
+		ck_assert_msg(f != NULL, "size %zu", sizes[i]);
+		ck_assert_uint_eq(f->line, sizes[i] / 50);
+		ck_assert_uint_eq(fl.n, 1); /* the atoms are no findings */
+		finding_list_free(&fl);
+		/* Without the send, nothing. */
+		memcpy(t + (sizes[i] / 50 - 1) * 50, "XXXX", 4);
+		tu_scan(&fs, "a.py", t, sizes[i] / 50 * 50, &fl);
+		ck_assert_uint_eq(fl.n, 0);
+		finding_list_free(&fl);
+		free(t);
+	}
+	/* More held hits than the list holds: each rule's span is read. */
+	t = flow_text(50 * 6000, 5000);
+	tu_scan(&fs, "a.py", t, 50 * 6000, &fl);
+	f = tu_first(&fl, "both");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->line, 6000);
+	finding_list_free(&fl);
+	free(t);
+	tu_scanner_free(&fs);
+}
+END_TEST
+
 static Suite *
 engine_suite(void)
 {
@@ -1104,6 +1187,7 @@ engine_suite(void)
 	tcase_add_test(tc, normalised_view);
 	tcase_add_test(tc, alias_view);
 	tcase_add_test(tc, xor_view);
+	tcase_add_test(tc, atoms_held_to_the_end);
 	tcase_add_test(tc, base64_of_utf16);
 	tcase_add_test(tc, base64_of_zlib);
 	tcase_add_test(tc, pickles);

@@ -90,6 +90,11 @@ scan_worker_free(struct scan_worker *w)
 	free(w->nv);
 	free(w->atoms);
 	free(w->ftext);
+	free(w->dfirst);
+	free(w->dlast);
+	free(w->did);
+	free(w->drules);
+	free(w->dhits);
 	free(w);
 }
 
@@ -235,15 +240,22 @@ scan_worker_new(struct scan_worker **out, const struct scan_engine *e)
 	w->glob_memo = malloc(e->nglobs ? e->nglobs : 1);
 	w->pending = calloc(AL_MAX_PENDING_HITS, sizeof(*w->pending));
 	w->dec = malloc(scan_decoded_max(AL_DECODE_MAX_BLOB));
+	w->dfirst = malloc(nr * sizeof(*w->dfirst));
+	w->dlast = calloc(nr, sizeof(*w->dlast));
+	w->did = calloc(nr, sizeof(*w->did));
+	w->drules = calloc(nr, sizeof(*w->drules));
+	w->dhits = calloc(DEFER_HITS, sizeof(*w->dhits));
 	if (!w->md || !w->md_allow || !w->mctx || !w->mctx_allow || !w->jit ||
 	    !w->buf ||
 	    !w->last_end || !w->last_line || !w->done || !w->active ||
 	    !w->glob_memo ||
 	    !w->pending ||
-	    !w->dec) {
+	    !w->dec || !w->dfirst || !w->dlast || !w->did || !w->drules ||
+	    !w->dhits) {
 		scan_worker_free(w);
 		return al_err_set(AL_ENOMEM, "out of memory");
 	}
+	memset(w->dfirst, 0xff, nr * sizeof(*w->dfirst));
 	pcre2_set_match_limit(w->mctx, AL_PCRE2_MATCH_LIMIT);
 	pcre2_set_depth_limit(w->mctx, AL_PCRE2_DEPTH_LIMIT);
 	pcre2_jit_stack_assign(w->mctx, NULL, w->jit);
@@ -378,7 +390,21 @@ secret_counts(struct scan_worker *w, const struct rule *r, const char *sec,
 	return 1;
 }
 
+/* The most bytes a match of rule ri spans, as far as a hit is confirmed. */
+static uint64_t
+eng_width(const struct scan_worker *w, size_t ri)
+{
+	const struct rule *r = w->e->rs->rules[ri];
+
+	return r->max_width < AL_SCAN_WINDOW ? r->max_width : AL_SCAN_WINDOW;
+}
+
 /* ---- the second stage (scan_flow.h) ---------------------------------- */
+
+static void defer_drop(struct scan_worker *w);
+static void defer_resolve(struct scan_worker *w, size_t len, int whole);
+static int cond_possible(const struct scan_worker *w, uint64_t t);
+static uint64_t atom_tags(const struct scan_worker *w);
 
 /* Does the file have conditions to decide (and so atoms to keep)? */
 static int
@@ -435,6 +461,10 @@ ftext_keep(struct scan_worker *w, const char *p, size_t n)
 	if (!(flow_on(w) || views_on(w)) || w->ftext_over || n == 0)
 		return;
 	if (w->ftext_len + n > AL_FLOW_TEXT_MAX) {
+		/* From here on atoms are confirmed as they come. */
+		if (w->ndrules > 0)
+			defer_resolve(w, w->ftext_len, 0);
+		w->deferring = 0;
 		w->ftext_over = 1;
 		return;
 	}
@@ -587,6 +617,8 @@ flow_decide(struct scan_worker *w)
 		    "decided", AL_FLOW_MAX_ATOMS);
 		return;
 	}
+	if (!cond_possible(w, atom_tags(w)))
+		return;
 	if ((cv = malloc(e->ncond * sizeof(*cv))) == NULL) {
 		w->nomem = w->stop = 1;
 		return;
@@ -675,7 +707,7 @@ emit(struct scan_worker *w, size_t ri, uint64_t s, uint64_t t, uint64_t sec_s,
  * frequent hits cost no more than one pass of the regex over the file.
  */
 static void
-confirm(struct scan_worker *w, unsigned id, uint64_t end)
+confirm_from(struct scan_worker *w, unsigned id, uint64_t from, uint64_t end)
 {
 	const struct scan_engine *e = w->e;
 	size_t ri = e->expr_rule[id];
@@ -683,8 +715,7 @@ confirm(struct scan_worker *w, unsigned id, uint64_t end)
 	int kw = e->expr_kw[id] == EXPR_KEYWORD;
 	uint64_t buf_end = w->buf_off + w->buf_len, ws, we, pos;
 	const char *base = w->buf - w->buf_off;
-	uint64_t width = r->max_width < AL_SCAN_WINDOW ? r->max_width :
-	    AL_SCAN_WINDOW;
+	uint64_t width = eng_width(w, ri);
 	PCRE2_SIZE *ov;
 	uint32_t opts = 0;
 
@@ -706,7 +737,7 @@ confirm(struct scan_worker *w, unsigned id, uint64_t end)
 		/* A match containing the hit starts at or before it: the
 		 * search may not start later (offset limit), and matches that
 		 * start before the previous hit were found by its search. */
-		ws = end > w->buf_off + width ? end - width : w->buf_off;
+		ws = from > w->buf_off ? from : w->buf_off;
 		if (ws < w->done[ri])
 			ws = w->done[ri];
 		we = end + width < buf_end ? end + width : buf_end;
@@ -759,6 +790,225 @@ confirm(struct scan_worker *w, unsigned id, uint64_t end)
 		    check_passes(w, r, s, t))
 			emit(w, ri, s, t, sec_s, sec_e);
 	}
+}
+
+/* A hit of expression id ending at end: the rule's matches that contain
+ * it start at most its width (capped) before. */
+static void
+confirm(struct scan_worker *w, unsigned id, uint64_t end)
+{
+	uint64_t width = eng_width(w, w->e->expr_rule[id]);
+
+	confirm_from(w, id, end > width ? end - width : 0, end);
+}
+
+/* ---- atoms held to the file's end -------------------------------------- */
+
+/*
+ * An atom is no finding by itself: it counts only where a condition can be
+ * met, that is where the file has atoms of every tag some condition needs.
+ * So its hits are held, not confirmed (a hit is a candidate: a match
+ * contains a hit of one of its rule's expressions). At the file's end, if
+ * the tags of the held rules and of the atoms the views found can meet a
+ * condition, the held hits are confirmed as they would have been when
+ * they came, in the kept text; elsewhere they are dropped. Past
+ * DEFER_HITS hits, or when the text goes past the kept cap, each held
+ * rule's matches are found from its width before its first hit to its
+ * last (every match that contains a hit lies there), and a file longer
+ * than the cap has its later atoms confirmed as they come.
+ */
+static void
+defer_hit(struct scan_worker *w, size_t ri, unsigned id, uint64_t to)
+{
+	if (w->dfirst[ri] == UINT64_MAX) {
+		w->dfirst[ri] = w->dlast[ri] = to;
+		w->did[ri] = id;
+		w->drules[w->ndrules++] = (unsigned)ri;
+		w->dtags |= w->e->rs->rules[ri]->tag_bits;
+	} else {
+		if (to < w->dfirst[ri])
+			w->dfirst[ri] = to;
+		if (to > w->dlast[ri])
+			w->dlast[ri] = to;
+	}
+	if (w->ndhits < DEFER_HITS) {
+		w->dhits[w->ndhits].id = id;
+		w->dhits[w->ndhits++].end = to;
+	} else {
+		w->dhits_over = 1;
+	}
+}
+
+/* Forgets the held hits. */
+static void
+defer_drop(struct scan_worker *w)
+{
+	size_t k;
+
+	for (k = 0; k < w->ndrules; k++)
+		w->dfirst[w->drules[k]] = UINT64_MAX;
+	w->ndrules = 0;
+	w->dtags = 0;
+	w->ndhits = 0;
+	w->dhits_over = 0;
+}
+
+/* The buffer and cursor, while the kept text stands in for the buffer. */
+struct bufstate {
+	char *buf;
+	uint64_t off, bl, bc, ca, cl, cc;
+	size_t n;
+	int bol, eof;
+	unsigned char prev;
+};
+
+/* Reads the first len bytes of the kept text as the buffer (whole: they
+ * are the file's whole text); text_out puts the buffer back. */
+static void
+text_in(struct scan_worker *w, struct bufstate *b, size_t len, int whole)
+{
+	b->buf = w->buf;
+	b->off = w->buf_off;
+	b->n = w->buf_len;
+	b->bol = w->bol_at_start;
+	b->prev = w->prev_byte;
+	b->bl = w->base_line;
+	b->bc = w->base_col;
+	b->ca = w->cur_abs;
+	b->cl = w->cur_line;
+	b->cc = w->cur_col;
+	b->eof = w->eof;
+	w->buf = w->ftext;
+	w->buf_off = 0;
+	w->buf_len = len;
+	w->bol_at_start = 1;
+	w->prev_byte = 0;
+	w->base_line = w->cur_line = 1;
+	w->base_col = w->cur_col = 0;
+	w->cur_abs = 0;
+	w->eof = whole;
+}
+
+static void
+text_out(struct scan_worker *w, const struct bufstate *b)
+{
+	w->buf = b->buf;
+	w->buf_off = b->off;
+	w->buf_len = b->n;
+	w->bol_at_start = b->bol;
+	w->prev_byte = b->prev;
+	w->base_line = b->bl;
+	w->base_col = b->bc;
+	w->cur_abs = b->ca;
+	w->cur_line = b->cl;
+	w->cur_col = b->cc;
+	w->eof = b->eof;
+}
+
+static int
+cmp_hit(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/*
+ * Confirms the held hits. The kept text holds the file's first len bytes
+ * (whole: all of it); what has left the buffer is read there. At the
+ * file's end (whole), each hit as it came, or each rule's span; when the
+ * text goes past its cap (not whole), each rule's span, the part that has
+ * left the buffer in the text and the rest in the buffer, which has what
+ * follows.
+ */
+static void
+defer_resolve(struct scan_worker *w, size_t len, int whole)
+{
+	struct bufstate b = {0};
+	size_t k;
+
+	if (whole && !w->dhits_over) {
+		int swap = w->buf_off > 0;
+
+		if (swap)
+			text_in(w, &b, len, 1);
+		qsort(w->dhits, w->ndhits, sizeof(*w->dhits), cmp_hit);
+		for (k = 0; k < w->ndhits && !w->stop; k++)
+			confirm(w, w->dhits[k].id, w->dhits[k].end);
+		if (swap)
+			text_out(w, &b);
+		defer_drop(w);
+		return;
+	}
+	for (k = 0; k < w->ndrules && !w->stop; k++) {
+		unsigned ri = w->drules[k], id = w->did[ri];
+		uint64_t width = eng_width(w, ri), last = w->dlast[ri];
+		uint64_t from = w->dfirst[ri] > width ?
+		    w->dfirst[ri] - width : 0;
+
+		if (whole || from < w->buf_off) {
+			uint64_t to = whole || last < w->buf_off ? last :
+			    w->buf_off - 1;
+
+			text_in(w, &b, len, whole);
+			confirm_from(w, id, from, to);
+			text_out(w, &b);
+		}
+		if (!whole && last >= w->buf_off && !w->stop)
+			confirm_from(w, id, from, last);
+	}
+	defer_drop(w);
+}
+
+/* Can atoms of the tags t meet one of the file's conditions? */
+static int
+cond_possible(const struct scan_worker *w, uint64_t t)
+{
+	const struct scan_engine *e = w->e;
+	size_t i, j;
+
+	for (i = 0; i < e->ncond; i++) {
+		const struct flow_cond *c = &e->conds[i];
+
+		if (!w->active[c->rule])
+			continue;
+		if (c->kind == FLOW_DATA) {
+			if ((t & c->from) && (t & c->to))
+				return 1;
+			continue;
+		}
+		for (j = 0; j < c->nall && (t >> c->all[j] & 1); j++)
+			;
+		if (j == c->nall)
+			return 1;
+	}
+	return 0;
+}
+
+/* The tags of the atoms found so far. */
+static uint64_t
+atom_tags(const struct scan_worker *w)
+{
+	uint64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < w->natoms; i++)
+		t |= w->atoms[i].tags;
+	return t;
+}
+
+/* At the file's end: the held hits confirmed where a condition can be met,
+ * dropped elsewhere. */
+static void
+defer_end(struct scan_worker *w)
+{
+	if (w->ndrules == 0)
+		return;
+	if (!w->stop && !w->ftext_over &&
+	    cond_possible(w, w->dtags | atom_tags(w)))
+		defer_resolve(w, w->ftext_len, w->eof);
+	else
+		defer_drop(w);
 }
 
 /* ---- the normalised view ---------------------------------------------- */
@@ -1164,7 +1414,7 @@ on_hit(unsigned int id, unsigned long long from, unsigned long long to,
 	struct scan_worker *w = ctx;
 	const struct rule *r = w->e->rs->rules[w->e->expr_rule[id]];
 	uint64_t la = w->e->expr_kw[id] == EXPR_KEYWORD ? AL_SCAN_WINDOW :
-	    (r->max_width < AL_SCAN_WINDOW ? r->max_width : AL_SCAN_WINDOW);
+	    eng_width(w, w->e->expr_rule[id]);
 
 	(void)from;
 	(void)flags;
@@ -1176,6 +1426,10 @@ on_hit(unsigned int id, unsigned long long from, unsigned long long to,
 	}
 	if (!w->active[w->e->expr_rule[id]])
 		return 0;
+	if (w->deferring && r->atom && w->e->expr_kw[id] != EXPR_KEYWORD) {
+		defer_hit(w, w->e->expr_rule[id], id, to);
+		return 0;
+	}
 	if (w->eof || to + la <= w->buf_off + w->buf_len) {
 		confirm(w, id, to);
 	} else if (w->npending < AL_MAX_PENDING_HITS) {
@@ -1328,6 +1582,8 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	w->atoms_over = 0;
 	w->ftext_len = 0;
 	w->ftext_over = 0;
+	defer_drop(w);
+	w->deferring = flow_on(w) && !w->report_atoms;
 	if (w->nv != NULL) {
 		w->nv->done = 0;
 		w->nv->npending = w->nv->n = w->nv->len = w->nv->ndefs = 0;
@@ -1887,6 +2143,7 @@ next:
 	norm_flush(w);
 	alias_view(w);
 	xor_view(w);
+	defer_end(w);
 	flow_decide(w);
 	if (w->nomem || eng_finish_file(w) < 0)
 		return al_err_set(AL_ENOMEM, "out of memory");
