@@ -199,4 +199,13 @@
 #define AL_DECODE_MAX_FILE (64u << 10)
 #endif
 
+/*
+ * 1 only in the build `make bench` makes to measure the first stage alone
+ * (build-bench/, -DAL_FIRST_STAGE_ONLY=1): no conditions decided, no
+ * normalised, alias or XOR views. The shipped binary cannot turn them off.
+ */
+#ifndef AL_FIRST_STAGE_ONLY
+#define AL_FIRST_STAGE_ONLY 0
+#endif
+
 #endif

