@@ -33,6 +33,7 @@
 
 #include "al_limits.h"
 #include "scan_flow.h"
+#include "scan_pickle.h"
 #include "scan_engine.h"
 #include "util.h"
 
@@ -102,6 +103,8 @@ struct scan_worker {
 	pcre2_match_data *md;
 	pcre2_match_data *md_allow;
 	pcre2_match_context *mctx;      /* rule patterns: offset limit set */
+	struct pickle_walk *pickle;     /* made at the first file that may be
+	                                 * one, reset for every other */
 	pcre2_match_context *mctx_allow; /* allow regexes: no offset limit */
 	pcre2_jit_stack *jit;
 	char *buf;                /* KEEP + AL_SCAN_CHUNK bytes */

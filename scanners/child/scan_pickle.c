@@ -22,6 +22,7 @@
  * underflow and a missing MARK are tolerated (the walk goes on with an
  * empty stack): the walk reports more than a load would run, never less.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,7 +132,6 @@ struct slot {
 struct memo_ent {
 	uint64_t key;
 	struct slot v;
-	int used;
 };
 
 struct str_cell {
@@ -142,6 +142,11 @@ struct str_cell {
 
 enum { S_OP, S_FIX, S_DATA, S_LINE };
 
+/* Made for every file that starts like a pickle (many text files do:
+ * `c`, `i`, `(`): only the part up to `stack` is cleared; the stack, the
+ * string cells and the globals are read only where written (sn, gen,
+ * nglobals say how far), and the memo's slots only where its bitmap says
+ * they are used. */
 struct pickle_walk {
 	int state, ended, proto;
 	unsigned char op;
@@ -151,21 +156,23 @@ struct pickle_walk {
 	unsigned char fix[8];
 	size_t fix_have, fix_need;
 	uint64_t data_left;
-	unsigned char arg[ARG_KEEP], line1[ARG_KEEP];
 	size_t arg_len, line1_len;
 	uint64_t arg_total;
 	unsigned char arg_last;
 	int line;
 	/* The model. */
-	struct slot stack[STACK_MAX];
 	size_t sb, sn;
-	struct memo_ent memo[MEMO_MAX];
 	uint64_t memo_len;
-	struct str_cell cells[STR_CELLS];
+	uint64_t memo_used[MEMO_MAX / 64];
 	size_t cell_next;
 	uint32_t gen;
-	struct pickle_global globals[PICKLE_GLOBALS_MAX];
 	size_t nglobals, more;
+	/* Not cleared. */
+	struct slot stack[STACK_MAX];
+	struct memo_ent memo[MEMO_MAX];
+	struct str_cell cells[STR_CELLS];
+	struct pickle_global globals[PICKLE_GLOBALS_MAX];
+	unsigned char arg[ARG_KEEP], line1[ARG_KEEP];
 };
 
 static const struct slot other = {SL_OTHER, -1, 0};
@@ -260,11 +267,18 @@ pickle_global_class(const char *module, const char *name)
 struct pickle_walk *
 pickle_walk_new(void)
 {
-	struct pickle_walk *w = calloc(1, sizeof(*w));
+	struct pickle_walk *w = malloc(sizeof(*w));
 
 	if (w != NULL)
-		w->proto = -1;
+		pickle_walk_reset(w);
 	return w;
+}
+
+void
+pickle_walk_reset(struct pickle_walk *w)
+{
+	memset(w, 0, offsetof(struct pickle_walk, stack));
+	w->proto = -1;
 }
 
 void
@@ -350,24 +364,30 @@ memo_hash(uint64_t key)
 	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 54) & (MEMO_MAX - 1);
 }
 
+static int
+memo_in(const struct pickle_walk *w, size_t k)
+{
+	return (w->memo_used[k / 64] >> (k % 64)) & 1;
+}
+
 static void
 memo_put(struct pickle_walk *w, uint64_t key, struct slot v)
 {
 	size_t h = memo_hash(key), i, at = h;
 
 	for (i = 0; i < MEMO_PROBE; i++) {
-		struct memo_ent *e = &w->memo[(h + i) & (MEMO_MAX - 1)];
+		size_t k = (h + i) & (MEMO_MAX - 1);
 
-		if (e->used && e->key == key) {
-			e->v = v;
+		if (memo_in(w, k) && w->memo[k].key == key) {
+			w->memo[k].v = v;
 			return;
 		}
-		if (!e->used) {
-			at = (h + i) & (MEMO_MAX - 1);
+		if (!memo_in(w, k)) {
+			at = k;
 			break;
 		}
 	}
-	w->memo[at].used = 1;
+	w->memo_used[at / 64] |= 1ull << (at % 64);
 	w->memo[at].key = key;
 	w->memo[at].v = v;
 	w->memo_len++;
@@ -379,12 +399,12 @@ memo_get(const struct pickle_walk *w, uint64_t key)
 	size_t h = memo_hash(key), i;
 
 	for (i = 0; i < MEMO_PROBE; i++) {
-		const struct memo_ent *e = &w->memo[(h + i) & (MEMO_MAX - 1)];
+		size_t k = (h + i) & (MEMO_MAX - 1);
 
-		if (e->used && e->key == key)
-			return e->v;
-		if (!e->used)
+		if (!memo_in(w, k))
 			break;
+		if (w->memo[k].key == key)
+			return w->memo[k].v;
 	}
 	return other;
 }

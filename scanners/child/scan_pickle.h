@@ -6,8 +6,9 @@
  * unpickles anything.
  *
  * Trust: every byte is hostile; runs only in the scan child. One
- * allocation at pickle_walk_new (under 256 KiB), none per opcode; the
- * input may come in chunks of any size, an argument may span chunks; at
+ * allocation at pickle_walk_new (under 256 KiB), none per opcode or
+ * reset; the input may come in chunks of any size, an argument may span
+ * chunks; at
  * most 255 bytes of a string argument are kept, the rest is counted and
  * skipped.
  */
@@ -42,6 +43,9 @@ struct pickle_walk;
 /* NULL when out of memory; free with pickle_walk_free (NULL-safe). */
 struct pickle_walk *pickle_walk_new(void);
 void pickle_walk_free(struct pickle_walk *);
+/* Makes w as pickle_walk_new made it, for the next file (clears a few
+ * hundred bytes: the walk is made once per scan worker, not per file). */
+void pickle_walk_reset(struct pickle_walk *w);
 
 /*
  * Walks p[0..n). Returns 0 to keep feeding, 1 once the walk has ended: an

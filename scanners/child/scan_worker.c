@@ -66,6 +66,7 @@ scan_worker_free(struct scan_worker *w)
 	hs_free_scratch(w->scratch);
 	pcre2_match_data_free(w->md);
 	pcre2_match_data_free(w->md_allow);
+	pickle_walk_free(w->pickle);
 	pcre2_match_context_free(w->mctx);
 	pcre2_match_context_free(w->mctx_allow);
 	pcre2_jit_stack_free(w->jit);
@@ -1949,8 +1950,7 @@ pickle_done(struct scan_worker *w, struct reader *rd)
 		w->nomem = w->stop = 1;
 	else if (evidence && more > 0)
 		memset(&w->meta[eng_file_findings(w) - 1], 0, sizeof(*w->meta));
-	pickle_walk_free(rd->pk);
-	rd->pk = NULL;
+	rd->pk = NULL; /* the worker's: reset for the next file */
 }
 
 /* Reads up to n bytes of the file into dst: the count, 0 at its end, -1
@@ -2067,12 +2067,17 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	n = raw_read(w, &rd, w->buf, KEEP + AL_SCAN_CHUNK);
 	if (n > 0 && w->depth == 0 && !w->strings_only &&
 	    (pickle_start((unsigned char)w->buf[0]) || pickle_name(relpath))) {
-		if ((rd.pk = pickle_walk_new()) == NULL)
+		if (w->pickle == NULL && (w->pickle = pickle_walk_new()) ==
+		    NULL) {
 			w->nomem = w->stop = 1;
-		else if (pickle_walk_feed(rd.pk, (unsigned char *)w->buf,
-		    (size_t)n) != 0) {
-			rd.pk_cut = 1;
-			pickle_done(w, &rd);
+		} else {
+			pickle_walk_reset(w->pickle);
+			rd.pk = w->pickle;
+			if (pickle_walk_feed(rd.pk, (unsigned char *)w->buf,
+			    (size_t)n) != 0) {
+				rd.pk_cut = 1;
+				pickle_done(w, &rd);
+			}
 		}
 	}
 	if (n > 0) {

@@ -7,7 +7,9 @@
  * (whole, in two or three data-derived pieces, a byte at a time for small
  * inputs); each global has a terminated module and name of at most 127
  * bytes, an offset inside the input and the class pickle_global_class
- * gives it; at most PICKLE_GLOBALS_MAX are kept.
+ * gives it; at most PICKLE_GLOBALS_MAX are kept. One walk is made at
+ * the start and reset for every walk, as the scan worker does: a state
+ * the reset left behind would make the walks of one input differ.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,11 +20,15 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static struct pickle_walk *walker;
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
+	if ((walker = pickle_walk_new()) == NULL)
+		abort();
 	return 0;
 }
 
@@ -37,12 +43,11 @@ static void
 walk(const uint8_t *data, size_t size, size_t cut1, size_t cut2,
     size_t step, struct res *r)
 {
-	struct pickle_walk *w = pickle_walk_new();
+	struct pickle_walk *w = walker;
 	const struct pickle_global *g;
 	size_t cuts[3], at = 0, i, k;
 
-	if (w == NULL)
-		abort();
+	pickle_walk_reset(w);
 	memset(r, 0, sizeof(*r));
 	cuts[0] = cut1;
 	cuts[1] = cut2;
@@ -63,7 +68,6 @@ walk(const uint8_t *data, size_t size, size_t cut1, size_t cut2,
 	memcpy(r->g, g, r->n * sizeof(*g));
 	r->proto = pickle_walk_proto(w);
 	r->stops = pickle_walk_stops(w);
-	pickle_walk_free(w);
 	for (i = 0; i < r->n; i++) {
 		if (memchr(r->g[i].module, '\0', 128) == NULL ||
 		    memchr(r->g[i].name, '\0', 128) == NULL ||
