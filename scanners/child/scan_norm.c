@@ -376,6 +376,15 @@ skip_blank(const unsigned char *p, size_t n, size_t i)
 	return i;
 }
 
+/* The index after the last byte before i that is not a blank. */
+static size_t
+back_blank(const unsigned char *p, size_t i)
+{
+	while (i > 0 && (p[i - 1] == ' ' || p[i - 1] == '\t'))
+		i--;
+	return i;
+}
+
 /* Does the line at i start with word w (and not in the middle of one)? */
 static int
 word_at(const unsigned char *p, size_t n, size_t i, const char *w)
@@ -596,11 +605,13 @@ pass_reflect(const unsigned char *p, size_t n, unsigned char *o, unsigned *via)
 			*via |= NORM_REFLECT;
 			continue;
 		}
-		/* X['name'] -> X.name */
-		if (p[i] == '[' && i > 0 && (is_word(p[i - 1]) || p[i - 1] == ')' ||
-		    p[i - 1] == ']') &&
+		/* X['name'] and X ['name'] -> X.name */
+		if (p[i] == '[' && (j = back_blank(p, i)) > 0 &&
+		    (is_word(p[j - 1]) || p[j - 1] == ')' || p[j - 1] == ']') &&
 		    quoted_name(p, n, i + 1, 0, &s, &e, &end) &&
 		    (end = skip_blank(p, n, end)) < n && p[end] == ']') {
+			while (k > 0 && (o[k - 1] == ' ' || o[k - 1] == '\t'))
+				k--;
 			o[k++] = '.';
 			memcpy(o + k, p + s, e - s);
 			k += e - s;

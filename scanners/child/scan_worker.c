@@ -1437,6 +1437,74 @@ contraction(const struct scan_worker *w, uint64_t to)
 	    q[k] == '"');
 }
 
+/* The byte at offset `at` of the file: '\n' before its start and past
+ * its end (both end a line), -1 where it is not in the buffer (slid out,
+ * or not read yet). */
+static int
+byte_at(const struct scan_worker *w, uint64_t at)
+{
+	if (at == UINT64_MAX || (w->eof && at >= w->buf_off + w->buf_len))
+		return '\n';
+	if (at < w->buf_off || at >= w->buf_off + w->buf_len)
+		return -1;
+	return (unsigned char)w->buf[at - w->buf_off];
+}
+
+static int
+word_byte(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The first byte from `at` on (step +1) or back (step -1) that is not a
+ * blank, looking at most 16 bytes; -1 if unknown. */
+static int
+past_blanks(const struct scan_worker *w, uint64_t at, int step)
+{
+	int c = -1, i;
+
+	for (i = 0; i < 16; i++, at += (uint64_t)(int64_t)step)
+		if ((c = byte_at(w, at)) != ' ' && c != '\t')
+			return c;
+	return -1;
+}
+
+/*
+ * Does the trigger hit ending at `to` (scan_build.c, norm_checked) mark a
+ * line to read? A byte that is not in the buffer any more (or yet) counts
+ * for it: the check only saves work, it never hides a line.
+ */
+static int
+trigger_wanted(const struct scan_worker *w, unsigned kind, uint64_t to)
+{
+	int b, a, q;
+
+	switch (kind) {
+	case EXPR_TRIGGER_QUOTE:
+		return !contraction(w, to);
+	case EXPR_TRIGGER_EMPTY:
+		/* q q at to-2, to-1: touching a word before or after, not a
+		 * third quote */
+		q = byte_at(w, to - 1);
+		b = byte_at(w, to - 3);
+		a = byte_at(w, to);
+		if (b < 0 || a < 0)
+			return 1;
+		return ((word_byte(b) || b == '$') && a != q) ||
+		    (b != q && word_byte(a));
+	case EXPR_TRIGGER_MEMBER:
+		/* [ at to-2: a value before it, a quote inside it */
+		b = past_blanks(w, to - 3, -1);
+		a = past_blanks(w, to - 1, 1);
+		if (b >= 0 && !word_byte(b) && b != ')' && b != ']')
+			return 0;
+		return a < 0 || a == '\'' || a == '"';
+	default:
+		return 1;
+	}
+}
+
 static int
 on_hit(unsigned int id, unsigned long long from, unsigned long long to,
     unsigned int flags, void *ctx)
@@ -1450,14 +1518,11 @@ on_hit(unsigned int id, unsigned long long from, unsigned long long to,
 	(void)flags;
 	if (w->stop)
 		return 1;
-	if (w->e->expr_kw[id] == EXPR_TRIGGER ||
-	    (w->e->expr_kw[id] == EXPR_TRIGGER_QUOTE &&
-	    !contraction(w, to))) {
-		norm_hit(w, to);
+	if (w->e->expr_kw[id] >= EXPR_TRIGGER) {
+		if (trigger_wanted(w, w->e->expr_kw[id], to))
+			norm_hit(w, to);
 		return w->stop ? 1 : 0;
 	}
-	if (w->e->expr_kw[id] == EXPR_TRIGGER_QUOTE)
-		return 0;
 	if (!w->active[w->e->expr_rule[id]])
 		return 0;
 	if (w->deferring && r->atom && w->e->expr_kw[id] != EXPR_KEYWORD) {

@@ -134,8 +134,6 @@ cache_path(struct dynbuf *p, const char *dir, const char *key)
 static const char *const norm_triggers[] = {
 	"['\"`][ \\t]*(?:\\+|\\.\\.?|&)[ \\t]*['\"`]",
 	"['\"][ \\t]+['\"]",
-	"''",
-	"\"\"",
 	"\\\\[xX][0-9A-Fa-f]{2}",
 	"\\\\u\\{?[0-9A-Fa-f]{2}",
 	"\\\\[0-3][0-7]{2}",
@@ -145,7 +143,6 @@ static const char *const norm_triggers[] = {
 	"import_module",
 	"(?:globals|locals|vars)[ \\t]*\\([ \\t]*\\)[ \\t]*\\[",
 	"__builtins__",
-	"\\[['\"]",
 	"fromCharCode",
 	"\\[::-1\\]",
 	"\\.reverse\\(\\)\\.join\\(",
@@ -162,10 +159,27 @@ static const char *const norm_triggers[] = {
 	"\\xF0\\x9D[\\x90-\\x9F]",
 };
 
-/* A quote between two word characters: a quoted part of a shell word
- * ("cu"rl, c'ur'l, cu"rl"). English contractions (don't, it's) are let
- * go when the hit is seen (scan_worker.c, EXPR_TRIGGER_QUOTE). */
-static const char norm_quote_trigger[] = "[A-Za-z0-9_][\"'][A-Za-z0-9_]";
+/*
+ * Triggers that fire often in ordinary code, kept as plain literals (cheap
+ * for Hyperscan) and looked at when they hit (scan_worker.c, on_hit):
+ * - a quote between two word characters: a quoted part of a shell word
+ *   ("cu"rl, c'ur'l, cu"rl"), unless an English contraction (don't, it's);
+ * - an empty literal touching a word (c''url, ''curl, $''x), not one
+ *   alone (x = "") or a triple quote (""" doc);
+ * - a bracket with a literal inside, after a value: a member by a literal
+ *   name (obj['ev'+'al'], os ['system'], f()[ 'x']), not a list of
+ *   literals (= ['a', 'b']).
+ */
+static const struct {
+	const char *expr;
+	unsigned kind;
+} norm_checked[] = {
+	{"[A-Za-z0-9_][\"'][A-Za-z0-9_]", EXPR_TRIGGER_QUOTE},
+	{"''", EXPR_TRIGGER_EMPTY},
+	{"\"\"", EXPR_TRIGGER_EMPTY},
+	{"\\[['\"]", EXPR_TRIGGER_MEMBER},
+	{"\\[[ \\t]", EXPR_TRIGGER_MEMBER},
+};
 
 static hs_database_t *
 cache_load(const char *dir, const char *key)
@@ -290,7 +304,8 @@ engine_compile(struct scan_engine *e, const char *cache_dir)
 		factors_free(fac, rs->nrules);
 		return 0;
 	}
-	cap += sizeof(norm_triggers) / sizeof(norm_triggers[0]) + 1;
+	cap += sizeof(norm_triggers) / sizeof(norm_triggers[0]) +
+	    sizeof(norm_checked) / sizeof(norm_checked[0]);
 	exprs = calloc(cap, sizeof(*exprs));
 	owned = calloc(cap, sizeof(*owned));
 	flags = calloc(cap, sizeof(*flags));
@@ -347,11 +362,12 @@ engine_compile(struct scan_engine *e, const char *cache_dir)
 		ids[n] = (unsigned)n;
 		n++;
 	}
-	if (!AL_FIRST_STAGE_ONLY) {
-		exprs[n] = norm_quote_trigger;
+	for (i = 0; i < sizeof(norm_checked) / sizeof(norm_checked[0]) &&
+	    !AL_FIRST_STAGE_ONLY; i++) {
+		exprs[n] = norm_checked[i].expr;
 		flags[n] = 0;
 		e->expr_rule[n] = 0;
-		e->expr_kw[n] = EXPR_TRIGGER_QUOTE;
+		e->expr_kw[n] = norm_checked[i].kind;
 		ids[n] = (unsigned)n;
 		n++;
 	}
