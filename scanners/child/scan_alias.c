@@ -999,6 +999,12 @@ def_command_alias(struct reader *r, struct cur *c)
 			r->nomem = 1;
 		return 1;
 	}
+	/* Set-Alias, New-Alias, sal, nal: most statements start otherwise */
+	if (c->i >= c->n || ((c->p[c->i] | 0x20) != 's' &&
+	    (c->p[c->i] | 0x20) != 'n')) {
+		*c = d;
+		return 0;
+	}
 	if (!((c->n - c->i >= 10 && (strncasecmp(c->p + c->i, "Set-Alias ", 10) ==
 	    0 || strncasecmp(c->p + c->i, "New-Alias ", 10) == 0)) ||
 	    (c->n - c->i >= 4 && (strncasecmp(c->p + c->i, "sal ", 4) == 0 ||
