@@ -890,7 +890,8 @@ def_assign(struct reader *r, struct cur *c)
 	/* const, export readonly, ...: any number of them (a statement
 	 * starting with none of their first letters is not tried) */
 	while (c->i < c->n && memchr("clvmoerdsfat", c->p[c->i], 12) != NULL) {
-		for (i = 0; i < NELEM(decl) && !word(c, decl[i]); i++)
+		for (i = 0; i < NELEM(decl) && (decl[i][0] != c->p[c->i] ||
+		    !word(c, decl[i])); i++)
 			;
 		if (i == NELEM(decl))
 			break;
