@@ -514,26 +514,77 @@ name_value(const char *t, size_t n, size_t i, struct xor_key *keys,
 	}
 }
 
-/* The literals given to the names of nm (to any name if nm is NULL). */
+/* The name whose value may follow the `=` or `:` at p: the word [*s, *e)
+ * that ends before it, blanks apart. 0 if there is none. */
+static int
+name_before(const char *t, size_t p, size_t *s, size_t *e)
+{
+	size_t b;
+
+	while (p > 0 && is_blank((unsigned char)t[p - 1]))
+		p--;
+	for (b = p; b > 0 && is_word((unsigned char)t[b - 1]); b--)
+		;
+	*s = b;
+	*e = p;
+	return b < p;
+}
+
+/* The next `=` or `:` at or after from (n if none); next[0] and next[1]
+ * hold the last ones found of each (SIZE_MAX: not looked for yet). */
+static size_t
+next_op(const char *t, size_t n, size_t from, size_t next[2])
+{
+	static const char ops[2] = {'=', ':'};
+	size_t k;
+
+	for (k = 0; k < 2; k++)
+		if (next[k] < from || next[k] == SIZE_MAX) {
+			const char *q = memchr(t + from, ops[k], n - from);
+
+			next[k] = q ? (size_t)(q - t) : n;
+		}
+	return next[0] < next[1] ? next[0] : next[1];
+}
+
+/*
+ * The literals given to names, in one pass over the text: those given to
+ * the names of nm first (in order), then those given to any name, up to
+ * max keys in all, distinct. A name is found from the `=` or `:` after it
+ * (name_value says which forms give a value), so only those bytes are
+ * looked at, not every word.
+ */
 static void
 named_values(const char *t, size_t n, const struct names *nm,
     struct xor_key *keys, size_t *nk, size_t max)
 {
-	size_t i, e;
+	struct xor_key other[2 * XOR_KEYS], one;
+	size_t p, s, e, no = 0, n1, k, next[2] = {SIZE_MAX, SIZE_MAX};
+	int more = 1; /* other keys still wanted */
 
-	for (i = 0; i < n && *nk < max;) {
-		if (!is_word((unsigned char)t[i]) ||
-		    (i > 0 && is_word((unsigned char)t[i - 1]))) {
-			i++;
+	for (p = next_op(t, n, 0, next); p < n && *nk < max;
+	    p = next_op(t, n, p + 1, next)) {
+		/* a name is reached from the first operator after it: one
+		 * after another (==, :=) has no word before it */
+		if (!name_before(t, p, &s, &e))
+			continue;
+		n1 = 0;
+		if (nm->n > 0 && e - s <= NAME_MAX_LEN &&
+		    names_has(nm, t, s, e - s)) {
+			name_value(t, n, e, keys, nk, max);
+			/* its value is among the others too: the second pass
+			 * of the rule (any name) would have found it there */
 			continue;
 		}
-		for (e = i; e < n && is_word((unsigned char)t[e]); e++)
-			;
-		if (nm == NULL || (e - i <= NAME_MAX_LEN &&
-		    names_has(nm, t, i, e - i)))
-			name_value(t, n, e, keys, nk, max);
-		i = e;
+		if (!more)
+			continue;
+		name_value(t, n, e, &one, &n1, 1);
+		if (n1 == 1)
+			key_add(other, &no, 2 * XOR_KEYS, one.k, one.n);
+		more = no < 2 * XOR_KEYS;
 	}
+	for (k = 0; k < no; k++)
+		key_add(keys, nk, max, other[k].k, other[k].n);
 }
 
 size_t
@@ -560,9 +611,7 @@ scan_xor_keys(const char *t, size_t n, struct xor_key *keys, size_t max)
 	/* The values given to those names, anywhere in the text; then any
 	 * literal given a name: a key passed to the function that XORs as an
 	 * argument ($salt, $Key) is a literal some name holds. */
-	if (nm.n > 0)
-		named_values(t, n, &nm, keys, &nk, max);
-	named_values(t, n, NULL, keys, &nk, max);
+	named_values(t, n, &nm, keys, &nk, max);
 	return nk;
 }
 
