@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bytes16.h"
 #include "scan_alias.h"
 
 enum { AK_NAME = 1, AK_VAR, AK_CMD };
@@ -991,7 +992,7 @@ def_command_alias(struct reader *r, struct cur *c)
 	size_t s, l, tl, vs;
 	struct cur d = *c;
 
-	if (word(c, "alias")) {
+	if (c->i < c->n && c->p[c->i] == 'a' && word(c, "alias")) {
 		if ((l = ident(c, &s)) == 0 || !lit(c, '=') ||
 		    (tl = shell_word(c, t)) == 0)
 			return 1;
@@ -1047,8 +1048,12 @@ def_line(struct reader *r, const char *p, size_t n)
 {
 	struct cur c = {p, 0, n};
 	size_t s, l, ms, ml;
+	char ch;
 
 	ws(&c);
+	/* word() is tried only where its first letter is: most statements
+	 * start with none of them */
+	ch = c.i < c.n ? c.p[c.i] : '\0';
 	if (r->from_block) {
 		from_names(r, &c);
 		return;
@@ -1072,7 +1077,7 @@ def_line(struct reader *r, const char *p, size_t n)
 		}
 		return;
 	}
-	if (word(&c, "from")) {
+	if (ch == 'f' && word(&c, "from")) {
 		/* from X import a as b, (c, d) */
 		if ((r->from_len = dotted(&c, r->from)) == 0 ||
 		    !word(&c, "import"))
@@ -1082,12 +1087,12 @@ def_line(struct reader *r, const char *p, size_t n)
 		from_names(r, &c);
 		return;
 	}
-	if (word(&c, "import")) {
+	if (ch == 'i' && word(&c, "import")) {
 		def_import(r, &c);
 		return;
 	}
 	/* use std::process::Command as C; (Rust) */
-	if (word(&c, "use")) {
+	if (ch == 'u' && word(&c, "use")) {
 		char t[ALIAS_TARGET_MAX + 1];
 
 		if ((l = dotted(&c, t)) > 0 && word(&c, "as") &&
@@ -1104,37 +1109,56 @@ def_line(struct reader *r, const char *p, size_t n)
 	def_assign(r, &c);
 }
 
-/* The bytes the statement splitter looks at. */
+/* The bytes the statement splitter looks at: most bytes are none. */
+static const char stmt_bytes[] = "\\'\"`;";
 static const unsigned char stmt_byte[256] = {
 	['\\'] = 1, ['\''] = 1, ['"'] = 1, ['`'] = 1, [';'] = 1,
 };
 
-/* A line's statements: split at each `;` outside quotes. */
+/* A line's statements: split at each `;` outside quotes. The bytes that
+ * matter are found 16 at a time (bytes16.h); next is the first byte not
+ * looked at yet (one after a backslash in quotes is skipped). */
 static void
 defs(struct reader *r, const char *p, size_t n)
 {
-	size_t s = 0, i;
+	const unsigned char *u = (const unsigned char *)p;
+	size_t s = 0, i = 0, j, next = 0;
+	unsigned m;
 	char q = 0;
 
-	for (i = 0; i < n && !r->nomem; i++) {
-		/* Most bytes are none of \\ ' " ` ; */
-		while (i < n && !stmt_byte[(unsigned char)p[i]])
-			i++;
-		if (i == n)
+	for (;;) {
+		if (i + 16 <= n) {
+			m = al_bytes16(u + i, stmt_bytes, 5);
+		} else if (i < n) {
+			/* the tail, one byte at a time */
+			for (m = 0, j = i; j < n; j++)
+				m |= (unsigned)stmt_byte[u[j]] << (j - i);
+		} else {
 			break;
-		if (q != 0) {
-			if (p[i] == '\\')
-				i++;
-			else if (p[i] == q)
-				q = 0;
-		} else if (p[i] == '\'' || p[i] == '"' || p[i] == '`') {
-			q = p[i];
-		} else if (p[i] == ';') {
-			def_line(r, p + s, i - s);
-			s = i + 1;
 		}
+		while (m != 0 && !r->nomem) {
+			j = i + al_low_bit(m);
+			m &= m - 1;
+			if (j < next)
+				continue;
+			next = j + 1;
+			if (q != 0) {
+				if (p[j] == '\\')
+					next = j + 2;
+				else if (p[j] == q)
+					q = 0;
+			} else if (p[j] == '\'' || p[j] == '"' || p[j] == '`') {
+				q = p[j];
+			} else if (p[j] == ';') {
+				def_line(r, p + s, j - s);
+				s = j + 1;
+			}
+		}
+		if (r->nomem)
+			return;
+		i += 16;
 	}
-	if (s < n && !r->nomem)
+	if (s < n)
 		def_line(r, p + s, n - s);
 }
 

@@ -40,13 +40,11 @@
 #include <unistd.h>
 
 #include <hs.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 #include <openssl/evp.h>
 #include <pcre2.h>
 
 #include "al_limits.h"
+#include "bytes16.h"
 #include "err.h"
 #include "scan_alias.h"
 #include "scan_check.h"
@@ -1547,8 +1545,8 @@ qtrig_at(struct scan_worker *w, uint64_t q)
 }
 
 /* The frequent triggers that end at or before `to` and whose bytes are
- * in the buffer, in file order. Their bytes are found 16 at a time where
- * the machine can (SSE2 is part of x86-64), else one at a time. */
+ * in the buffer, in file order; their bytes are found 16 at a time
+ * (bytes16.h). */
 static void
 qtrig_run(struct scan_worker *w, uint64_t to)
 {
@@ -1563,25 +1561,14 @@ qtrig_run(struct scan_worker *w, uint64_t to)
 		return;
 	lim--;
 	q = w->qscan > w->buf_off ? w->qscan : w->buf_off;
-#ifdef __SSE2__
-	{
-		const __m128i sq = _mm_set1_epi8('\''), dq = _mm_set1_epi8('"'),
-		    br = _mm_set1_epi8('[');
+	for (; q + 16 <= lim && !w->stop; q += 16) {
+		unsigned m = al_bytes16(base + q, "'\"[", 3);
 
-		for (; q + 16 <= lim && !w->stop; q += 16) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)
-			    (base + q));
-			unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-			    _mm_or_si128(_mm_cmpeq_epi8(v, sq),
-			    _mm_cmpeq_epi8(v, dq)), _mm_cmpeq_epi8(v, br)));
-
-			while (m != 0 && !w->stop) {
-				qtrig_at(w, q + (unsigned)__builtin_ctz(m));
-				m &= m - 1;
-			}
+		while (m != 0 && !w->stop) {
+			qtrig_at(w, q + al_low_bit(m));
+			m &= m - 1;
 		}
 	}
-#endif
 	for (; q < lim && !w->stop; q++)
 		if (base[q] == '\'' || base[q] == '"' || base[q] == '[')
 			qtrig_at(w, q);
