@@ -118,6 +118,8 @@ struct scan_worker {
 	uint64_t *done;
 	unsigned char *active;    /* per rule: applies to this file */
 	signed char *glob_memo;   /* per distinct glob: -1 unknown, 0, 1 */
+	int memo_kept;            /* glob_memo was given for the next file's
+	                           * path (eng_scan_nested: the same path) */
 	struct hit *pending;
 	size_t npending;
 	struct span *spans;

@@ -1764,7 +1764,9 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	memset(w->last_line, 0, rs->nrules * sizeof(*w->last_line));
 	memset(w->done, 0, rs->nrules * sizeof(*w->done));
 	memset(w->active, 1, rs->nrules);
-	memset(w->glob_memo, -1, w->e->nglobs);
+	if (!w->memo_kept)
+		memset(w->glob_memo, -1, w->e->nglobs);
+	w->memo_kept = 0;
 	for (i = 0; i < w->e->nscoped; i++)
 		w->active[w->e->scoped[i]] = (unsigned char)scoped_applies(w, i,
 		    relpath);
@@ -2345,6 +2347,10 @@ eng_scan_nested(struct scan_worker *w, const unsigned char *p, size_t n,
 		w->child->depth = w->depth + 1;
 	}
 	w->child->atoms_up = w->views_flushing;
+	/* The same path: the globs matched so far hold (a view batch or a
+	 * decoded blob would match every scoped rule's globs again). */
+	memcpy(w->child->glob_memo, w->glob_memo, w->e->nglobs);
+	w->child->memo_kept = 1;
 	rc = scan_source(w->child, &src, w->path, w->relpath, out, &bytes);
 	w->child->atoms_up = 0;
 	return rc;
