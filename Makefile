@@ -309,7 +309,7 @@ fuzz-build:
 fuzz: fuzz-build
 	@set -e; for f in $(FUZZERS); do \
 		mkdir -p build-fuzz/corpus/$$f; \
-		build-fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+		build-fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -reload=0 \
 			$$([ -f tests/fuzz/$$f.dict ] && echo -dict=tests/fuzz/$$f.dict) \
 			build-fuzz/corpus/$$f tests/fuzz/corpus/$${f#fuzz_}; \
 	done

@@ -403,6 +403,35 @@ START_TEST(text_not_whole_is_decided_by_lines)
 }
 END_TEST
 
+/* The tables of names and functions grow with the file: a chain of 300
+ * names and a function defined after 100 others are still followed to
+ * their end (both past several of the tables' growths). */
+START_TEST(long_chains_past_the_tables_first_room)
+{
+	size_t n = 64 * 1024, o = 0, k;
+	char *t = malloc(n);
+	struct fx x = {0};
+	const struct flow_report *r;
+
+	ck_assert_ptr_nonnull(t);
+	for (k = 0; k < 100; k++)
+		o += (size_t)snprintf(t + o, n - o,
+		    "def f%zu(a):\n    return a\n", k);
+	o += (size_t)snprintf(t + o, n - o,
+	    "def leak(p):\n    requests.post(URL, data=p)\n"
+	    "v0 = dict(os.environ)\n");
+	for (k = 0; k < 300; k++)
+		o += (size_t)snprintf(t + o, n - o, "v%zu = v%zu\n", k + 1, k);
+	o += (size_t)snprintf(t + o, n - o, "leak(v300)\n");
+	ck_assert_uint_lt(o, n - 1);
+	atom(&x, t, "dict(os.environ)", 0, BIT(T_ENV));
+	atom(&x, t, "requests.post(", 0, BIT(T_NET));
+	run(&x, "a.py", t, 1);
+	ck_assert_ptr_nonnull(r = found(&x, 0));
+	free(t);
+}
+END_TEST
+
 START_TEST(hostile_shapes)
 {
 	size_t n = 300000;
@@ -519,6 +548,7 @@ flow_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, through_assignments_and_containers);
+	tcase_add_test(tc, long_chains_past_the_tables_first_room);
 	tcase_add_test(tc, unrelated_data_is_no_flow);
 	tcase_add_test(tc, through_parameters_returns_and_callbacks);
 	tcase_add_test(tc, through_loops_and_mutators);

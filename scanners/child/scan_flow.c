@@ -96,12 +96,12 @@ struct flow {
 	int stopped;
 	uint64_t from_all, to_all; /* every condition's tags together */
 
-	struct name *names;
-	size_t nnames;
+	struct name *names;      /* grown as names come, to FLOW_MAX_NAMES */
+	size_t nnames, names_cap;
 	int *slot;               /* NAME_SLOTS: index into names, or -1 */
-	struct func *funcs;
+	struct func *funcs;      /* grown the same way, to FLOW_MAX_FUNCS */
 	int *fslot;              /* FUNC_SLOTS: index into funcs, or -1 */
-	size_t nfuncs;
+	size_t nfuncs, funcs_cap;
 	int cur_func;            /* the function being read, or -1 */
 	int report;              /* the second reading */
 	int minified;            /* most bytes are in very long lines */
@@ -136,6 +136,26 @@ name_hash(const char *s, size_t n)
 	for (i = 0; i < n; i++)
 		h = (h ^ (unsigned char)s[i]) * 16777619u;
 	return h;
+}
+
+/* The array a of *cap elements of size bytes, given room for more (twice
+ * as many, at most max): the new array with *cap updated, or NULL (a is
+ * kept) when it holds max already or memory is short. Most files name
+ * few things: the room grows with what a file has, not with the limits. */
+static void *
+grow(void *a, size_t *cap, size_t size, size_t max)
+{
+	size_t n = *cap == 0 ? 32 : *cap * 2;
+	void *m;
+
+	if (*cap >= max)
+		return NULL;
+	if (n > max)
+		n = max;
+	if ((m = realloc(a, n * size)) == NULL)
+		return NULL;
+	*cap = n;
+	return m;
 }
 
 static int
@@ -195,8 +215,14 @@ name_taint_b(struct flow *f, const char *s, size_t n, uint64_t tags,
 		nm->built |= built;
 		return k;
 	}
-	if (f->nnames >= FLOW_MAX_NAMES)
-		return -1;
+	if (f->nnames == f->names_cap) {
+		struct name *m = grow(f->names, &f->names_cap, sizeof(*m),
+		    FLOW_MAX_NAMES);
+
+		if (m == NULL)
+			return -1;
+		f->names = m;
+	}
 	k = (int)f->nnames++;
 	memcpy(f->names[k].s, s, n);
 	f->names[k].len = (unsigned char)n;
@@ -790,8 +816,14 @@ func_add(struct flow *f, const char *s, size_t n)
 	uint32_t h = name_hash(s, n) & (FUNC_SLOTS - 1);
 	struct func *fn;
 
-	if (f->nfuncs >= FLOW_MAX_FUNCS)
-		return -1;
+	if (f->nfuncs == f->funcs_cap) {
+		struct func *m = grow(f->funcs, &f->funcs_cap, sizeof(*m),
+		    FLOW_MAX_FUNCS);
+
+		if (m == NULL)
+			return -1;
+		f->funcs = m;
+	}
 	while (f->fslot[h] >= 0)
 		h = (h + 1) & (FUNC_SLOTS - 1);
 	f->fslot[h] = (int)f->nfuncs;
@@ -1962,12 +1994,9 @@ scan_flow_run(const char *text, size_t len, int whole, enum flow_lang lang,
 	if (!data || f->stopped)
 		goto out;
 	/* Only the conditions whose both halves are here are followed. */
-	f->names = calloc(FLOW_MAX_NAMES, sizeof(*f->names));
 	f->slot = malloc(NAME_SLOTS * sizeof(*f->slot));
-	f->funcs = calloc(FLOW_MAX_FUNCS, sizeof(*f->funcs));
 	f->fslot = malloc(FUNC_SLOTS * sizeof(*f->fslot));
-	if (f->names == NULL || f->slot == NULL || f->funcs == NULL ||
-	    f->fslot == NULL) {
+	if (f->slot == NULL || f->fslot == NULL) {
 		rc = -1;
 		goto out;
 	}

@@ -30,8 +30,11 @@ for f in "$@"; do
 		continue
 	fi
 	mkdir -p "build-fuzz/corpus/$f" "build-fuzz/crash/$f"
+	# -reload=0: libFuzzer otherwise lists and stats the whole corpus
+	# directory every second for inputs of other processes (there are
+	# none): with fuzz_scan's 21,000 inputs that took 40 % of the run.
 	args=(-runs="$runs" -max_len="$maxlen" -timeout=25 -print_final_stats=1
-		-artifact_prefix="build-fuzz/crash/$f/")
+		-reload=0 -artifact_prefix="build-fuzz/crash/$f/")
 	[ -n "$max" ] && args+=(-max_total_time="$max")
 	[ -f "tests/fuzz/$f.dict" ] && args+=(-dict="tests/fuzz/$f.dict")
 	# Allocation and free stacks are not recorded (a quarter of
