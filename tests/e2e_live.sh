@@ -329,8 +329,10 @@ t_woken_by_a_scan_result() {
 	local AG=$TOK
 	mk_token reviewer rev-1
 	local REV=$TOK i st
-	# Enough members that the scan outlasts the readings around the cursor.
-	many_tar many.tar 4000
+	# Enough members that the scan outlasts the readings around the cursor
+	# (about 4 s here), few enough that it ends well inside the longest
+	# wait (25 s) on a loaded machine: the scan launcher runs at nice 19.
+	many_tar many.tar 2500
 	submit "$AG" many.tar name=many.tar
 	# The cursor is read between two readings of "scanning": it holds the
 	# scan's start and not its end, so the waiter is woken by the result.
@@ -345,10 +347,10 @@ t_woken_by_a_scan_result() {
 		sleep 0.02
 	done
 	[ "$st" = scanning ] || fail "submission $SID never seen scanning"
-	poll_bg w "$REV" "after=$CUR&wait=20"
+	poll_bg w "$REV" "after=$CUR&wait=25"
 	poll_join w "$PID"
 	expect_code 200 "the waiter"
-	under "$SECS" 19 "woken by the scan's result (wait=20)"
+	under "$SECS" 24 "woken by the scan's result (wait=25)"
 	[ "$ACHG" = True ] || fail "changed: $ACHG"
 	[ "$(state_of "$SID")" = held ] || fail "the waiter was answered before the scan was recorded"
 	[ "$ACUR" = "$(last_event "$SID" scan.finish)" ] ||
