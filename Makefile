@@ -302,6 +302,10 @@ fuzz-build:
 		clang $(CPPFLAGS_ALL) -Itests/fuzz -O1 -g $(FUZZ_MODE) $(FUZZ_SAN) -pthread \
 			-o build-fuzz/$$f tests/fuzz/$$f.c build-fuzz/libairlock.a $(LIBS); \
 	done
+	@# The commit built (fuzz_long.sh records it with each run's figures).
+	@{ git rev-parse --short=12 HEAD 2>/dev/null || echo unknown; } | tr -d '\n' >build-fuzz/built-from; \
+		if git status --porcelain -- . ':!docs' 2>/dev/null | grep -q .; then \
+			printf '+changes' >>build-fuzz/built-from; fi
 
 # libFuzzer for FUZZ_SECONDS per target, seeded from tests/fuzz/corpus;
 # new inputs go to build-fuzz/corpus (copy a crash's input into the seed

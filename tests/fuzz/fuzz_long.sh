@@ -11,7 +11,11 @@
 # Output: build-fuzz/long/TARGET.log (libFuzzer's), and one line per
 # target appended to build-fuzz/long/figures.tsv and printed: target,
 # executions, seconds, executions per second, result (ok, or what ended
-# it and the input it saved), date, the input size limit. Exit status 1 if any target failed.
+# it and the input it saved), date, the input size limit, and the commit
+# the targets were built from (build-fuzz/built-from, written by make
+# fuzz-build; "+changes" when the working tree's code differed from it), so
+# that runs of one target on the same code can be told apart from runs on
+# changed code. Exit status 1 if any target failed.
 set -u
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
@@ -21,7 +25,8 @@ maxlen=${FUZZ_MAX_LEN:-65536}
 out=build-fuzz/long
 mkdir -p "$out"
 [ -s "$out/figures.tsv" ] ||
-	printf 'target\texecutions\tseconds\texec_per_s\tresult\tdate\tmax_len\n' >"$out/figures.tsv"
+	printf 'target\texecutions\tseconds\texec_per_s\tresult\tdate\tmax_len\tbuilt_from\n' >"$out/figures.tsv"
+built=$(cat build-fuzz/built-from 2>/dev/null || echo unknown)
 bad=0
 for f in "$@"; do
 	if [ ! -x "build-fuzz/$f" ]; then
@@ -61,9 +66,9 @@ for f in "$@"; do
 		result="failed (rc $rc: ${result:-see the log}; $(sed -n 's/.*Test unit written to //p' "$out/$f.log" | tail -n 1))"
 		bad=1
 	fi
-	line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' "$f" "$n" "$secs" \
+	line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$f" "$n" "$secs" \
 		"$((secs > 0 ? n / secs : n))" "$result" "$(date -u +%Y-%m-%d)" \
-		"$maxlen")
+		"$maxlen" "$built")
 	echo "$line" >>"$out/figures.tsv"
 	echo "$line"
 done
