@@ -99,7 +99,7 @@ FUZZ_ONLY ?= $(FUZZERS)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
 .PHONY: all deps ui-deps ui-test test unit e2e matrix torture load iofault diskfull rules-test detect asan lint fuzz \
-	fuzz-build fuzz-long bench clean run fresh-check hostile
+	fuzz-build fuzz-bins fuzz-long bench clean run fresh-check hostile
 
 all: $(BUILD)/airlock
 
@@ -145,7 +145,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libairlock.a tests/test_util.h
 		$(BUILD)/libairlock.a $(LIBS) $(CHECK_LIBS)
 
 # Installs the Debian packages that are missing (as root), or prints the
-# one apt-get line that does. DEPS selects the list (make fuzz: FUZZ_PKGS).
+# one apt-get line that does. DEPS selects the list (make fuzz: both lists).
 DEPS ?= $(DEB_PKGS)
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -294,7 +294,12 @@ FUZZ_MODE = -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 # Byte-class loops left uninstrumented for coverage (the file says why).
 FUZZ_COV = -fsanitize-coverage-ignorelist=tests/fuzz/cov-ignore.txt
 fuzz-build:
-	@$(MAKE) --no-print-directory deps DEPS="$(FUZZ_PKGS)"
+	@# The libraries too: on a fresh machine make fuzz may come before make deps.
+	@$(MAKE) --no-print-directory deps DEPS="$(DEB_PKGS) $(FUZZ_PKGS)"
+	@# A new make: this one read pkg-config's flags before deps installed them.
+	@$(MAKE) --no-print-directory fuzz-bins
+
+fuzz-bins:
 	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g $(FUZZ_MODE)" \
 		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all $(FUZZ_COV)" \
 		build-fuzz/libairlock.a
