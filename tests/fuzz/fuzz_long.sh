@@ -16,6 +16,13 @@
 # fuzz-build; "+changes" when the working tree's code differed from it), so
 # that runs of one target on the same code can be told apart from runs on
 # changed code. Exit status 1 if any target failed.
+#
+# A run that a session's end stopped short can go on in a later session on
+# a fresh machine: tests/fuzz/fuzz_resume_save.sh TARGET keeps its corpus,
+# minimised, in tests/fuzz/resume/TARGET.tar.xz, and a run whose corpus
+# directory is empty starts from it. Its executions count toward the same
+# total only if the target's code has not changed since the build the
+# first part named (docs/reliability.md, "Fuzzing").
 set -u
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
@@ -35,6 +42,11 @@ for f in "$@"; do
 		continue
 	fi
 	mkdir -p "build-fuzz/corpus/$f" "build-fuzz/crash/$f"
+	if [ -f "tests/fuzz/resume/$f.tar.xz" ] &&
+		[ -z "$(ls -A "build-fuzz/corpus/$f")" ]; then
+		echo "== $f: resuming from tests/fuzz/resume/$f.tar.xz"
+		tar -xJf "tests/fuzz/resume/$f.tar.xz" -C "build-fuzz/corpus/$f" || bad=1
+	fi
 	# -reload=0: libFuzzer otherwise lists and stats the whole corpus
 	# directory every second for inputs of other processes (there are
 	# none): with fuzz_scan's 21,000 inputs that took 40 % of the run.
