@@ -265,6 +265,50 @@ START_TEST(bounds)
 }
 END_TEST
 
+/*
+ * A block (Go's `import (`, Python's `from X import (`) holds only its
+ * entries: text that merely looks like its opening (a JavaScript dynamic
+ * import, a comment) must not make the rest of the file entries of a
+ * block, or a definition after it goes unread.
+ */
+START_TEST(blocks_end_where_their_entries_end)
+{
+	struct alias_set *as = collect(
+	    "import('./plugin.js' + name);\n"
+	    "const f = eval;\n"
+	    "/*\n"
+	    "from os import (\n"
+	    "*/\n"
+	    "import subprocess as sp\n"
+	    "// import (\n"
+	    "const { exec: run } = require('child_process');\n");
+
+	ck_assert_str_eq(target(as, "f", 0), "eval");
+	ck_assert_str_eq(target(as, "sp", 0), "subprocess");
+	ck_assert_str_eq(target(as, "run", 0), "child_process.exec");
+	scan_alias_free(as);
+	/* Real blocks still work, with blank lines and comments inside. */
+	as = collect(
+	    "import (\n"
+	    "\t// tools\n"
+	    "\n"
+	    "\tex \"os/exec\"\n"
+	    "\t_ \"embed\"\n"
+	    "\t. \"strings\"\n"
+	    ")\n"
+	    "from subprocess import (\n"
+	    "    Popen as P,  # spawn\n"
+	    "\n"
+	    "    run,\n"
+	    ")\n"
+	    "x = 1\n");
+	ck_assert_str_eq(target(as, "ex", 0), "exec");
+	ck_assert_str_eq(target(as, "P", 0), "subprocess.Popen");
+	ck_assert_str_eq(target(as, "run", 0), "subprocess.run");
+	scan_alias_free(as);
+}
+END_TEST
+
 START_TEST(lists_in_order)
 {
 	ck_assert_int_eq(scan_alias_lists_sorted(), 1);
@@ -284,6 +328,7 @@ alias_suite(void)
 	tcase_add_test(tc, only_watched_only_uses);
 	tcase_add_test(tc, alternatives);
 	tcase_add_test(tc, bounds);
+	tcase_add_test(tc, blocks_end_where_their_entries_end);
 	tcase_add_test(tc, lists_in_order);
 	suite_add_tcase(s, tc);
 	return s;

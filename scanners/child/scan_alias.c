@@ -1043,6 +1043,53 @@ def_command_alias(struct reader *r, struct cur *c)
 	return 1;
 }
 
+/*
+ * Is the statement at d nothing but entries of a `from X import (` block:
+ * names (`a`, `a as b`) separated by commas, the closing `)`, a comment,
+ * or nothing? Anything else ends the block: text that only looks like its
+ * opening (a comment, a string) must not make the rest of a file its
+ * entries, where no definition would be read.
+ */
+static int
+from_entries(struct cur d)
+{
+	size_t s;
+
+	for (;;) {
+		ws(&d);
+		if (lit(&d, ')') || ident(&d, &s) == 0)
+			return ends(&d);
+		ws(&d);
+		if (word(&d, "as") && ident(&d, &s) == 0)
+			return 0;
+		ws(&d);
+		if (!lit(&d, ',')) {
+			(void)lit(&d, ')');
+			return ends(&d);
+		}
+	}
+}
+
+/*
+ * Is the statement at d an entry of Go's `import ( ... )` block (`"path"`,
+ * `name "path"`, `_ "path"`, `. "path"`), a comment or nothing? The name,
+ * if any, is at *s (length *l, 0 for none), the path at *ms (*ml). As for
+ * from_entries, anything else ends the block.
+ */
+static int
+go_entry(struct cur d, size_t *s, size_t *l, size_t *ms, size_t *ml)
+{
+	struct cur e = d;
+
+	*l = *ml = 0;
+	if (ends(&e))
+		return 1;
+	if ((*l = ident(&d, s)) == 0)
+		(void)lit(&d, '.');
+	ws(&d);
+	return (*ml = quoted(&d, ms)) > 0 && ends(&d);
+}
+
 static void
 def_line(struct reader *r, const char *p, size_t n)
 {
@@ -1055,27 +1102,30 @@ def_line(struct reader *r, const char *p, size_t n)
 	 * start with none of them */
 	ch = c.i < c.n ? c.p[c.i] : '\0';
 	if (r->from_block) {
-		from_names(r, &c);
-		return;
+		if (from_entries(c)) {
+			from_names(r, &c);
+			return;
+		}
+		r->from_block = 0; /* no block: read the statement as any */
 	}
 	if (r->go_block) {
 		struct cur d = c;
 
-		if (lit(&d, ')')) {
+		if (lit(&d, ')') && ends(&d)) {
 			r->go_block = 0;
 			return;
 		}
-		if ((l = ident(&c, &s)) > 0) {
-			ws(&c);
-			if ((ml = quoted(&c, &ms)) > 0) {
+		if (go_entry(c, &s, &l, &ms, &ml)) {
+			if (l > 0 && ml > 0) {
 				const char *m = p + ms;
 
 				module_name(&m, &ml);
 				if (add_name(r->as, p + s, l, m, ml) < 0)
 					r->nomem = 1;
 			}
+			return;
 		}
-		return;
+		r->go_block = 0;
 	}
 	if (ch == 'f' && word(&c, "from")) {
 		/* from X import a as b, (c, d) */

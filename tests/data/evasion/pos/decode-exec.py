@@ -1,0 +1,6 @@
+exec(__import__('base64').b64decode('cHJpbnQoMSk='))
+exec(compile(__import__("zlib").decompress(__import__("base64").b64decode(P)), "<s>", "exec"))
+eval(compile(bytes.fromhex(H).decode(), "x", "exec"))
+import marshal, base64; exec(marshal.loads(base64.b64decode(C)))
+import types, marshal; types.FunctionType(marshal.loads(bytes.fromhex(C)), globals())()
+__builtins__.__dict__['ex'+'ec'](codecs.decode(S, 'rot13'))
