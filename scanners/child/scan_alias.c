@@ -281,7 +281,7 @@ add_name(struct alias_set *as, const char *s, size_t n, const char *t,
 
 	while (r < tn && t[r] != '.' && t[r] != ':')
 		r++;
-	if ((a = find(as, t, r, AK_NAME)) != NULL) {
+	if (as->n > 0 && (a = find(as, t, r, AK_NAME)) != NULL) {
 		if (a->tlen[0] + (tn - r) > ALIAS_TARGET_MAX)
 			return 0;
 		memcpy(buf, a->target[0], a->tlen[0]);
@@ -733,7 +733,9 @@ importer(const struct alias_set *as, struct cur *c)
 	const struct alias *a;
 	size_t k, i, j;
 
-	if ((k = dotted(&d, t)) == 0 || (a = find(as, t, k, AK_NAME)) == NULL)
+	/* Most statements are read before the file has any alias. */
+	if (as->n == 0 || (k = dotted(&d, t)) == 0 ||
+	    (a = find(as, t, k, AK_NAME)) == NULL)
 		return 0;
 	for (i = 0; i < a->nalt; i++)
 		for (j = 0; j < NELEM(fns); j++)
