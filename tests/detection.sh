@@ -51,7 +51,7 @@ report, root = sys.argv[1], sys.argv[2]
 worst = {}
 for f in json.load(open(report))["findings"]:
     rank = {"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}[f["severity"]]
-    key = (os.path.relpath(os.path.join(root, f["path"]) if not os.path.isabs(f["path"]) else f["path"], root), f["line"])
+    key = (os.path.relpath(os.path.join(root, f["path"]), root), f["line"])
     worst[key] = max(worst.get(key, 0), rank)
 bad, n = [], 0
 for kind, need in (("pos", 3), ("neg", 2)):
