@@ -949,7 +949,9 @@ test('audit-view', async (p) => {
 	await p.page.fill('#a-actor', 'rev-1');
 	await p.page.press('#a-actor', 'Enter');
 	await p.page.waitForFunction(() => new URL(location.href).hash.includes('actor=rev-1'));
-	await p.page.waitForFunction(() => /shown/.test(document.querySelector('#audit-page').textContent));
+	// The page line may still be the last view's: wait for rows as well.
+	await p.page.waitForFunction(() => /shown/.test(document.querySelector('#audit-page').textContent) &&
+		document.querySelectorAll('#audit-rows tr').length > 0);
 	rows = await auditRows(p);
 	assert(rows.length > 0 && rows.every((r) => r.actor === 'rev-1'), `rev-1's: ${JSON.stringify(rows)}`);
 	// A reviewer: the gate's own refusal.
