@@ -1649,16 +1649,25 @@ ext_in(const char *relpath, const char *const *exts, size_t n)
 	return 0;
 }
 
-/* A NUL in the first bytes means binary, unless the name says it is a
- * script or text a tool will run or read: then a stray NUL must not be a
- * way to switch the text rules off. */
+/* A NUL in the first bytes means binary, unless sh would run the file
+ * as a script: dash and bash drop NUL bytes as they read, so `cu<NUL>rl`
+ * is `curl` to them, and a NUL must not be a way to switch the text rules
+ * off. A file is a script to sh when it starts with `#!`, when its name
+ * says it is a script or text a tool will run or read, or when it is
+ * text once its NULs are gone. Returns 0 (text), 1 (text to read with
+ * its NULs dropped) or 2 (binary). */
 static int
-is_binary(const char *relpath, const char *p, size_t n)
+nul_reading(const char *relpath, const char *p, size_t n)
 {
-	if (memchr(p, '\0', n < AL_BINARY_SNIFF ? n : AL_BINARY_SNIFF) == NULL)
+	size_t k = n < AL_BINARY_SNIFF ? n : AL_BINARY_SNIFF;
+
+	if (memchr(p, '\0', k) == NULL)
 		return 0;
-	return !ext_in(relpath, text_exts, sizeof(text_exts) /
-	    sizeof(text_exts[0]));
+	if ((n >= 2 && p[0] == '#' && p[1] == '!') || ext_in(relpath,
+	    text_exts, sizeof(text_exts) / sizeof(text_exts[0])) ||
+	    scan_nul_text((const unsigned char *)p, k))
+		return 1;
+	return 2;
 }
 
 struct source {
@@ -1864,15 +1873,22 @@ slide(struct scan_worker *w)
 /* Strings are scanned in batches of this many bytes, one string a line. */
 #define STR_BATCH (64u * 1024)
 #define STR_BATCH_MAX (STR_BATCH / (SCAN_STR_MIN + 1) + 1)
+#define STR_SEEN 64u
 
 struct scan_strbin {
 	struct scan_strings x;
 	char batch[STR_BATCH];
 	size_t len;
 	uint64_t off[STR_BATCH_MAX];  /* per line: the string's file offset */
-	unsigned char wide[STR_BATCH_MAX];
+	unsigned char kind[STR_BATCH_MAX]; /* per line: enum scan_str_kind */
 	size_t n;
 	int artefact;                 /* compiled code: one severity lower */
+	int text;                     /* a text file's NUL-ended strings */
+	/* What the plain strings' findings matched (rule, sha256), for the
+	 * joined ones: the last STR_SEEN of them. */
+	const struct rule *seen_rule[STR_SEEN];
+	char seen_hash[STR_SEEN][AL_SHA256_HEX];
+	size_t nseen;
 };
 
 /* The categories whose rules read the strings of a binary: what a secret
@@ -1894,6 +1910,37 @@ build_artefact(const struct scan_worker *w)
 	};
 	return (w->mime != NULL && scan_type_is_executable(w->mime)) ||
 	    ext_in(w->relpath, exts, sizeof(exts) / sizeof(exts[0]));
+}
+
+/*
+ * Is a finding of rule r on a string of the kind given, whose match had
+ * the sha256 hash, one the file has already? A joined string holds the
+ * plain strings it joins, and a text file's strings the lines read with
+ * NULs dropped: what they match again is not news. Only a match the same
+ * rule made on the same bytes counts; one across a dropped NUL is new.
+ */
+static int
+strings_seen(const struct scan_worker *w, const struct rule *r, int kind,
+    const char *hash)
+{
+	const struct scan_strbin *sb = w->sb;
+	size_t i, n;
+
+	if (sb->text) {
+		for (i = 0; i < (size_t)eng_file_findings(w); i++)
+			if (w->out->v[w->first + i].rule == r &&
+			    !w->meta[i].decoded &&
+			    strcmp(w->meta[i].hash, hash) == 0)
+				return 1;
+		return 0;
+	}
+	if (kind != SCAN_STR_JOINED)
+		return 0;
+	n = sb->nseen < STR_SEEN ? sb->nseen : STR_SEEN;
+	for (i = 0; i < n; i++)
+		if (sb->seen_rule[i] == r && strcmp(sb->seen_hash[i], hash) == 0)
+			return 1;
+	return 0;
 }
 
 /* Scans the batch of strings and adopts what the rules above found. */
@@ -1943,10 +1990,22 @@ strings_flush(struct scan_worker *w)
 		struct fmeta *m;
 		struct dynbuf x;
 		size_t occ = 0, k = (size_t)in->line - 1;
+		const char *mh;
 
 		if (in->rule->builtin || in->line == 0 || k >= sb->n ||
 		    !strings_category(in->rule->category))
 			continue;
+		/* What the match was, as the child saw it. */
+		mh = i < (size_t)eng_file_findings(w->child) &&
+		    !w->child->meta[i].decoded ? w->child->meta[i].hash : NULL;
+		if (mh != NULL && strings_seen(w, in->rule, sb->kind[k], mh))
+			continue;
+		if (mh != NULL && !sb->text && sb->kind[k] != SCAN_STR_JOINED) {
+			sb->seen_rule[sb->nseen % STR_SEEN] = in->rule;
+			memcpy(sb->seen_hash[sb->nseen % STR_SEEN], mh,
+			    AL_SHA256_HEX);
+			sb->nseen++;
+		}
 		if ((f = eng_new_finding(w, &m)) == NULL)
 			break;
 		m->decoded = 1;
@@ -1958,9 +2017,12 @@ strings_flush(struct scan_worker *w)
 			f->severity--;
 		f->path = strdup(w->path);
 		dynbuf_init(&x, 4 * AL_EXCERPT_BYTES + 256);
-		if (dynbuf_addf(&x, "%sstring at byte %llu of a binary file: "
-		    "%s", sb->wide[k] ? "UTF-16 " : "",
-		    (unsigned long long)sb->off[k], in->excerpt) < 0)
+		if (dynbuf_addf(&x, "%s at byte %llu of a %s file%s: %s",
+		    sb->kind[k] == SCAN_STR_WIDE ? "UTF-16 string" :
+		    sb->text ? "string a NUL ends" : "string",
+		    (unsigned long long)sb->off[k], sb->text ? "text" :
+		    "binary", sb->kind[k] == SCAN_STR_JOINED ? ", its NUL bytes "
+		    "dropped as sh does" : "", in->excerpt) < 0)
 			w->nomem = w->stop = 1;
 		f->excerpt = dynbuf_take(&x, NULL);
 		if (f->path == NULL || f->excerpt == NULL) {
@@ -1982,7 +2044,7 @@ out:
 }
 
 static int
-on_string(void *ctx, uint64_t off, const char *s, size_t n, int wide)
+on_string(void *ctx, uint64_t off, const char *s, size_t n, int kind)
 {
 	struct scan_worker *w = ctx;
 	struct scan_strbin *sb = w->sb;
@@ -1995,7 +2057,7 @@ on_string(void *ctx, uint64_t off, const char *s, size_t n, int wide)
 	sb->batch[sb->len + n] = '\n';
 	sb->len += n + 1;
 	sb->off[sb->n] = off;
-	sb->wide[sb->n++] = (unsigned char)wide;
+	sb->kind[sb->n++] = (unsigned char)kind;
 	return 0;
 }
 
@@ -2012,6 +2074,15 @@ struct reader {
 	int raw_eof;
 	struct pickle_walk *pk;   /* the file read as a pickle, or NULL */
 	int pk_cut;               /* the walk ended before the file did */
+	int drop_nul;             /* read as sh reads it: NUL bytes dropped */
+	int nul_strings;          /* and its strings a NUL ends, on the side */
+	unsigned char last;       /* the last byte read that is not NUL, or
+	                           * 0 before the first */
+	int nul_line;             /* NULs were dropped inside a line */
+	int in_nuls;              /* NULs read since then */
+	uint64_t nul_gap;         /* 1 + offset of those NULs' first */
+	uint64_t nul_at;          /* 1 + offset of the first NUL between two
+	                           * characters, or 0 */
 };
 
 /* Names a pickle loader reads whatever the content: a file by one of
@@ -2124,14 +2195,67 @@ raw_read(struct scan_worker *w, struct reader *rd, char *dst, size_t n)
 	return r;
 }
 
-/* Appends the next text to read at dst (room bytes): as it is, or decoded
- * from UTF-16. The count, 0 at the end, -1 on an error. */
+/* Drops the NUL bytes of p[0..n), as dash and bash do reading a script;
+ * the strings that a NUL ends go to the side reader first, if it is on.
+ * Returns the bytes left. */
+static size_t
+drop_nuls(struct scan_worker *w, struct reader *rd, char *p, size_t n)
+{
+	char *z = memchr(p, '\0', n), *o;
+	uint64_t at = rd->total - n; /* the file offset of p[0] */
+	size_t i;
+
+	if (rd->nul_strings && !w->stop &&
+	    scan_strings_feed(&w->sb->x, (unsigned char *)p, n, on_string,
+	    w) != 0)
+		rd->nul_strings = 0;
+	if (z == NULL && !rd->in_nuls) {
+		rd->last = n > 0 ? (unsigned char)p[n - 1] : rd->last;
+		return n;
+	}
+	i = z != NULL ? (size_t)(z - p) : 0;
+	o = p + i;
+	if (i > 0)
+		rd->last = (unsigned char)p[i - 1];
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c == 0) {
+			if (!rd->in_nuls)
+				rd->nul_gap = at + i + 1;
+			rd->in_nuls = 1;
+			continue;
+		}
+		/* NULs inside a line change the text an excerpt shows; between
+		 * two visible characters, they hide a word from a reader. */
+		if (rd->in_nuls && ((rd->last != 0 && rd->last != '\n') ||
+		    c != '\n'))
+			rd->nul_line = 1;
+		if (rd->in_nuls && rd->nul_at == 0 && c > ' ' && c < 0x7f &&
+		    rd->last > ' ' && rd->last < 0x7f)
+			rd->nul_at = rd->nul_gap;
+		rd->in_nuls = 0;
+		rd->last = c;
+		*o++ = (char)c;
+	}
+	return (size_t)(o - p);
+}
+
+/* Appends the next text to read at dst (room bytes): as it is, with its
+ * NULs dropped, or decoded from UTF-16. The count, 0 at the end, -1 on an
+ * error. */
 static ssize_t
 text_fill(struct scan_worker *w, struct reader *rd, char *dst, size_t room)
 {
 	ssize_t r;
 	size_t used, k;
 
+	while (rd->drop_nul) {
+		if ((r = raw_read(w, rd, dst, room)) <= 0)
+			return r;
+		if ((k = drop_nuls(w, rd, dst, (size_t)r)) > 0)
+			return (ssize_t)k;
+	}
 	if (rd->u16.order == SCAN_UTF16_NO)
 		return raw_read(w, rd, dst, room);
 	for (;;) {
@@ -2157,6 +2281,58 @@ text_fill(struct scan_worker *w, struct reader *rd, char *dst, size_t room)
 	}
 }
 
+/* A text file with NUL bytes, whose first n bytes are in w->buf: read
+ * on with its NULs dropped, as sh reads it; at the top level, its strings
+ * that a NUL ends are read on the side, for readers that stop at a NUL.
+ * Returns the first text's length, as text_fill. */
+static ssize_t
+nul_text_begin(struct scan_worker *w, struct reader *rd, size_t n)
+{
+	size_t k;
+
+	rd->drop_nul = 1;
+	if (w->depth == 0) {
+		if (w->sb == NULL && (w->sb = malloc(sizeof(*w->sb))) == NULL) {
+			w->nomem = w->stop = 1;
+			return -1;
+		}
+		scan_strings_init(&w->sb->x, SCAN_STR_NUL_EDGES);
+		w->sb->len = w->sb->n = 0;
+		w->sb->artefact = 0;
+		w->sb->text = 1;
+		w->sb->nseen = 0;
+		rd->nul_strings = 1;
+	}
+	if ((k = drop_nuls(w, rd, w->buf, n)) > 0)
+		return (ssize_t)k;
+	return text_fill(w, rd, w->buf, KEEP + AL_SCAN_CHUNK);
+}
+
+/* The end of a text file read with its NULs dropped: the strings read on
+ * the side, and a finding if NULs stood between two characters. */
+static void
+nul_text_end(struct scan_worker *w, struct reader *rd)
+{
+	char msg[256];
+
+	if (rd->nul_strings && !w->stop &&
+	    scan_strings_end(&w->sb->x, on_string, w) == 0)
+		strings_flush(w);
+	if (rd->in_nuls && rd->last != 0 && rd->last != '\n')
+		rd->nul_line = 1; /* the last line ends in NULs */
+	/* The excerpts say how the file was read (they are made at its end);
+	 * NULs only between lines change no line. */
+	if (rd->nul_line)
+		w->via = "read with its NUL bytes dropped, as sh reads it";
+	if (rd->nul_at == 0 || w->depth > 0 || w->stop)
+		return;
+	snprintf(msg, sizeof(msg), "NUL bytes between characters (the first "
+	    "at byte %llu): sh drops them and runs what is left, while "
+	    "editors, diffs and grep show the file as binary or cut it; "
+	    "read here as sh reads it", (unsigned long long)rd->nul_at - 1);
+	worker_builtin(w, AL_RULE_NUL_TEXT, msg);
+}
+
 /* The strings of a binary file whose first n bytes are in w->buf. */
 static void
 read_strings(struct scan_worker *w, struct reader *rd, size_t n)
@@ -2167,9 +2343,11 @@ read_strings(struct scan_worker *w, struct reader *rd, size_t n)
 		w->nomem = w->stop = 1;
 		return;
 	}
-	scan_strings_init(&w->sb->x);
+	scan_strings_init(&w->sb->x, SCAN_STR_DROP_NUL);
 	w->sb->len = w->sb->n = 0;
 	w->sb->artefact = build_artefact(w);
+	w->sb->text = 0;
+	w->sb->nseen = 0;
 	while (r > 0 && !w->stop) {
 		if (scan_strings_feed(&w->sb->x, (unsigned char *)w->buf,
 		    (size_t)r, on_string, w) != 0)
@@ -2189,7 +2367,7 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	struct reader rd = {0};
 	ssize_t n;
 	size_t bom = 0;
-	int binary = 0, item = w->items != NULL && w->depth == 0;
+	int binary = 0, how, item = w->items != NULL && w->depth == 0;
 
 	rd.src = src;
 	rd.item = item;
@@ -2236,7 +2414,10 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			    "read as UTF-16LE" : "read as UTF-16BE";
 			n = w->stop ? -1 : text_fill(w, &rd, w->buf,
 			    KEEP + AL_SCAN_CHUNK);
-		} else if (is_binary(relpath, w->buf, (size_t)n)) {
+		} else if ((how = nul_reading(relpath, w->buf, (size_t)n)) ==
+		    1) {
+			n = nul_text_begin(w, &rd, (size_t)n);
+		} else if (how == 2) {
 			binary = 1; /* not for the text rules */
 			if (w->depth == 0)
 				read_strings(w, &rd, (size_t)n);
@@ -2308,6 +2489,8 @@ next:
 			    w->buf_off + w->buf_len, 1);
 		}
 	}
+	if (rd.drop_nul)
+		nul_text_end(w, &rd);
 	/* A binary file is still hashed whole, for the allow-list and the
 	 * item record (its strings were read above at the top level). */
 	while (binary && !w->stop && !w->eof && (src->md != NULL || item) &&
