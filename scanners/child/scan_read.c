@@ -225,8 +225,8 @@ run_shown(const struct scan_strings *x, const struct scan_strrun *r, int kind)
 	return kind == SCAN_STR_ASCII && r->nul_edge;
 }
 
-/* Reports the run so far (if it is one to) and empties it; what the run
- * as a whole is known to be stays, for its next piece. */
+/* Reports the run so far (if it is one to) and empties it; what an ASCII
+ * run is known to be stays, for its next piece. */
 static int
 run_end(struct scan_strings *x, struct scan_strrun *r, scan_str_fn fn,
     void *ctx, int kind)
@@ -263,9 +263,13 @@ run_add(struct scan_strings *x, struct scan_strrun *r, const unsigned char *s,
 	while (n > 0) {
 		size_t k;
 
-		if (r->len == SCAN_STR_MAX &&
-		    (rc = run_end(x, r, fn, ctx, kind)) != 0)
-			return rc;
+		if (r->len == SCAN_STR_MAX) {
+			if ((rc = run_end(x, r, fn, ctx, kind)) != 0)
+				return rc;
+			/* A joined piece is reported for what it holds. */
+			if (kind == SCAN_STR_JOINED)
+				r->gap = r->seg2 = 0;
+		}
 		if (r->len == 0)
 			r->start = at;
 		k = SCAN_STR_MAX - r->len < n ? SCAN_STR_MAX - r->len : n;
@@ -361,9 +365,20 @@ scan_strings_feed(struct scan_strings *x, const unsigned char *p, size_t n,
 				    SCAN_STR_ASCII)) != 0)
 					return rc;
 			}
-			do
-				other |= p[i] != 0;
-			while (++i < n && !str_tab[p[i]]);
+			/* Whether the stretch is all NULs matters only right
+			 * after a character (or NULs after one). */
+			if (x->st == ST_OTHER) {
+				while (++i < n && !str_tab[p[i]])
+					;
+				continue;
+			}
+			while (i < n && p[i] == 0)
+				i++;
+			if (i < n && !str_tab[p[i]]) {
+				other = 1;
+				while (++i < n && !str_tab[p[i]])
+					;
+			}
 			if (other) {
 				x->st = ST_OTHER;
 				if (x->a_held) {
@@ -372,8 +387,8 @@ scan_strings_feed(struct scan_strings *x, const unsigned char *p, size_t n,
 					    SCAN_STR_ASCII)) != 0)
 						return rc;
 				}
-				if (drop && x->j.len > 0 && (rc = run_close(x,
-				    &x->j, fn, ctx, SCAN_STR_JOINED)) != 0)
+				if (drop && (rc = run_close(x, &x->j, fn, ctx,
+				    SCAN_STR_JOINED)) != 0)
 					return rc;
 			} else if (x->st == ST_CHAR) {
 				x->st = ST_NULS;
@@ -399,7 +414,10 @@ scan_strings_feed(struct scan_strings *x, const unsigned char *p, size_t n,
 			    fn, ctx, SCAN_STR_ASCII)) != 0)
 				return rc;
 		}
-		if (drop && (rc = joined_add(x, p, i, j, base, fn, ctx)) != 0)
+		/* A joined run is one NULs go on: a span that starts none
+		 * and has no NUL after it would end one at once. */
+		if (drop && (x->st != ST_OTHER || j == n || p[j] == 0) &&
+		    (rc = joined_add(x, p, i, j, base, fn, ctx)) != 0)
 			return rc;
 		x->st = ST_CHAR;
 		if (!edges && j < n && p[j] == 0 &&

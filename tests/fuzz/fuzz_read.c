@@ -158,6 +158,9 @@ on_str(void *ctx, uint64_t off, const char *s, size_t n, int kind)
 			abort();
 		at += step;
 	}
+	/* A joined string dropped a NUL, else it is a plain one. */
+	if (kind == SCAN_STR_JOINED && at == off + n)
+		abort();
 	if (x->n < 4096) {
 		x->off[x->n] = off;
 		x->len[x->n] = n;
