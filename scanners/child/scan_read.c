@@ -203,12 +203,13 @@ scan_strings_init(struct scan_strings *x, unsigned flags)
 
 	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
 		r[i]->len = 0;
-		r[i]->nul_edge = r[i]->gap = r[i]->seg2 = 0;
+		r[i]->nul_edge = r[i]->gap = r[i]->notwide = 0;
 	}
 	x->flags = flags;
 	x->prev = 0;
 	x->st = 0;
 	x->a_held = 0;
+	x->nuls = 0;
 	x->next = 0;
 }
 
@@ -219,7 +220,7 @@ run_shown(const struct scan_strings *x, const struct scan_strrun *r, int kind)
 	if (r->len < SCAN_STR_MIN)
 		return 0;
 	if (kind == SCAN_STR_JOINED)
-		return r->gap && r->seg2;
+		return r->gap && r->notwide;
 	if (!(x->flags & SCAN_STR_NUL_EDGES))
 		return 1;
 	return kind == SCAN_STR_ASCII && r->nul_edge;
@@ -248,7 +249,7 @@ run_close(struct scan_strings *x, struct scan_strrun *r, scan_str_fn fn,
 {
 	int rc = run_end(x, r, fn, ctx, kind);
 
-	r->nul_edge = r->gap = r->seg2 = 0;
+	r->nul_edge = r->gap = r->notwide = 0;
 	return rc;
 }
 
@@ -268,7 +269,7 @@ run_add(struct scan_strings *x, struct scan_strrun *r, const unsigned char *s,
 				return rc;
 			/* A joined piece is reported for what it holds. */
 			if (kind == SCAN_STR_JOINED)
-				r->gap = r->seg2 = 0;
+				r->gap = r->notwide = 0;
 		}
 		if (r->len == 0)
 			r->start = at;
@@ -318,10 +319,12 @@ joined_add(struct scan_strings *x, const unsigned char *p, size_t i, size_t j,
 
 	if (x->st == ST_NULS)
 		r->gap = 1;
-	/* Two characters side by side: in the span, or across the chunk's
-	 * start with nothing between them. */
-	if (j - i >= 2 || x->st == ST_CHAR)
-		r->seg2 = 1;
+	/* UTF-16's shape is one character, one NUL: two characters side by
+	 * side (in the span, or across the chunk's start), or NULs other
+	 * than one, are not it. */
+	if (j - i >= 2 || x->st == ST_CHAR || (x->st == ST_NULS &&
+	    x->nuls != 1))
+		r->notwide = 1;
 	return run_add(x, r, p + i, j - i, base + i, 1, fn, ctx,
 	    SCAN_STR_JOINED);
 }
@@ -372,8 +375,10 @@ scan_strings_feed(struct scan_strings *x, const unsigned char *p, size_t n,
 					;
 				continue;
 			}
-			while (i < n && p[i] == 0)
-				i++;
+			if (x->st == ST_CHAR)
+				x->nuls = 0;
+			for (; i < n && p[i] == 0; i++)
+				x->nuls += x->nuls < 2;
 			if (i < n && !str_tab[p[i]]) {
 				other = 1;
 				while (++i < n && !str_tab[p[i]])

@@ -68,9 +68,9 @@ struct scan_strrun {
 	uint64_t start;           /* file offset of its first byte */
 	uint64_t next;            /* UTF-16: the offset of the unit expected */
 	size_t len;               /* characters */
-	unsigned char nul_edge;   /* ASCII: a NUL before or after it */
+	unsigned char nul_edge;   /* ASCII: NULs between it and a character */
 	unsigned char gap;        /* joined: NULs dropped inside it */
-	unsigned char seg2;       /* joined: two characters side by side */
+	unsigned char notwide;    /* joined: not shaped as UTF-16 is */
 	char s[SCAN_STR_MAX];
 };
 
@@ -90,9 +90,9 @@ typedef int (*scan_str_fn)(void *ctx, uint64_t off, const char *s, size_t n,
 enum {
 	/* Also the runs a reader that drops NUL bytes sees, as dash (sh)
 	 * and bash read a script: `cu<NUL>rl` is `curl` to them. Reported
-	 * only where a NUL was dropped between two printable characters of
-	 * which some pair stood side by side (a run whose every other byte
-	 * is NUL is UTF-16's, reported as such). */
+	 * only where a NUL was dropped between two printable characters,
+	 * and not when every character is alone with one NUL after it: that
+	 * is UTF-16's shape, reported as such. */
 	SCAN_STR_DROP_NUL = 1,
 	/* Only the ASCII runs that NULs between two characters start or
 	 * end, and no UTF-16: for a text file read with its NULs dropped,
@@ -114,6 +114,7 @@ struct scan_strings {
 	unsigned char prev;       /* the byte before the chunk */
 	unsigned char st;         /* what came since the last character */
 	unsigned char a_held;     /* NUL_EDGES: the ASCII run a NUL ended */
+	unsigned char nuls;       /* NULs since the last character (to 2) */
 	uint64_t next;            /* file offset of the next byte fed */
 };
 

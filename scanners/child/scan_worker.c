@@ -2075,6 +2075,7 @@ struct reader {
 	struct pickle_walk *pk;   /* the file read as a pickle, or NULL */
 	int pk_cut;               /* the walk ended before the file did */
 	int drop_nul;             /* read as sh reads it: NUL bytes dropped */
+	int shebang;              /* and it starts with #! */
 	int nul_strings;          /* and its strings a NUL ends, on the side */
 	unsigned char last;       /* the last byte read that is not NUL, or
 	                           * 0 before the first */
@@ -2281,6 +2282,26 @@ text_fill(struct scan_worker *w, struct reader *rd, char *dst, size_t room)
 	}
 }
 
+/* Named as a file sh runs or sources. */
+static int
+shell_script(const char *relpath)
+{
+	static const char *const exts[] = {"sh", "bash", "zsh", "ksh", "dash"};
+	static const char *const names[] = {
+		".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
+		".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
+		".kshrc", ".envrc", "profile", "bashrc", "zshrc",
+	};
+	const char *slash = strrchr(relpath, '/');
+	const char *base = slash != NULL ? slash + 1 : relpath;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(base, names[i]) == 0)
+			return 1;
+	return ext_in(relpath, exts, sizeof(exts) / sizeof(exts[0]));
+}
+
 /* A text file with NUL bytes, whose first n bytes are in w->buf: read
  * on with its NULs dropped, as sh reads it; at the top level, its strings
  * that a NUL ends are read on the side, for readers that stop at a NUL.
@@ -2291,6 +2312,7 @@ nul_text_begin(struct scan_worker *w, struct reader *rd, size_t n)
 	size_t k;
 
 	rd->drop_nul = 1;
+	rd->shebang = n >= 2 && w->buf[0] == '#' && w->buf[1] == '!';
 	if (w->depth == 0) {
 		if (w->sb == NULL && (w->sb = malloc(sizeof(*w->sb))) == NULL) {
 			w->nomem = w->stop = 1;
@@ -2331,6 +2353,10 @@ nul_text_end(struct scan_worker *w, struct reader *rd)
 	    "editors, diffs and grep show the file as binary or cut it; "
 	    "read here as sh reads it", (unsigned long long)rd->nul_at - 1);
 	worker_builtin(w, AL_RULE_NUL_TEXT, msg);
+	/* Records a NUL separates (find -print0, environ) are data; in a
+	 * shell script, NULs have no use but hiding. */
+	if (!w->nomem && (rd->shebang || shell_script(w->relpath)))
+		w->out->v[w->out->n - 1].severity = AL_SEV_MEDIUM;
 }
 
 /* The strings of a binary file whose first n bytes are in w->buf. */
