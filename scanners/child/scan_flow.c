@@ -603,12 +603,33 @@ taint_tok(struct flow *f, size_t i, const struct input *in)
 	(void)name_taint_b(f, buf, n, in->tags, parent, rule, line, in->built);
 }
 
+/* Words after which a `:` opens a block, not a type: `if x: y = z`. */
+static int
+block_word(const struct flow *f, const struct tok *k)
+{
+	static const char *const w[] = {
+		"case", "default", "do", "elif", "else", "except", "finally",
+		"for", "if", "try", "when", "while", "with",
+	};
+	size_t j;
+
+	if (k->kind != T_NAME)
+		return 0;
+	for (j = 0; j < sizeof(w) / sizeof(w[0]); j++)
+		if (tok_is(f, k, w[j]))
+			return 1;
+	return 0;
+}
+
 /* The assignment's targets: per comma-separated group at depth 0, its
- * last name that is not a keyword (`const x`, `String s`, `my $x`). */
+ * last name that is not a keyword (`const x`, `String s`, `my $x`); with
+ * a type after a `:` (`let x: Vec<T> =`, `const x: Record<K, V> =`,
+ * `val x: Map<K, V> =`), the name before the `:` too. Both are tainted:
+ * a label (`l: x = v`) must not hide x. */
 static void
 taint_targets(struct flow *f, size_t eq, const struct input *in)
 {
-	size_t i, last = SIZE_MAX, i0 = 0;
+	size_t i, last = SIZE_MAX, i0 = 0, ann = SIZE_MAX, g0 = 0;
 	int destructure;
 
 	while (i0 < eq && f->tok[i0].kind == T_NAME &&
@@ -623,9 +644,17 @@ taint_targets(struct flow *f, size_t eq, const struct input *in)
 		    tok_is(f, k, ","))) {
 			if (last != SIZE_MAX)
 				taint_tok(f, last, in);
-			last = SIZE_MAX;
+			if (ann != SIZE_MAX && ann != last)
+				taint_tok(f, ann, in);
+			last = ann = SIZE_MAX;
+			g0 = i + 1;
 			continue;
 		}
+		/* A type annotation: the name before the first `:`. */
+		if (k->kind == T_OP && k->depth == 0 && tok_is(f, k, ":") &&
+		    ann == SIZE_MAX && last != SIZE_MAX && g0 < f->ntok &&
+		    !block_word(f, &f->tok[g0]))
+			ann = last;
 		if (k->kind == T_NAME && k->depth == 0 && !k->in_str) {
 			char buf[FLOW_NAME_MAX];
 			size_t n = chain_text(f, k, buf);
