@@ -729,15 +729,17 @@ stmt_sink(const struct flow *f, uint64_t s, uint64_t e, uint64_t to)
 	return NULL;
 }
 
-/* Methods that send their arguments through their receiver. A name
+/* Methods that send their arguments through their receiver (a request,
+ * a socket, a process's standard input: Popen.communicate). A name
  * given a sink may hold a result rather than a handle (`host =
  * gethostbyname(h)`, `res = await fetch(u)`): its other methods read. */
 static const char *const senders[] = {
-	"body", "emit", "end", "endheaders", "form", "json", "patch", "post",
-	"print", "printf", "println", "put", "putheader", "puts", "request",
-	"send", "sendBeacon", "send_bytes", "send_form", "send_json",
-	"send_string", "sendall", "sendmsg", "sendto", "upload", "write",
-	"writeBytes", "writeObject", "writeUTF", "write_all", "writelines",
+	"body", "communicate", "emit", "end", "endheaders", "form", "json",
+	"patch", "post", "print", "printf", "println", "put", "putheader",
+	"puts", "request", "send", "sendBeacon", "send_bytes", "send_form",
+	"send_json", "send_string", "sendall", "sendmsg", "sendto", "upload",
+	"write", "writeBytes", "writeObject", "writeUTF", "write_all",
+	"writelines",
 };
 
 static int
