@@ -181,9 +181,10 @@ START_TEST(typed_binding_taints_its_name)
 }
 END_TEST
 
-/* A name given a sink is that sink in its method calls: Node's
- * `req = https.request(...); req.write(data)`, Python's
- * `c = HTTPSConnection(...); c.request(..., body)`. */
+/* A name given a sink is that sink in its sending calls and its fields:
+ * Node's `req = https.request(...); req.write(data)`, Python's
+ * `c = HTTPSConnection(...); c.request(..., body)`, Ruby's
+ * `req = Net::HTTP::Post.new(uri); req.body = data`. */
 START_TEST(through_a_sinks_methods)
 {
 	static const char t[] =
@@ -197,7 +198,12 @@ START_TEST(through_a_sinks_methods)
 	    "c = http.client.HTTPSConnection(host)\n"
 	    "env = dict(os.environ)\n"
 	    "c.conn.request('POST', '/', str(env))\n";
-	struct fx x = {0}, y = {0};
+	static const char v[] =
+	    "data = ENV.to_h.to_json\n"
+	    "req = Net::HTTP::Post.new(uri)\n"
+	    "req.content_type = 'application/json'\n"
+	    "req.body = data\n";
+	struct fx x = {0}, y = {0}, z = {0};
 
 	atom(&x, t, "process.env", 0, BIT(T_ENV));
 	atom(&x, t, "https.request(", 0, BIT(T_NET));
@@ -212,6 +218,13 @@ START_TEST(through_a_sinks_methods)
 	run(&y, "a.py", u, 1);
 	ck_assert_uint_eq(y.nrep, 1);
 	ck_assert_uint_eq(y.rep[0].line, 4);
+
+	/* A field of the request set to the value: Ruby's req.body = ... */
+	atom(&z, v, "ENV.to_h", 0, BIT(T_ENV));
+	atom(&z, v, "Net::HTTP::Post", 0, BIT(T_NET));
+	run(&z, "a.rb", v, 1);
+	ck_assert_uint_eq(z.nrep, 1);
+	ck_assert_uint_eq(z.rep[0].line, 4);
 }
 END_TEST
 

@@ -737,10 +737,27 @@ static const char *const senders[] = {
 	"body", "communicate", "emit", "end", "endheaders", "form", "json",
 	"patch", "post", "print", "printf", "println", "put", "putheader",
 	"puts", "request", "send", "sendBeacon", "send_bytes", "send_form",
-	"send_json", "send_string", "sendall", "sendmsg", "sendto", "upload",
-	"write", "writeBytes", "writeObject", "writeUTF", "write_all",
-	"writelines",
+	"send_json", "send_string", "sendall", "sendmsg", "sendto",
+	"set_form_data", "upload", "write", "writeBytes", "writeObject",
+	"writeUTF", "write_all", "writelines",
 };
+
+/* A request's fields that hold what it sends. */
+static const char *const body_fields[] = {
+	"body", "content", "data", "entity", "form", "json", "payload",
+};
+
+static int
+is_body(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(body_fields) / sizeof(body_fields[0]); i++)
+		if (strlen(body_fields[i]) == n &&
+		    memcmp(body_fields[i], s, n) == 0)
+			return 1;
+	return 0;
+}
 
 static int
 is_sender(const char *s, size_t n)
@@ -753,46 +770,81 @@ is_sender(const char *s, size_t n)
 	return 0;
 }
 
+/* The sink tags (with bits of to) of the names given a sink that are a
+ * proper prefix of chain buf at a dot (`req.socket.write` is req's and
+ * req.socket's); the first one's rule in *rule. */
+static uint64_t
+sink_prefix(const struct flow *f, const char *buf, size_t n, uint64_t to,
+    unsigned *rule)
+{
+	uint64_t tags = 0;
+	size_t j, cut;
+
+	for (cut = 0; cut < n; cut++) {
+		if (buf[cut] != '.')
+			continue;
+		for (j = 0; j < f->nsinks; j++)
+			if ((f->sinks[j].tags & to) && f->sinks[j].len == cut &&
+			    memcmp(f->sinks[j].s, buf, cut) == 0) {
+				if (tags == 0)
+					*rule = f->sinks[j].rule;
+				tags |= f->sinks[j].tags & to;
+			}
+	}
+	return tags;
+}
+
 /*
- * The sinks of the statement's sending calls (senders) on names given a
- * sink: the call's token in *at (the first), the sink's rule in *rule. A
- * receiver is the chain before any of its dots (`req.socket.write` is
- * req's and req.socket's).
+ * The sinks the statement reaches through names given a sink: a sending
+ * call (senders) on one (`req.write(data)`), or an assignment to one's
+ * field (`req.body = data`). *at is the call's or the field's token, *rule
+ * the sink's rule, and [*a0, *a1) the tokens that feed it: the call's
+ * arguments, or the assigned value. The first such place only.
  */
 static uint64_t
-stmt_recv_sinks(const struct flow *f, uint64_t to, size_t *at,
-    unsigned *rule)
+stmt_recv_sinks(const struct flow *f, uint64_t to, size_t eq, size_t *at,
+    unsigned *rule, size_t *a0, size_t *a1)
 {
 	char buf[FLOW_NAME_MAX];
 	const char *d;
-	uint64_t tags = 0;
-	size_t i, j, n, cut;
+	uint64_t tags;
+	size_t i, n;
 
 	if (f->nsinks == 0)
 		return 0;
+	/* req.body = data (a body's field: not req.headers[k] = v) */
+	if (eq < f->ntok && f->tok[eq].depth == 0)
+		for (i = 0; i < eq; i++) {
+			if (f->tok[i].kind != T_NAME || f->tok[i].depth != 0)
+				continue;
+			n = chain_text(f, &f->tok[i], buf);
+			d = memrchr(buf, '.', n);
+			if (d == NULL || !is_body(d + 1,
+			    n - (size_t)(d + 1 - buf)))
+				continue;
+			if ((tags = sink_prefix(f, buf, n, to, rule)) != 0) {
+				*at = i;
+				*a0 = eq + 1;
+				*a1 = f->ntok;
+				return tags;
+			}
+		}
 	for (i = 0; i + 1 < f->ntok; i++) {
 		if (f->tok[i].kind != T_NAME || !tok_is(f, &f->tok[i + 1], "("))
 			continue;
 		n = chain_text(f, &f->tok[i], buf);
 		d = memrchr(buf, '.', n);
-		if (d == NULL || !is_sender(d + 1, n - (size_t)(d + 1 - buf)))
+		if (d == NULL || !is_sender(d + 1, n - (size_t)(d + 1 - buf)) ||
+		    (tags = sink_prefix(f, buf, n, to, rule)) == 0)
 			continue;
-		for (cut = 0; cut < n; cut++) {
-			if (buf[cut] != '.')
-				continue;
-			for (j = 0; j < f->nsinks; j++)
-				if ((f->sinks[j].tags & to) &&
-				    f->sinks[j].len == cut &&
-				    memcmp(f->sinks[j].s, buf, cut) == 0) {
-					if (tags == 0) {
-						*at = i;
-						*rule = f->sinks[j].rule;
-					}
-					tags |= f->sinks[j].tags & to;
-				}
-		}
+		*at = i;
+		*a0 = i + 2;
+		for (*a1 = *a0; *a1 < f->ntok &&
+		    f->tok[*a1].depth > f->tok[i + 1].depth; (*a1)++)
+			;
+		return tags;
 	}
-	return tags;
+	return 0;
 }
 
 /* The line of token i of the statement. */
@@ -1301,7 +1353,8 @@ through(const struct flow *f, int k, char *out, size_t cap)
 }
 
 static void
-stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used)
+stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used,
+    size_t eq)
 {
 	size_t ci;
 
@@ -1318,18 +1371,15 @@ stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used)
 		if (c->kind != FLOW_DATA || f->nrep[ci] >= FLOW_MAX_REPORTS)
 			continue;
 		if ((a = stmt_sink(f, s, e, c->to)) == NULL) {
-			/* A method of a name given the sink: only what its
-			 * call's arguments carry feeds it (`tip = sock.read()`
-			 * sends nothing). */
-			if (!stmt_recv_sinks(f, c->to, &rat, &rrule))
+			/* Through a name given the sink: only what the call's
+			 * arguments or the field's value carry feeds it
+			 * (`tip = sock.read()` sends nothing). */
+			if (!stmt_recv_sinks(f, c->to, eq, &rat, &rrule, &a0,
+			    &a1))
 				continue;
-			a0 = rat + 2;
-			for (a1 = a0; a1 < f->ntok &&
-			    f->tok[a1].depth > f->tok[rat + 1].depth; a1++)
-				;
 			stmt_uses_to(f, a0, a1, 0, &args);
 			u = &args;
-			as = f->tok[rat + 1].off;
+			as = a0 < f->ntok ? f->tok[a0].off : e;
 			ae = a1 < f->ntok ? f->tok[a1].off : e;
 		}
 		in = *u;
@@ -1470,12 +1520,12 @@ stmt_end(struct flow *f, uint64_t e)
 			each_target(f, eq, sink_target, a);
 	}
 	if (f->report && !f->is_def) {
-		size_t rat;
+		size_t rat, a0, a1;
 		unsigned rrule;
 
 		if ((stmt_atoms(f, s, e, 0, NULL, NULL, 0) & f->to_all) ||
-		    stmt_recv_sinks(f, f->to_all, &rat, &rrule))
-			stmt_report(f, s, e, &used);
+		    stmt_recv_sinks(f, f->to_all, eq, &rat, &rrule, &a0, &a1))
+			stmt_report(f, s, e, &used, eq);
 	}
 	in = used;
 	if (!f->is_def)
