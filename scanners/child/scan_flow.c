@@ -747,27 +747,30 @@ static const char *const body_fields[] = {
 	"body", "content", "data", "entity", "form", "json", "payload",
 };
 
+/* Is s (n bytes) one of the nv words of v? */
 static int
-is_body(const char *s, size_t n)
+in_words(const char *const *v, size_t nv, const char *s, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(body_fields) / sizeof(body_fields[0]); i++)
-		if (strlen(body_fields[i]) == n &&
-		    memcmp(body_fields[i], s, n) == 0)
+	for (i = 0; i < nv; i++)
+		if (strlen(v[i]) == n && memcmp(v[i], s, n) == 0)
 			return 1;
 	return 0;
+}
+
+#define NWORDS(v) (sizeof(v) / sizeof((v)[0]))
+
+static int
+is_body(const char *s, size_t n)
+{
+	return in_words(body_fields, NWORDS(body_fields), s, n);
 }
 
 static int
 is_sender(const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(senders) / sizeof(senders[0]); i++)
-		if (strlen(senders[i]) == n && memcmp(senders[i], s, n) == 0)
-			return 1;
-	return 0;
+	return in_words(senders, NWORDS(senders), s, n);
 }
 
 /* The sink tags (with bits of to) of the names given a sink that are a
@@ -900,12 +903,7 @@ static const char *const mutators[] = {
 static int
 is_mutator(const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(mutators) / sizeof(mutators[0]); i++)
-		if (strlen(mutators[i]) == n && memcmp(mutators[i], s, n) == 0)
-			return 1;
-	return 0;
+	return in_words(mutators, NWORDS(mutators), s, n);
 }
 
 static void
