@@ -135,8 +135,9 @@ struct flow {
 	int vdepth;              /* value brackets open inside the block */
 	int overflow;            /* brackets deeper than DEPTH_MAX */
 
-	/* Names given a sink (`req = https.request(...)`): a method called
-	 * on one is that sink (`req.write(data)`). */
+	/* Names given a sink (`req = https.request(...)`): a sending method
+	 * called on one, or a body field set, is that sink (`req.write(data)`,
+	 * `req.body = data`; stmt_recv_sinks). */
 	struct sink_name sinks[SINK_NAMES];
 	size_t nsinks;
 };
