@@ -257,6 +257,23 @@ START_TEST(bounds)
 	ck_assert_ptr_nonnull(as);
 	ck_assert_uint_eq(scan_alias_count(as), 0);
 	scan_alias_free(as);
+	/* NUL bytes in a shell word: dash drops them (`c=cu<NUL>rl` is
+	 * c=curl); no name or target keeps one (found by fuzz_alias: a target
+	 * "<NUL>.../curl" made its text an empty string). */
+	{
+		static const char nul[] = "nvc=\0\0\0/usr/bin/curl\nc=cu\0rl\n"
+		    "q=\"wg\0et\"\n";
+		size_t k;
+
+		as = scan_alias_collect(nul, sizeof(nul) - 1);
+		ck_assert_ptr_nonnull(as);
+		ck_assert_str_eq(target(as, "nvc", 0), "/usr/bin/curl");
+		ck_assert_str_eq(target(as, "c", 0), "curl");
+		ck_assert_str_eq(target(as, "q", 0), "wget");
+		for (k = 0; k < scan_alias_count(as); k++)
+			ck_assert_uint_gt(strlen(scan_alias_target(as, k, 0)), 0);
+		scan_alias_free(as);
+	}
 	/* Open blocks, lone quotes, brackets: nothing crashes. */
 	as = collect("from os import (\nimport (\n\"'`{{{[\n$(\nalias =\n"
 	    "Set-Alias\nconst {a, b: = require(\nx = getattr(\n");

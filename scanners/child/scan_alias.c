@@ -232,8 +232,9 @@ add(struct alias_set *as, unsigned kind, const char *s, size_t n,
 	unsigned i;
 
 	if (n == 0 || n > ALIAS_NAME_MAX || tn == 0 || tn > ALIAS_TARGET_MAX ||
-	    (n == tn && memcmp(s, t, n) == 0))
-		return 0;
+	    (n == tn && memcmp(s, t, n) == 0) || memchr(s, '\0', n) != NULL ||
+	    memchr(t, '\0', tn) != NULL)
+		return 0; /* names and targets are C strings (messages) */
 	if ((a = find(as, s, n, kind)) == NULL) {
 		if (as->n == ALIAS_MAX)
 			return 0;
@@ -482,7 +483,8 @@ module_name(const char **s, size_t *n)
 		}
 }
 
-/* A shell word (quotes joined, backslashes dropped), or $(which x),
+/* A shell word (quotes joined, backslashes and NUL bytes dropped: dash,
+ * Debian's sh, reads `c=cu<NUL>rl` as c=curl), or $(which x),
  * `command -v x`: its text in out (room ALIAS_TARGET_MAX). */
 static size_t
 shell_word(struct cur *c, char *out)
@@ -524,6 +526,8 @@ shell_word(struct cur *c, char *out)
 			for (c->i++; c->i < e; c->i++) {
 				if (c->p[c->i] == '$' && ch == '"')
 					return 0;
+				if (c->p[c->i] == '\0')
+					continue; /* dash drops NUL bytes */
 				if (k == ALIAS_TARGET_MAX)
 					return 0;
 				out[k++] = c->p[c->i];
@@ -535,7 +539,7 @@ shell_word(struct cur *c, char *out)
 		    ch == '|' || ch == '\r' || ch == '$' || ch == '`' ||
 		    ch == '(' || ch == ')')
 			break;
-		if (ch == '\\') {
+		if (ch == '\\' || ch == '\0') {
 			c->i++;
 			continue;
 		}
@@ -848,8 +852,10 @@ rhs(const struct alias_set *as, struct cur *c, char *out, unsigned *kind,
 		return ends(c) ? l : 0;
 	}
 	*c = d;
-	/* a string: a command or a function's name */
-	if ((l = quoted(c, &s)) > 0 && l <= ALIAS_TARGET_MAX && ends(c)) {
+	/* a string: a command or a function's name (one holding a NUL byte
+	 * is read as a shell word below, as dash reads it) */
+	if ((l = quoted(c, &s)) > 0 && l <= ALIAS_TARGET_MAX &&
+	    memchr(c->p + s, '\0', l) == NULL && ends(c)) {
 		memcpy(out, c->p + s, l);
 		*kind = AK_VAR;
 		return l;
