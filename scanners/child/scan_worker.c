@@ -2206,6 +2206,9 @@ drop_nuls(struct scan_worker *w, struct reader *rd, char *p, size_t n)
 	uint64_t at = rd->total - n; /* the file offset of p[0] */
 	size_t i;
 
+	/* The reviewer is shown the file's bytes, NULs and all. */
+	if (rd->item)
+		item_keep(w, p, n);
 	if (rd->nul_strings && !w->stop &&
 	    scan_strings_feed(&w->sb->x, (unsigned char *)p, n, on_string,
 	    w) != 0)
@@ -2458,7 +2461,7 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	while (n > 0 && !w->stop) {
 		const char *chunk;
 
-		if (item)
+		if (item && !rd.drop_nul)
 			item_keep(w, w->buf + w->buf_len, (size_t)n);
 		w->buf_len += (size_t)n;
 		chunk = w->buf + w->buf_len - (size_t)n;
