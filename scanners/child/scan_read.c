@@ -213,6 +213,14 @@ scan_strings_init(struct scan_strings *x, unsigned flags)
 	x->next = 0;
 }
 
+void
+scan_strings_start_at(struct scan_strings *x, uint64_t off, unsigned char prev)
+{
+	x->next = off;
+	x->prev = prev;
+	x->st = off > 0 && str_tab[prev] ? 1 /* ST_CHAR */ : 0;
+}
+
 /* Is the run, of the kind given, one to report? */
 static int
 run_shown(const struct scan_strings *x, const struct scan_strrun *r, int kind)

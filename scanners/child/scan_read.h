@@ -119,6 +119,11 @@ struct scan_strings {
 };
 
 void scan_strings_init(struct scan_strings *x, unsigned flags);
+/* A reading that starts at file offset off, the byte before it prev (a
+ * file read from its middle: what came before holds no string to report).
+ * Call after scan_strings_init, before the first feed. */
+void scan_strings_start_at(struct scan_strings *x, uint64_t off,
+    unsigned char prev);
 /* Returns 0, or the first non-zero value fn returned (then stops). */
 int scan_strings_feed(struct scan_strings *x, const unsigned char *p,
     size_t n, scan_str_fn fn, void *ctx);

@@ -1654,15 +1654,18 @@ ext_in(const char *relpath, const char *const *exts, size_t n)
  * is `curl` to them, and a NUL must not be a way to switch the text rules
  * off. A file is a script to sh when it starts with `#!`, when its name
  * says it is a script or text a tool will run or read, or when it is
- * text once its NULs are gone. Returns 0 (text), 1 (text to read with
- * its NULs dropped) or 2 (binary). */
+ * text once its NULs are gone; a file with no NUL in its first bytes is
+ * text, and a NUL after them, here or in a later chunk (text_fill), is
+ * dropped. Returns 0 (text), 1 (text to read with its NULs dropped) or
+ * 2 (binary). */
 static int
 nul_reading(const char *relpath, const char *p, size_t n)
 {
 	size_t k = n < AL_BINARY_SNIFF ? n : AL_BINARY_SNIFF;
 
+	/* Text by its first bytes: NULs after them are dropped too. */
 	if (memchr(p, '\0', k) == NULL)
-		return 0;
+		return memchr(p + k, '\0', n - k) != NULL;
 	if ((n >= 2 && p[0] == '#' && p[1] == '!') || ext_in(relpath,
 	    text_exts, sizeof(text_exts) / sizeof(text_exts[0])) ||
 	    scan_nul_text((const unsigned char *)p, k))
@@ -2208,7 +2211,7 @@ raw_read(struct scan_worker *w, struct reader *rd, char *dst, size_t n)
  */
 static void
 side_strings_begin(struct scan_worker *w, struct reader *rd, unsigned flags,
-    int text)
+    int text, uint64_t off, unsigned char prev)
 {
 	if (w->depth > 0)
 		return;
@@ -2217,6 +2220,7 @@ side_strings_begin(struct scan_worker *w, struct reader *rd, unsigned flags,
 		return;
 	}
 	scan_strings_init(&w->sb->x, flags);
+	scan_strings_start_at(&w->sb->x, off, prev);
 	w->sb->len = w->sb->n = 0;
 	w->sb->artefact = 0;
 	w->sb->text = text;
@@ -2297,14 +2301,25 @@ text_fill(struct scan_worker *w, struct reader *rd, char *dst, size_t room)
 	ssize_t r;
 	size_t used, k;
 
-	while (rd->drop_nul) {
+	while (rd->u16.order == SCAN_UTF16_NO) {
+		unsigned char prev = dst > w->buf ? (unsigned char)dst[-1] : 0;
+
 		if ((r = raw_read(w, rd, dst, room)) <= 0)
 			return r;
+		if (!rd->drop_nul) {
+			/* Text so far; a NUL after the first bytes (which had
+			 * none) is dropped as sh drops it, and so is every one
+			 * after it: the same reading as from the start. */
+			if (memchr(dst, '\0', (size_t)r) == NULL)
+				return r;
+			rd->drop_nul = 1;
+			rd->last = prev;
+			side_strings_begin(w, rd, SCAN_STR_NUL_EDGES, 1,
+			    rd->total - (uint64_t)r, prev);
+		}
 		if ((k = drop_nuls(w, rd, dst, (size_t)r)) > 0)
 			return (ssize_t)k;
 	}
-	if (rd->u16.order == SCAN_UTF16_NO)
-		return raw_read(w, rd, dst, room);
 	for (;;) {
 		if (rd->rpos == rd->rlen && !rd->raw_eof) {
 			if ((r = raw_read(w, rd, (char *)w->rbuf,
@@ -2360,8 +2375,7 @@ nul_text_begin(struct scan_worker *w, struct reader *rd, size_t n)
 	size_t k;
 
 	rd->drop_nul = 1;
-	rd->shebang = n >= 2 && w->buf[0] == '#' && w->buf[1] == '!';
-	side_strings_begin(w, rd, SCAN_STR_NUL_EDGES, 1);
+	side_strings_begin(w, rd, SCAN_STR_NUL_EDGES, 1, 0, 0);
 	if (w->stop)
 		return -1;
 	if ((k = drop_nuls(w, rd, w->buf, n)) > 0)
@@ -2460,11 +2474,12 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			}
 		}
 	}
+	rd.shebang = n >= 2 && w->buf[0] == '#' && w->buf[1] == '!';
 	if (n > 0) {
 		check_type(w, w->buf, (size_t)n);
 		if (w->depth == 0 && (rd.u16.order = scan_utf16_sniff(
 		    (unsigned char *)w->buf, (size_t)n, &bom)) != SCAN_UTF16_NO) {
-			side_strings_begin(w, &rd, SCAN_STR_DROP_NUL, 2);
+			side_strings_begin(w, &rd, SCAN_STR_DROP_NUL, 2, 0, 0);
 			side_strings_feed(w, &rd, w->buf, (size_t)n);
 			if (w->rbuf == NULL && (w->rbuf =
 			    malloc(KEEP + AL_SCAN_CHUNK)) == NULL)

@@ -282,6 +282,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (k != b.n)
 			abort();
 	}
+	/* A reading started in the middle (a NUL found after the first
+	 * chunk): every string it gives is of the bytes from there on. */
+	{
+		static struct scan_strings m;
+
+		memset(&c, 0, sizeof(c));
+		c.data = data;
+		c.size = size;
+		scan_strings_init(&m, SCAN_STR_NUL_EDGES);
+		scan_strings_start_at(&m, cut1, cut1 > 0 ? data[cut1 - 1] : 0);
+		if (scan_strings_feed(&m, data + cut1, size - cut1, on_str,
+		    &c) != 0 || scan_strings_end(&m, on_str, &c) != 0)
+			abort();
+		for (i = 0; i < c.n && i < 4096; i++)
+			if (c.off[i] < cut1 || c.kind[i] != SCAN_STR_ASCII)
+				abort();
+	}
 	/* scan_nul_text, counted plainly. */
 	{
 		size_t text = 0, bad = 0;
