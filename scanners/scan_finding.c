@@ -147,6 +147,24 @@ static struct rule builtin_rules[] = {
 		.builtin = 1,
 	},
 	{
+		.id = AL_RULE_NUL_TEXT,
+		.title = "NUL bytes between the characters of a text file",
+		.category = "obfuscation",
+		.severity = AL_SEV_LOW,
+		.description = "A text file with NUL bytes between two "
+		    "visible characters. dash and bash drop NUL bytes as they "
+		    "read a script, so `cu<NUL>rl` runs curl; editors, diffs, "
+		    "grep and code review show such a file as binary or cut "
+		    "it at the NUL, and scanners that read it as binary see "
+		    "nothing. airlock reads it as sh does (NULs dropped) and "
+		    "reports what the rules find there separately. Records "
+		    "that NULs separate (find -print0, an environ dump) are "
+		    "data, so this is context (low); in a shell script "
+		    "(#!, .sh, a shell rc file), where NULs have no use but "
+		    "hiding, it is medium.",
+		.builtin = 1,
+	},
+	{
 		.id = AL_RULE_PATCH_PATH,
 		.title = "Patch that writes where it should not",
 		.category = "archive-hazard",

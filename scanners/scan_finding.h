@@ -55,6 +55,8 @@ struct finding_list {
 /* Renames, copies and mode changes into runnable places (scan_patch.c). */
 #define AL_RULE_BASE_CONTENT "airlock.content-from-base"
 #define AL_RULE_SYMLINK_GIT "airlock.symlink-git"
+/* NUL bytes between the characters of a text file (scan_worker.c). */
+#define AL_RULE_NUL_TEXT "airlock.nul-in-text"
 /* A pickle whose load resolves or calls code (scan_pickle.c). */
 #define AL_RULE_PICKLE "airlock.pickle-code"
 

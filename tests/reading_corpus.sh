@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # reading_corpus.sh - measure whether the scan reads every text a consumer
 # reads (issue 16, item 4): UTF-16 files, lone-CR line ends, strings inside
-# binaries, and pickles.
+# binaries, pickles, and text with NUL bytes (which sh drops).
 #
 # Usage (from anywhere):  tests/reading_corpus.sh
 #
@@ -17,7 +17,7 @@
 # A class fails when its recall is below MIN_RECALL_<class> (percent, default
 # 90) or its false alarms are above MAX_FA_<class> (a count, default 0), or
 # when a scan of one of its files failed; <class> is utf16, lone_cr,
-# binary_strings or pickle (upper case works too). Every missed positive and
+# binary_strings, pickle or nul_text (upper case works too). Every missed positive and
 # every false alarm is printed with its technique, and with what the plain
 # control says: the same payload as UTF-8 text with LF line ends (for a
 # binary, its strings), scanned too, tells a reading miss ("plain form
@@ -26,7 +26,7 @@
 # of scans at once (default 2); READING_VERBOSE=1 lists every case with the
 # rules it hit.
 #
-# The last line is "N passed, M failed" over the four classes; the exit
+# The last line is "N passed, M failed" over the five classes; the exit
 # status is 1 if a class failed, unless AIRLOCK_READING_REPORT_ONLY=1, which
 # prints the same figures and exits 0. A corpus that cannot be generated or a
 # missing binary exits 1 in either mode: there are no figures to report.
@@ -42,13 +42,13 @@ esac
 
 if [ ! -x "$BIN" ]; then
 	echo "reading_corpus: $BIN is not an executable (build it with make, or set AIRLOCK_BIN)" >&2
-	echo "0 passed, 4 failed"
+	echo "0 passed, 5 failed"
 	exit 1
 fi
 for tool in python3 gcc; do
 	if ! command -v $tool >/dev/null; then
 		echo "reading_corpus: $tool is required to generate the corpus" >&2
-		echo "0 passed, 4 failed"
+		echo "0 passed, 5 failed"
 		exit 1
 	fi
 done
@@ -60,7 +60,7 @@ if ! python3 "$ROOT/tests/data/reading/gen.py" "$WORK/corpus" \
 	>"$WORK/gen.log" 2>&1; then
 	echo "reading_corpus: gen.py failed:" >&2
 	cat "$WORK/gen.log" >&2
-	echo "0 passed, 4 failed"
+	echo "0 passed, 5 failed"
 	exit 1
 fi
 
@@ -72,7 +72,7 @@ import subprocess
 import sys
 
 BIN, RULES, CORPUS = sys.argv[1:4]
-CLASSES = ("utf16", "lone-cr", "binary-strings", "pickle")
+CLASSES = ("utf16", "lone-cr", "binary-strings", "pickle", "nul-text")
 RANK = {"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 env = os.environ
 

@@ -75,6 +75,15 @@ struct func {
 
 enum { T_NAME = 1, T_OP, T_STR };
 
+#define SINK_NAMES 32
+
+struct sink_name {
+	char s[FLOW_NAME_MAX];
+	unsigned char len;
+	uint64_t tags;        /* the sink atom's */
+	unsigned rule;
+};
+
 struct tok {
 	uint32_t off;     /* in the text */
 	uint16_t len;
@@ -125,6 +134,12 @@ struct flow {
 	int bdepth;              /* entries of bstack in use */
 	int vdepth;              /* value brackets open inside the block */
 	int overflow;            /* brackets deeper than DEPTH_MAX */
+
+	/* Names given a sink (`req = https.request(...)`): a sending method
+	 * called on one, or a body field set, is that sink (`req.write(data)`,
+	 * `req.body = data`; stmt_recv_sinks). */
+	struct sink_name sinks[SINK_NAMES];
+	size_t nsinks;
 };
 
 static uint32_t
@@ -603,29 +618,53 @@ taint_tok(struct flow *f, size_t i, const struct input *in)
 	(void)name_taint_b(f, buf, n, in->tags, parent, rule, line, in->built);
 }
 
-/* The assignment's targets: per comma-separated group at depth 0, its
- * last name that is not a keyword (`const x`, `String s`, `my $x`). */
-static void
-taint_targets(struct flow *f, size_t eq, const struct input *in)
+/* Words after which a `:` opens a block, not a type: `if x: y = z`. */
+static int
+block_word(const struct flow *f, const struct tok *k)
 {
-	size_t i, last = SIZE_MAX, i0 = 0;
-	int destructure;
+	static const char *const w[] = {
+		"case", "default", "do", "elif", "else", "except", "finally",
+		"for", "if", "try", "when", "while", "with",
+	};
+	size_t j;
 
-	while (i0 < eq && f->tok[i0].kind == T_NAME &&
-	    is_keyword(f->t + f->tok[i0].off, f->tok[i0].len))
-		i0++;
-	destructure = eq < f->ntok && i0 < eq && (tok_is(f, &f->tok[i0], "{") ||
-	    tok_is(f, &f->tok[i0], "[") || tok_is(f, &f->tok[i0], "("));
+	if (k->kind != T_NAME)
+		return 0;
+	for (j = 0; j < sizeof(w) / sizeof(w[0]); j++)
+		if (tok_is(f, k, w[j]))
+			return 1;
+	return 0;
+}
+
+/* The assignment's targets: per comma-separated group at depth 0, its
+ * last name that is not a keyword (`const x`, `String s`, `my $x`); with
+ * a type after a `:` (`let x: Vec<T> =`, `const x: Record<K, V> =`,
+ * `val x: Map<K, V> =`), the name before the `:` too. Both are targets:
+ * a label (`l: x = v`) must not hide x. fn is called with each. */
+static void
+each_target(struct flow *f, size_t eq,
+    void (*fn)(struct flow *, size_t, const void *), const void *arg)
+{
+	size_t i, last = SIZE_MAX, ann = SIZE_MAX, g0 = 0;
+
 	for (i = 0; eq < f->ntok && i <= eq; i++) {
 		const struct tok *k = &f->tok[i];
 
 		if (i == eq || (k->kind == T_OP && k->depth == 0 &&
 		    tok_is(f, k, ","))) {
 			if (last != SIZE_MAX)
-				taint_tok(f, last, in);
-			last = SIZE_MAX;
+				fn(f, last, arg);
+			if (ann != SIZE_MAX && ann != last)
+				fn(f, ann, arg);
+			last = ann = SIZE_MAX;
+			g0 = i + 1;
 			continue;
 		}
+		/* A type annotation: the name before the first `:`. */
+		if (k->kind == T_OP && k->depth == 0 && tok_is(f, k, ":") &&
+		    ann == SIZE_MAX && last != SIZE_MAX && g0 < f->ntok &&
+		    !block_word(f, &f->tok[g0]))
+			ann = last;
 		if (k->kind == T_NAME && k->depth == 0 && !k->in_str) {
 			char buf[FLOW_NAME_MAX];
 			size_t n = chain_text(f, k, buf);
@@ -633,11 +672,213 @@ taint_targets(struct flow *f, size_t eq, const struct input *in)
 			if (n > 0 && (!is_keyword(buf, n) || tok_sigil(f, k)))
 				last = i;
 		}
-		/* Destructuring: `const {a, b} = x`, `[a, b] = x`. */
-		if (destructure && k->kind == T_NAME && k->depth >= 1 &&
-		    !k->in_str)
-			taint_tok(f, i, in);
 	}
+}
+
+static void
+taint_target(struct flow *f, size_t i, const void *in)
+{
+	taint_tok(f, i, in);
+}
+
+/* Marks target i as holding the sink atom *arg (a struct flow_atom). */
+static void
+sink_target(struct flow *f, size_t i, const void *arg)
+{
+	const struct flow_atom *a = arg;
+	char buf[FLOW_NAME_MAX];
+	size_t n = chain_text(f, &f->tok[i], buf), j;
+	struct sink_name *sn;
+
+	if (n == 0 || (is_keyword(buf, n) && !tok_sigil(f, &f->tok[i])))
+		return;
+	for (j = 0; j < f->nsinks; j++)
+		if (f->sinks[j].len == n && memcmp(f->sinks[j].s, buf, n) == 0) {
+			f->sinks[j].tags |= a->tags & f->to_all;
+			return;
+		}
+	if (f->nsinks == SINK_NAMES)
+		return; /* not followed: fewer reports, never more */
+	sn = &f->sinks[f->nsinks++];
+	memcpy(sn->s, buf, n);
+	sn->len = (unsigned char)n;
+	sn->tags = a->tags & f->to_all;
+	sn->rule = a->rule;
+}
+
+static int
+is_sink_name(const struct flow *f, const char *s, size_t n)
+{
+	size_t j;
+
+	for (j = 0; j < f->nsinks; j++)
+		if (f->sinks[j].len == n && memcmp(f->sinks[j].s, s, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* The statement's first sink atom (outside comments), or NULL. */
+static const struct flow_atom *
+stmt_sink(const struct flow *f, uint64_t s, uint64_t e, uint64_t to)
+{
+	size_t i;
+
+	for (i = atom_lower(f, s); i < f->na && f->a[i].off < e; i++)
+		if (f->a[i].end > s && (f->a[i].tags & to) &&
+		    !in_comment(f, &f->a[i]))
+			return &f->a[i];
+	return NULL;
+}
+
+/* Methods that send their arguments through their receiver (a request,
+ * a socket, a process's standard input: Popen.communicate). A name
+ * given a sink may hold a result rather than a handle (`host =
+ * gethostbyname(h)`, `res = await fetch(u)`): its other methods read. */
+static const char *const senders[] = {
+	"body", "communicate", "emit", "end", "endheaders", "form", "json",
+	"patch", "post", "print", "printf", "println", "put", "putheader",
+	"puts", "request", "send", "sendBeacon", "send_bytes", "send_form",
+	"send_json", "send_string", "sendall", "sendmsg", "sendto",
+	"set_form_data", "upload", "write", "writeBytes", "writeObject",
+	"writeUTF", "write_all", "writelines",
+};
+
+/* A request's fields that hold what it sends. */
+static const char *const body_fields[] = {
+	"body", "content", "data", "entity", "form", "json", "payload",
+};
+
+/* Is s (n bytes) one of the nv words of v? */
+static int
+in_words(const char *const *v, size_t nv, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < nv; i++)
+		if (strlen(v[i]) == n && memcmp(v[i], s, n) == 0)
+			return 1;
+	return 0;
+}
+
+#define NWORDS(v) (sizeof(v) / sizeof((v)[0]))
+
+static int
+is_body(const char *s, size_t n)
+{
+	return in_words(body_fields, NWORDS(body_fields), s, n);
+}
+
+static int
+is_sender(const char *s, size_t n)
+{
+	return in_words(senders, NWORDS(senders), s, n);
+}
+
+/* The sink tags (with bits of to) of the names given a sink that are a
+ * proper prefix of chain buf at a dot (`req.socket.write` is req's and
+ * req.socket's); the first one's rule in *rule. */
+static uint64_t
+sink_prefix(const struct flow *f, const char *buf, size_t n, uint64_t to,
+    unsigned *rule)
+{
+	uint64_t tags = 0;
+	size_t j, cut;
+
+	for (cut = 0; cut < n; cut++) {
+		if (buf[cut] != '.')
+			continue;
+		for (j = 0; j < f->nsinks; j++)
+			if ((f->sinks[j].tags & to) && f->sinks[j].len == cut &&
+			    memcmp(f->sinks[j].s, buf, cut) == 0) {
+				if (tags == 0)
+					*rule = f->sinks[j].rule;
+				tags |= f->sinks[j].tags & to;
+			}
+	}
+	return tags;
+}
+
+/*
+ * The sinks the statement reaches through names given a sink: a sending
+ * call (senders) on one (`req.write(data)`), or an assignment to one's
+ * field (`req.body = data`). *at is the call's or the field's token, *rule
+ * the sink's rule, and [*a0, *a1) the tokens that feed it: the call's
+ * arguments, or the assigned value. The first such place only.
+ */
+static uint64_t
+stmt_recv_sinks(const struct flow *f, uint64_t to, size_t eq, size_t *at,
+    unsigned *rule, size_t *a0, size_t *a1)
+{
+	char buf[FLOW_NAME_MAX];
+	const char *d;
+	uint64_t tags;
+	size_t i, n;
+
+	if (f->nsinks == 0)
+		return 0;
+	/* req.body = data (a body's field: not req.headers[k] = v) */
+	if (eq < f->ntok && f->tok[eq].depth == 0)
+		for (i = 0; i < eq; i++) {
+			if (f->tok[i].kind != T_NAME || f->tok[i].depth != 0)
+				continue;
+			n = chain_text(f, &f->tok[i], buf);
+			d = memrchr(buf, '.', n);
+			if (d == NULL || !is_body(d + 1,
+			    n - (size_t)(d + 1 - buf)))
+				continue;
+			if ((tags = sink_prefix(f, buf, n, to, rule)) != 0) {
+				*at = i;
+				*a0 = eq + 1;
+				*a1 = f->ntok;
+				return tags;
+			}
+		}
+	for (i = 0; i + 1 < f->ntok; i++) {
+		if (f->tok[i].kind != T_NAME || !tok_is(f, &f->tok[i + 1], "("))
+			continue;
+		n = chain_text(f, &f->tok[i], buf);
+		d = memrchr(buf, '.', n);
+		if (d == NULL || !is_sender(d + 1, n - (size_t)(d + 1 - buf)) ||
+		    (tags = sink_prefix(f, buf, n, to, rule)) == 0)
+			continue;
+		*at = i;
+		*a0 = i + 2;
+		for (*a1 = *a0; *a1 < f->ntok &&
+		    f->tok[*a1].depth > f->tok[i + 1].depth; (*a1)++)
+			;
+		return tags;
+	}
+	return 0;
+}
+
+/* The line of token i of the statement. */
+static uint64_t
+tok_line(const struct flow *f, size_t i)
+{
+	uint64_t line = f->s_line, o;
+
+	for (o = f->s_off; o < f->tok[i].off; o++)
+		line += f->t[o] == '\n';
+	return line;
+}
+
+/* The assignment's targets (each_target) take the value's taint. */
+static void
+taint_targets(struct flow *f, size_t eq, const struct input *in)
+{
+	size_t i, i0 = 0;
+
+	while (i0 < eq && f->tok[i0].kind == T_NAME &&
+	    is_keyword(f->t + f->tok[i0].off, f->tok[i0].len))
+		i0++;
+	each_target(f, eq, taint_target, in);
+	/* Destructuring: `const {a, b} = x`, `[a, b] = x`. */
+	if (eq < f->ntok && i0 < eq && (tok_is(f, &f->tok[i0], "{") ||
+	    tok_is(f, &f->tok[i0], "[") || tok_is(f, &f->tok[i0], "(")))
+		for (i = 0; i < eq; i++)
+			if (f->tok[i].kind == T_NAME && f->tok[i].depth >= 1 &&
+			    !f->tok[i].in_str)
+				taint_tok(f, i, in);
 	/* (data += c) inside an arrow's parentheses. */
 	for (i = eq < f->ntok ? eq + 1 : 1; i < f->ntok; i++)
 		if (f->tok[i].kind == T_OP && f->tok[i].depth > 0 &&
@@ -663,12 +904,7 @@ static const char *const mutators[] = {
 static int
 is_mutator(const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(mutators) / sizeof(mutators[0]); i++)
-		if (strlen(mutators[i]) == n && memcmp(mutators[i], s, n) == 0)
-			return 1;
-	return 0;
+	return in_words(mutators, NWORDS(mutators), s, n);
 }
 
 static void
@@ -706,6 +942,9 @@ taint_mutated(struct flow *f, const struct input *in)
 				taint_tok(f, i + 2, in);
 			continue;
 		}
+		/* req.write(data) sent data: req does not hold it after */
+		if (is_sink_name(f, buf, rlen))
+			continue;
 		if (!is_keyword(buf, chain_head(buf, rlen)) || rlen >
 		    chain_head(buf, rlen)) {
 			unsigned rule;
@@ -1113,48 +1352,62 @@ through(const struct flow *f, int k, char *out, size_t cap)
 }
 
 static void
-stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used)
+stmt_report(struct flow *f, uint64_t s, uint64_t e, const struct input *used,
+    size_t eq)
 {
 	size_t ci;
 
 	for (ci = 0; ci < f->nc && !f->stopped; ci++) {
 		const struct flow_cond *c = &f->c[ci];
 		struct flow_report r;
-		struct input in = *used;
-		unsigned sink_rule = 0, src_rule = 0;
-		uint64_t sink_line = 0, src_line = 0, at;
-		size_t i;
+		struct input in, args = {0, -1, 0, 0, 0};
+		const struct input *u = used;
+		const struct flow_atom *a;
+		unsigned sink_rule = 0, src_rule = 0, rrule = 0;
+		uint64_t sink_line = 0, src_line = 0, at, as = s, ae = e;
+		size_t rat = 0, a0 = 0, a1 = f->ntok;
 
 		if (c->kind != FLOW_DATA || f->nrep[ci] >= FLOW_MAX_REPORTS)
 			continue;
-		if (!(stmt_atoms(f, s, e, 0, NULL, NULL, 0) & c->to))
-			continue;
+		if ((a = stmt_sink(f, s, e, c->to)) == NULL) {
+			/* Through a name given the sink: only what the call's
+			 * arguments or the field's value carry feeds it
+			 * (`tip = sock.read()` sends nothing). */
+			if (!stmt_recv_sinks(f, c->to, eq, &rat, &rrule, &a0,
+			    &a1))
+				continue;
+			stmt_uses_to(f, a0, a1, 0, &args);
+			u = &args;
+			as = a0 < f->ntok ? f->tok[a0].off : e;
+			ae = a1 < f->ntok ? f->tok[a1].off : e;
+		}
+		in = *u;
 		if (in.name >= 0 && !(f->names[in.name].tags & c->from)) {
 			struct input again = {0, -1, 0, 0, 0};
 
-			stmt_uses_to(f, 0, f->ntok, c->from, &again);
+			stmt_uses_to(f, a0, a1, c->from, &again);
 			if (again.name >= 0 && (f->names[again.name].tags &
 			    c->from))
 				in.name = again.name;
 		}
 		/* The atoms that are not this condition's sink feed it. */
-		in.tags |= stmt_atoms(f, s, e, c->to, &src_rule, &src_line, 1);
+		in.tags |= stmt_atoms(f, as, ae, c->to, &src_rule, &src_line, 1);
 		if (!(in.tags & c->from))
 			continue;
-		if (in.name < 0 || !(used->tags & c->from)) {
+		if (in.name < 0 || !(u->tags & c->from)) {
 			in.name = -1;
 			in.rule = src_rule;
 			in.src_line = src_line;
 		}
-		at = s;
-		for (i = atom_lower(f, s); i < f->na && f->a[i].off < e; i++)
-			if (f->a[i].end > s && (f->a[i].tags & c->to) &&
-			    !in_comment(f, &f->a[i])) {
-				sink_rule = f->a[i].rule;
-				sink_line = f->a[i].line;
-				at = f->a[i].off;
-				break;
-			}
+		if (a != NULL) {
+			sink_rule = a->rule;
+			sink_line = a->line;
+			at = a->off;
+		} else {
+			sink_rule = rrule;
+			sink_line = tok_line(f, rat);
+			at = f->tok[rat].off;
+		}
 		if (c->built && !stmt_build(f) &&
 		    !(in.name >= 0 && f->names[in.name].built))
 			continue;
@@ -1258,9 +1511,21 @@ stmt_end(struct flow *f, uint64_t e)
 	eq = stmt_assign(f);
 	stmt_uses(f, eq < f->ntok && f->tok[eq].depth == 0 ? eq + 1 : 0,
 	    &used);
-	if (f->report && !f->is_def &&
-	    (stmt_atoms(f, s, e, 0, NULL, NULL, 0) & f->to_all))
-		stmt_report(f, s, e, &used);
+	/* `req = https.request(...)`: req's methods are that sink. */
+	if (!f->is_def && eq < f->ntok && f->tok[eq].depth == 0) {
+		const struct flow_atom *a = stmt_sink(f, s, e, f->to_all);
+
+		if (a != NULL)
+			each_target(f, eq, sink_target, a);
+	}
+	if (f->report && !f->is_def) {
+		size_t rat, a0, a1;
+		unsigned rrule;
+
+		if ((stmt_atoms(f, s, e, 0, NULL, NULL, 0) & f->to_all) ||
+		    stmt_recv_sinks(f, f->to_all, eq, &rat, &rrule, &a0, &a1))
+			stmt_report(f, s, e, &used, eq);
+	}
 	in = used;
 	if (!f->is_def)
 		in.tags |= stmt_atoms(f, s, e, 0, &in.rule, &in.src_line, 1) &

@@ -196,36 +196,89 @@ static const unsigned char str_tab[256] = {
 };
 
 void
-scan_strings_init(struct scan_strings *x)
+scan_strings_init(struct scan_strings *x, unsigned flags)
 {
-	x->a.len = x->w[0].len = x->w[1].len = 0;
+	struct scan_strrun *r[] = {&x->a, &x->w[0], &x->w[1], &x->j};
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		r[i]->len = 0;
+		r[i]->nul_edge = r[i]->gap = r[i]->notwide = 0;
+	}
+	x->flags = flags;
 	x->prev = 0;
+	x->st = 0;
+	x->a_held = 0;
+	x->nuls = 0;
 	x->next = 0;
 }
 
+void
+scan_strings_start_at(struct scan_strings *x, uint64_t off, unsigned char prev)
+{
+	x->next = off;
+	x->prev = prev;
+	x->st = off > 0 && str_tab[prev] ? 1 /* ST_CHAR */ : 0;
+}
+
+/* Is the run, of the kind given, one to report? */
 static int
-run_end(struct scan_strrun *r, scan_str_fn fn, void *ctx, int wide)
+run_shown(const struct scan_strings *x, const struct scan_strrun *r, int kind)
+{
+	if (r->len < SCAN_STR_MIN)
+		return 0;
+	if (kind == SCAN_STR_JOINED)
+		return r->gap && r->notwide;
+	if (!(x->flags & SCAN_STR_NUL_EDGES))
+		return 1;
+	return kind == SCAN_STR_ASCII && r->nul_edge;
+}
+
+/* Reports the run so far (if it is one to) and empties it; what an ASCII
+ * run is known to be stays, for its next piece. */
+static int
+run_end(struct scan_strings *x, struct scan_strrun *r, scan_str_fn fn,
+    void *ctx, int kind)
 {
 	size_t n = r->len;
 
+	if (!run_shown(x, r, kind)) {
+		r->len = 0;
+		return 0;
+	}
 	r->len = 0;
-	return n >= SCAN_STR_MIN ? fn(ctx, r->start, r->s, n, wide) : 0;
+	return fn(ctx, r->start, r->s, n, kind);
+}
+
+/* The run is over: reported, and forgotten. */
+static int
+run_close(struct scan_strings *x, struct scan_strrun *r, scan_str_fn fn,
+    void *ctx, int kind)
+{
+	int rc = run_end(x, r, fn, ctx, kind);
+
+	r->nul_edge = r->gap = r->notwide = 0;
+	return rc;
 }
 
 /* Adds the n characters at s, the first at file offset at (a character
  * is step bytes long), cutting the run at SCAN_STR_MAX. */
 static int
-run_add(struct scan_strrun *r, const unsigned char *s, size_t n, uint64_t at,
-    unsigned step, scan_str_fn fn, void *ctx)
+run_add(struct scan_strings *x, struct scan_strrun *r, const unsigned char *s,
+    size_t n, uint64_t at, unsigned step, scan_str_fn fn, void *ctx, int kind)
 {
 	int rc;
 
 	while (n > 0) {
 		size_t k;
 
-		if (r->len == SCAN_STR_MAX &&
-		    (rc = run_end(r, fn, ctx, step == 2)) != 0)
-			return rc;
+		if (r->len == SCAN_STR_MAX) {
+			if ((rc = run_end(x, r, fn, ctx, kind)) != 0)
+				return rc;
+			/* A joined piece is reported for what it holds. */
+			if (kind == SCAN_STR_JOINED)
+				r->gap = r->notwide = 0;
+		}
 		if (r->len == 0)
 			r->start = at;
 		k = SCAN_STR_MAX - r->len < n ? SCAN_STR_MAX - r->len : n;
@@ -247,12 +300,41 @@ wide_unit(struct scan_strings *x, unsigned char lo, uint64_t at,
 	struct scan_strrun *r = &x->w[at & 1];
 	int rc;
 
-	if (r->len > 0 && r->next != at && (rc = run_end(r, fn, ctx, 1)) != 0)
+	if (r->len > 0 && r->next != at &&
+	    (rc = run_close(x, r, fn, ctx, SCAN_STR_WIDE)) != 0)
 		return rc;
-	if ((rc = run_add(r, &lo, 1, at, 2, fn, ctx)) != 0)
+	if ((rc = run_add(x, r, &lo, 1, at, 2, fn, ctx, SCAN_STR_WIDE)) != 0)
 		return rc;
 	r->next = at + 2;
 	return 0;
+}
+
+/* What the bytes since the last character were (scan_strings.st). */
+enum {
+	ST_OTHER = 0,             /* some byte that is neither NUL nor one */
+	ST_CHAR,                  /* none: the last byte was a character */
+	ST_NULS,                  /* NULs only, after a character */
+};
+
+/* The span p[i..j) of characters, in the joined run: NULs alone between
+ * it and the run's last character are dropped; any other byte between
+ * them ended the run already. */
+static int
+joined_add(struct scan_strings *x, const unsigned char *p, size_t i, size_t j,
+    uint64_t base, scan_str_fn fn, void *ctx)
+{
+	struct scan_strrun *r = &x->j;
+
+	if (x->st == ST_NULS)
+		r->gap = 1;
+	/* UTF-16's shape is one character, one NUL: two characters side by
+	 * side (in the span, or across the chunk's start), or NULs other
+	 * than one, are not it. */
+	if (j - i >= 2 || x->st == ST_CHAR || (x->st == ST_NULS &&
+	    x->nuls != 1))
+		r->notwide = 1;
+	return run_add(x, r, p + i, j - i, base + i, 1, fn, ctx,
+	    SCAN_STR_JOINED);
 }
 
 /*
@@ -261,38 +343,97 @@ wide_unit(struct scan_strings *x, unsigned char lo, uint64_t at,
  * a NUL ends (or, at a chunk's start, the previous chunk's last byte). A
  * wide run goes on while its units follow each other at its alignment,
  * and ends when the next unit found is not the one it expects (or at the
- * end): the runs, in the order, that a byte-by-byte reading gives, however
- * the file is cut into chunks.
+ * end). A joined run goes on over bytes that are all NUL, and ends at any
+ * other byte that is not a character. With SCAN_STR_NUL_EDGES, an ASCII
+ * run a NUL ends is held until the next byte that is not NUL says
+ * whether the NULs stood between two characters. The runs come, in the
+ * order, that a byte-by-byte reading gives, however the file is cut into
+ * chunks.
  */
 int
 scan_strings_feed(struct scan_strings *x, const unsigned char *p, size_t n,
     scan_str_fn fn, void *ctx)
 {
 	uint64_t base = x->next;
+	int edges = (x->flags & SCAN_STR_NUL_EDGES) != 0;
+	int drop = (x->flags & SCAN_STR_DROP_NUL) != 0;
 	size_t i = 0, j;
 	int rc;
 
 	if (n == 0)
 		return 0;
-	if (base > 0 && p[0] == 0 && str_tab[x->prev] &&
+	if (!edges && base > 0 && p[0] == 0 && str_tab[x->prev] &&
 	    (rc = wide_unit(x, x->prev, base - 1, fn, ctx)) != 0)
 		return rc;
 	while (i < n) {
 		if (!str_tab[p[i]]) {
-			if (x->a.len > 0 && (rc = run_end(&x->a, fn, ctx, 0)))
-				return rc;
-			while (++i < n && !str_tab[p[i]])
-				;
+			int other = 0;
+
+			if (x->a.len > 0 && !x->a_held) {
+				if (edges && p[i] == 0)
+					x->a_held = 1;
+				else if ((rc = run_close(x, &x->a, fn, ctx,
+				    SCAN_STR_ASCII)) != 0)
+					return rc;
+			}
+			/* Whether the stretch is all NULs matters only right
+			 * after a character (or NULs after one). */
+			if (x->st == ST_OTHER) {
+				while (++i < n && !str_tab[p[i]])
+					;
+				continue;
+			}
+			if (x->st == ST_CHAR)
+				x->nuls = 0;
+			for (; i < n && p[i] == 0; i++)
+				x->nuls += x->nuls < 2;
+			if (i < n && !str_tab[p[i]]) {
+				other = 1;
+				while (++i < n && !str_tab[p[i]])
+					;
+			}
+			if (other) {
+				x->st = ST_OTHER;
+				if (x->a_held) {
+					x->a_held = 0;
+					if ((rc = run_close(x, &x->a, fn, ctx,
+					    SCAN_STR_ASCII)) != 0)
+						return rc;
+				}
+				if (drop && (rc = run_close(x, &x->j, fn, ctx,
+				    SCAN_STR_JOINED)) != 0)
+					return rc;
+			} else if (x->st == ST_CHAR) {
+				x->st = ST_NULS;
+			}
 			continue;
 		}
 		for (j = i + 1; j < n && str_tab[p[j]]; j++)
 			;
+		if (x->a_held) {
+			/* NULs between two characters ended it. */
+			x->a_held = 0;
+			x->a.nul_edge = 1;
+			if ((rc = run_close(x, &x->a, fn, ctx,
+			    SCAN_STR_ASCII)) != 0)
+				return rc;
+		}
 		/* Most spans of a binary are short and end in the chunk: not
 		 * a string, nothing to keep. */
-		if ((x->a.len > 0 || j - i >= SCAN_STR_MIN || j == n) &&
-		    (rc = run_add(&x->a, p + i, j - i, base + i, 1, fn, ctx)))
+		if (x->a.len > 0 || j - i >= SCAN_STR_MIN || j == n) {
+			if (x->a.len == 0 && x->st == ST_NULS)
+				x->a.nul_edge = 1;
+			if ((rc = run_add(x, &x->a, p + i, j - i, base + i, 1,
+			    fn, ctx, SCAN_STR_ASCII)) != 0)
+				return rc;
+		}
+		/* A joined run is one NULs go on: a span that starts none
+		 * and has no NUL after it would end one at once. */
+		if (drop && (x->st != ST_OTHER || j == n || p[j] == 0) &&
+		    (rc = joined_add(x, p, i, j, base, fn, ctx)) != 0)
 			return rc;
-		if (j < n && p[j] == 0 &&
+		x->st = ST_CHAR;
+		if (!edges && j < n && p[j] == 0 &&
 		    (rc = wide_unit(x, p[j - 1], base + j - 1, fn, ctx)) != 0)
 			return rc;
 		i = j;
@@ -307,8 +448,29 @@ scan_strings_end(struct scan_strings *x, scan_str_fn fn, void *ctx)
 {
 	int rc;
 
-	if ((rc = run_end(&x->a, fn, ctx, 0)) != 0 ||
-	    (rc = run_end(&x->w[0], fn, ctx, 1)) != 0)
+	x->a_held = 0;
+	x->st = ST_OTHER;
+	if ((rc = run_close(x, &x->a, fn, ctx, SCAN_STR_ASCII)) != 0 ||
+	    (rc = run_close(x, &x->w[0], fn, ctx, SCAN_STR_WIDE)) != 0 ||
+	    (rc = run_close(x, &x->w[1], fn, ctx, SCAN_STR_WIDE)) != 0)
 		return rc;
-	return run_end(&x->w[1], fn, ctx, 1);
+	return run_close(x, &x->j, fn, ctx, SCAN_STR_JOINED);
+}
+
+int
+scan_nul_text(const unsigned char *p, size_t n)
+{
+	size_t i, text = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = p[i];
+
+		if (c == 0)
+			continue;
+		if ((c < 0x20 && c != '\t' && c != '\n' && c != '\f' &&
+		    c != '\r' && c != 0x1b) || c == 0x7f)
+			return 0;
+		text++;
+	}
+	return text > 0;
 }

@@ -1649,16 +1649,28 @@ ext_in(const char *relpath, const char *const *exts, size_t n)
 	return 0;
 }
 
-/* A NUL in the first bytes means binary, unless the name says it is a
- * script or text a tool will run or read: then a stray NUL must not be a
- * way to switch the text rules off. */
+/* A NUL in the first bytes means binary, unless sh would run the file
+ * as a script: dash and bash drop NUL bytes as they read, so `cu<NUL>rl`
+ * is `curl` to them, and a NUL must not be a way to switch the text rules
+ * off. A file is a script to sh when it starts with `#!`, when its name
+ * says it is a script or text a tool will run or read, or when it is
+ * text once its NULs are gone; a file with no NUL in its first bytes is
+ * text, and a NUL after them, here or in a later chunk (text_fill), is
+ * dropped. Returns 0 (text), 1 (text to read with its NULs dropped) or
+ * 2 (binary). */
 static int
-is_binary(const char *relpath, const char *p, size_t n)
+nul_reading(const char *relpath, const char *p, size_t n)
 {
-	if (memchr(p, '\0', n < AL_BINARY_SNIFF ? n : AL_BINARY_SNIFF) == NULL)
-		return 0;
-	return !ext_in(relpath, text_exts, sizeof(text_exts) /
-	    sizeof(text_exts[0]));
+	size_t k = n < AL_BINARY_SNIFF ? n : AL_BINARY_SNIFF;
+
+	/* Text by its first bytes: NULs after them are dropped too. */
+	if (memchr(p, '\0', k) == NULL)
+		return memchr(p + k, '\0', n - k) != NULL;
+	if ((n >= 2 && p[0] == '#' && p[1] == '!') || ext_in(relpath,
+	    text_exts, sizeof(text_exts) / sizeof(text_exts[0])) ||
+	    scan_nul_text((const unsigned char *)p, k))
+		return 1;
+	return 2;
 }
 
 struct source {
@@ -1864,15 +1876,23 @@ slide(struct scan_worker *w)
 /* Strings are scanned in batches of this many bytes, one string a line. */
 #define STR_BATCH (64u * 1024)
 #define STR_BATCH_MAX (STR_BATCH / (SCAN_STR_MIN + 1) + 1)
+#define STR_SEEN 64u
 
 struct scan_strbin {
 	struct scan_strings x;
 	char batch[STR_BATCH];
 	size_t len;
 	uint64_t off[STR_BATCH_MAX];  /* per line: the string's file offset */
-	unsigned char wide[STR_BATCH_MAX];
+	unsigned char kind[STR_BATCH_MAX]; /* per line: enum scan_str_kind */
 	size_t n;
 	int artefact;                 /* compiled code: one severity lower */
+	int text;                     /* a text file's: 1 read with NULs
+	                               * dropped, 2 UTF-16 (side_strings) */
+	/* What the plain strings' findings matched (rule, sha256), for the
+	 * joined ones: the last STR_SEEN of them. */
+	const struct rule *seen_rule[STR_SEEN];
+	char seen_hash[STR_SEEN][AL_SHA256_HEX];
+	size_t nseen;
 };
 
 /* The categories whose rules read the strings of a binary: what a secret
@@ -1894,6 +1914,37 @@ build_artefact(const struct scan_worker *w)
 	};
 	return (w->mime != NULL && scan_type_is_executable(w->mime)) ||
 	    ext_in(w->relpath, exts, sizeof(exts) / sizeof(exts[0]));
+}
+
+/*
+ * Is a finding of rule r on a string of the kind given, whose match had
+ * the sha256 hash, one the file has already? A joined string holds the
+ * plain strings it joins, and a text file's strings the lines read with
+ * NULs dropped: what they match again is not news. Only a match the same
+ * rule made on the same bytes counts; one across a dropped NUL is new.
+ */
+static int
+strings_seen(const struct scan_worker *w, const struct rule *r, int kind,
+    const char *hash)
+{
+	const struct scan_strbin *sb = w->sb;
+	size_t i, n;
+
+	if (sb->text) {
+		for (i = 0; i < (size_t)eng_file_findings(w); i++)
+			if (w->out->v[w->first + i].rule == r &&
+			    !w->meta[i].decoded &&
+			    strcmp(w->meta[i].hash, hash) == 0)
+				return 1;
+		return 0;
+	}
+	if (kind != SCAN_STR_JOINED)
+		return 0;
+	n = sb->nseen < STR_SEEN ? sb->nseen : STR_SEEN;
+	for (i = 0; i < n; i++)
+		if (sb->seen_rule[i] == r && strcmp(sb->seen_hash[i], hash) == 0)
+			return 1;
+	return 0;
 }
 
 /* Scans the batch of strings and adopts what the rules above found. */
@@ -1943,10 +1994,22 @@ strings_flush(struct scan_worker *w)
 		struct fmeta *m;
 		struct dynbuf x;
 		size_t occ = 0, k = (size_t)in->line - 1;
+		const char *mh;
 
 		if (in->rule->builtin || in->line == 0 || k >= sb->n ||
 		    !strings_category(in->rule->category))
 			continue;
+		/* What the match was, as the child saw it. */
+		mh = i < (size_t)eng_file_findings(w->child) &&
+		    !w->child->meta[i].decoded ? w->child->meta[i].hash : NULL;
+		if (mh != NULL && strings_seen(w, in->rule, sb->kind[k], mh))
+			continue;
+		if (mh != NULL && !sb->text && sb->kind[k] != SCAN_STR_JOINED) {
+			sb->seen_rule[sb->nseen % STR_SEEN] = in->rule;
+			memcpy(sb->seen_hash[sb->nseen % STR_SEEN], mh,
+			    AL_SHA256_HEX);
+			sb->nseen++;
+		}
 		if ((f = eng_new_finding(w, &m)) == NULL)
 			break;
 		m->decoded = 1;
@@ -1958,9 +2021,13 @@ strings_flush(struct scan_worker *w)
 			f->severity--;
 		f->path = strdup(w->path);
 		dynbuf_init(&x, 4 * AL_EXCERPT_BYTES + 256);
-		if (dynbuf_addf(&x, "%sstring at byte %llu of a binary file: "
-		    "%s", sb->wide[k] ? "UTF-16 " : "",
-		    (unsigned long long)sb->off[k], in->excerpt) < 0)
+		if (dynbuf_addf(&x, "%s at byte %llu of a %s file%s: %s",
+		    sb->kind[k] == SCAN_STR_WIDE ? "UTF-16 string" :
+		    sb->text == 1 ? "string a NUL ends" : sb->text == 2 ?
+		    "ASCII string" : "string", (unsigned long long)sb->off[k],
+		    sb->text == 1 ? "text" : sb->text == 2 ? "UTF-16" :
+		    "binary", sb->kind[k] == SCAN_STR_JOINED ? ", its NUL bytes "
+		    "dropped as sh does" : "", in->excerpt) < 0)
 			w->nomem = w->stop = 1;
 		f->excerpt = dynbuf_take(&x, NULL);
 		if (f->path == NULL || f->excerpt == NULL) {
@@ -1982,7 +2049,7 @@ out:
 }
 
 static int
-on_string(void *ctx, uint64_t off, const char *s, size_t n, int wide)
+on_string(void *ctx, uint64_t off, const char *s, size_t n, int kind)
 {
 	struct scan_worker *w = ctx;
 	struct scan_strbin *sb = w->sb;
@@ -1995,7 +2062,7 @@ on_string(void *ctx, uint64_t off, const char *s, size_t n, int wide)
 	sb->batch[sb->len + n] = '\n';
 	sb->len += n + 1;
 	sb->off[sb->n] = off;
-	sb->wide[sb->n++] = (unsigned char)wide;
+	sb->kind[sb->n++] = (unsigned char)kind;
 	return 0;
 }
 
@@ -2012,6 +2079,16 @@ struct reader {
 	int raw_eof;
 	struct pickle_walk *pk;   /* the file read as a pickle, or NULL */
 	int pk_cut;               /* the walk ended before the file did */
+	int drop_nul;             /* read as sh reads it: NUL bytes dropped */
+	int shebang;              /* and it starts with #! */
+	int side;                 /* strings read on the side (w->sb) */
+	unsigned char last;       /* the last byte read that is not NUL, or
+	                           * 0 before the first */
+	int nul_line;             /* NULs were dropped inside a line */
+	int in_nuls;              /* NULs read since then */
+	uint64_t nul_gap;         /* 1 + offset of those NULs' first */
+	uint64_t nul_at;          /* 1 + offset of the first NUL between two
+	                           * characters, or 0 */
 };
 
 /* Names a pickle loader reads whatever the content: a file by one of
@@ -2124,21 +2201,132 @@ raw_read(struct scan_worker *w, struct reader *rd, char *dst, size_t n)
 	return r;
 }
 
-/* Appends the next text to read at dst (room bytes): as it is, or decoded
- * from UTF-16. The count, 0 at the end, -1 on an error. */
+/*
+ * The strings of a text file's bytes, read on the side of the text the
+ * rules read (at the top level): where NULs are dropped, the strings a
+ * reader that a NUL stops sees (text 1, SCAN_STR_NUL_EDGES); in UTF-16,
+ * the ASCII that sh would run and a UTF-16 reader turns into other
+ * characters (text 2, ASCII lines appended to UTF-16 text). What both
+ * readings find is reported once (strings_seen).
+ */
+static void
+side_strings_begin(struct scan_worker *w, struct reader *rd, unsigned flags,
+    int text, uint64_t off, unsigned char prev)
+{
+	if (w->depth > 0)
+		return;
+	if (w->sb == NULL && (w->sb = malloc(sizeof(*w->sb))) == NULL) {
+		w->nomem = w->stop = 1;
+		return;
+	}
+	scan_strings_init(&w->sb->x, flags);
+	scan_strings_start_at(&w->sb->x, off, prev);
+	w->sb->len = w->sb->n = 0;
+	w->sb->artefact = 0;
+	w->sb->text = text;
+	w->sb->nseen = 0;
+	rd->side = 1;
+}
+
+static void
+side_strings_feed(struct scan_worker *w, struct reader *rd, const char *p,
+    size_t n)
+{
+	if (rd->side && !w->stop && scan_strings_feed(&w->sb->x,
+	    (const unsigned char *)p, n, on_string, w) != 0)
+		rd->side = 0;
+}
+
+static void
+side_strings_end(struct scan_worker *w, struct reader *rd)
+{
+	if (rd->side && !w->stop &&
+	    scan_strings_end(&w->sb->x, on_string, w) == 0)
+		strings_flush(w);
+	rd->side = 0;
+}
+
+/* Drops the NUL bytes of p[0..n), as dash and bash do reading a script;
+ * the strings that a NUL ends go to the side reader first, if it is on.
+ * Returns the bytes left. */
+static size_t
+drop_nuls(struct scan_worker *w, struct reader *rd, char *p, size_t n)
+{
+	char *z = memchr(p, '\0', n), *o;
+	uint64_t at = rd->total - n; /* the file offset of p[0] */
+	size_t i;
+
+	/* The reviewer is shown the file's bytes, NULs and all. */
+	if (rd->item)
+		item_keep(w, p, n);
+	side_strings_feed(w, rd, p, n);
+	if (z == NULL && !rd->in_nuls) {
+		rd->last = n > 0 ? (unsigned char)p[n - 1] : rd->last;
+		return n;
+	}
+	i = z != NULL ? (size_t)(z - p) : 0;
+	o = p + i;
+	if (i > 0)
+		rd->last = (unsigned char)p[i - 1];
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c == 0) {
+			if (!rd->in_nuls)
+				rd->nul_gap = at + i + 1;
+			rd->in_nuls = 1;
+			continue;
+		}
+		/* NULs inside a line change the text an excerpt shows; between
+		 * two visible characters, they hide a word from a reader. */
+		if (rd->in_nuls && ((rd->last != 0 && rd->last != '\n') ||
+		    c != '\n'))
+			rd->nul_line = 1;
+		if (rd->in_nuls && rd->nul_at == 0 && c > ' ' && c < 0x7f &&
+		    rd->last > ' ' && rd->last < 0x7f)
+			rd->nul_at = rd->nul_gap;
+		rd->in_nuls = 0;
+		rd->last = c;
+		*o++ = (char)c;
+	}
+	return (size_t)(o - p);
+}
+
+/* Appends the next text to read at dst (room bytes): as it is, with its
+ * NULs dropped, or decoded from UTF-16. The count, 0 at the end, -1 on an
+ * error. */
 static ssize_t
 text_fill(struct scan_worker *w, struct reader *rd, char *dst, size_t room)
 {
 	ssize_t r;
 	size_t used, k;
 
-	if (rd->u16.order == SCAN_UTF16_NO)
-		return raw_read(w, rd, dst, room);
+	while (rd->u16.order == SCAN_UTF16_NO) {
+		unsigned char prev = dst > w->buf ? (unsigned char)dst[-1] : 0;
+
+		if ((r = raw_read(w, rd, dst, room)) <= 0)
+			return r;
+		if (!rd->drop_nul) {
+			/* Text so far; a NUL after the first bytes (which had
+			 * none) is dropped as sh drops it, and so is every one
+			 * after it: the same reading as from the start. */
+			if (memchr(dst, '\0', (size_t)r) == NULL)
+				return r;
+			rd->drop_nul = 1;
+			rd->last = prev;
+			side_strings_begin(w, rd, SCAN_STR_NUL_EDGES, 1,
+			    rd->total - (uint64_t)r, prev);
+		}
+		if ((k = drop_nuls(w, rd, dst, (size_t)r)) > 0)
+			return (ssize_t)k;
+	}
 	for (;;) {
 		if (rd->rpos == rd->rlen && !rd->raw_eof) {
 			if ((r = raw_read(w, rd, (char *)w->rbuf,
 			    AL_SCAN_CHUNK)) < 0)
 				return -1;
+			side_strings_feed(w, rd, (const char *)w->rbuf,
+			    (size_t)r);
 			w->eof = 0; /* not until the decoder is done too */
 			rd->raw_eof = r == 0;
 			rd->rlen = (size_t)r;
@@ -2157,6 +2345,70 @@ text_fill(struct scan_worker *w, struct reader *rd, char *dst, size_t room)
 	}
 }
 
+/* Named as a file sh runs or sources. */
+static int
+shell_script(const char *relpath)
+{
+	static const char *const exts[] = {"sh", "bash", "zsh", "ksh", "dash"};
+	static const char *const names[] = {
+		".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
+		".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
+		".kshrc", ".envrc", "profile", "bashrc", "zshrc",
+	};
+	const char *slash = strrchr(relpath, '/');
+	const char *base = slash != NULL ? slash + 1 : relpath;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(base, names[i]) == 0)
+			return 1;
+	return ext_in(relpath, exts, sizeof(exts) / sizeof(exts[0]));
+}
+
+/* A text file with NUL bytes, whose first n bytes are in w->buf: read
+ * on with its NULs dropped, as sh reads it; at the top level, its strings
+ * that a NUL ends are read on the side, for readers that stop at a NUL.
+ * Returns the first text's length, as text_fill. */
+static ssize_t
+nul_text_begin(struct scan_worker *w, struct reader *rd, size_t n)
+{
+	size_t k;
+
+	rd->drop_nul = 1;
+	side_strings_begin(w, rd, SCAN_STR_NUL_EDGES, 1, 0, 0);
+	if (w->stop)
+		return -1;
+	if ((k = drop_nuls(w, rd, w->buf, n)) > 0)
+		return (ssize_t)k;
+	return text_fill(w, rd, w->buf, KEEP + AL_SCAN_CHUNK);
+}
+
+/* The end of a text file read with its NULs dropped: the strings read on
+ * the side, and a finding if NULs stood between two characters. */
+static void
+nul_text_end(struct scan_worker *w, struct reader *rd)
+{
+	char msg[256];
+
+	if (rd->in_nuls && rd->last != 0 && rd->last != '\n')
+		rd->nul_line = 1; /* the last line ends in NULs */
+	/* The excerpts say how the file was read (they are made at its end);
+	 * NULs only between lines change no line. */
+	if (rd->nul_line)
+		w->via = "read with its NUL bytes dropped, as sh reads it";
+	if (rd->nul_at == 0 || w->depth > 0 || w->stop)
+		return;
+	snprintf(msg, sizeof(msg), "NUL bytes between characters (the first "
+	    "at byte %llu): sh drops them and runs what is left, while "
+	    "editors, diffs and grep show the file as binary or cut it; "
+	    "read here as sh reads it", (unsigned long long)rd->nul_at - 1);
+	worker_builtin(w, AL_RULE_NUL_TEXT, msg);
+	/* Records a NUL separates (find -print0, environ) are data; in a
+	 * shell script, NULs have no use but hiding. */
+	if (!w->nomem && (rd->shebang || shell_script(w->relpath)))
+		w->out->v[w->out->n - 1].severity = AL_SEV_MEDIUM;
+}
+
 /* The strings of a binary file whose first n bytes are in w->buf. */
 static void
 read_strings(struct scan_worker *w, struct reader *rd, size_t n)
@@ -2167,9 +2419,11 @@ read_strings(struct scan_worker *w, struct reader *rd, size_t n)
 		w->nomem = w->stop = 1;
 		return;
 	}
-	scan_strings_init(&w->sb->x);
+	scan_strings_init(&w->sb->x, SCAN_STR_DROP_NUL);
 	w->sb->len = w->sb->n = 0;
 	w->sb->artefact = build_artefact(w);
+	w->sb->text = 0;
+	w->sb->nseen = 0;
 	while (r > 0 && !w->stop) {
 		if (scan_strings_feed(&w->sb->x, (unsigned char *)w->buf,
 		    (size_t)r, on_string, w) != 0)
@@ -2189,7 +2443,7 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	struct reader rd = {0};
 	ssize_t n;
 	size_t bom = 0;
-	int binary = 0, item = w->items != NULL && w->depth == 0;
+	int binary = 0, how, item = w->items != NULL && w->depth == 0;
 
 	rd.src = src;
 	rd.item = item;
@@ -2220,10 +2474,13 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			}
 		}
 	}
+	rd.shebang = n >= 2 && w->buf[0] == '#' && w->buf[1] == '!';
 	if (n > 0) {
 		check_type(w, w->buf, (size_t)n);
 		if (w->depth == 0 && (rd.u16.order = scan_utf16_sniff(
 		    (unsigned char *)w->buf, (size_t)n, &bom)) != SCAN_UTF16_NO) {
+			side_strings_begin(w, &rd, SCAN_STR_DROP_NUL, 2, 0, 0);
+			side_strings_feed(w, &rd, w->buf, (size_t)n);
 			if (w->rbuf == NULL && (w->rbuf =
 			    malloc(KEEP + AL_SCAN_CHUNK)) == NULL)
 				w->nomem = w->stop = 1;
@@ -2236,7 +2493,10 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			    "read as UTF-16LE" : "read as UTF-16BE";
 			n = w->stop ? -1 : text_fill(w, &rd, w->buf,
 			    KEEP + AL_SCAN_CHUNK);
-		} else if (is_binary(relpath, w->buf, (size_t)n)) {
+		} else if ((how = nul_reading(relpath, w->buf, (size_t)n)) ==
+		    1) {
+			n = nul_text_begin(w, &rd, (size_t)n);
+		} else if (how == 2) {
 			binary = 1; /* not for the text rules */
 			if (w->depth == 0)
 				read_strings(w, &rd, (size_t)n);
@@ -2251,7 +2511,7 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	while (n > 0 && !w->stop) {
 		const char *chunk;
 
-		if (item)
+		if (item && !rd.drop_nul)
 			item_keep(w, w->buf + w->buf_len, (size_t)n);
 		w->buf_len += (size_t)n;
 		chunk = w->buf + w->buf_len - (size_t)n;
@@ -2308,6 +2568,9 @@ next:
 			    w->buf_off + w->buf_len, 1);
 		}
 	}
+	side_strings_end(w, &rd);
+	if (rd.drop_nul)
+		nul_text_end(w, &rd);
 	/* A binary file is still hashed whole, for the allow-list and the
 	 * item record (its strings were read above at the top level). */
 	while (binary && !w->stop && !w->eof && (src->md != NULL || item) &&

