@@ -337,6 +337,43 @@ joined_add(struct scan_strings *x, const unsigned char *p, size_t i, size_t j,
 	    SCAN_STR_JOINED);
 }
 
+/* The room a run has before its next piece is cut off: a full run is
+ * cut (reported) before its next character is added. */
+static size_t
+room_of(const struct scan_strrun *r)
+{
+	return r->len < SCAN_STR_MAX ? SCAN_STR_MAX - r->len : SCAN_STR_MAX;
+}
+
+/* Adds the span p[i..j) to the ASCII run, the joined run, or both, in
+ * pieces that end where either is cut: the pieces of the two are then
+ * reported in the order of their bytes, however the file is cut into
+ * chunks (the one a span reaches first, first). */
+static int
+span_add(struct scan_strings *x, const unsigned char *p, size_t i, size_t j,
+    uint64_t base, int to_a, int to_j, scan_str_fn fn, void *ctx)
+{
+	int rc;
+
+	while (i < j) {
+		size_t k = j - i;
+
+		if (to_a && room_of(&x->a) < k)
+			k = room_of(&x->a);
+		if (to_j && room_of(&x->j) < k)
+			k = room_of(&x->j);
+		if (to_a && (rc = run_add(x, &x->a, p + i, k, base + i, 1, fn,
+		    ctx, SCAN_STR_ASCII)) != 0)
+			return rc;
+		if (to_j && (rc = joined_add(x, p, i, i + k, base, fn,
+		    ctx)) != 0)
+			return rc;
+		x->st = ST_CHAR; /* the next piece follows this one's last */
+		i += k;
+	}
+	return 0;
+}
+
 /*
  * ASCII runs are spans of str_tab bytes, added whole. A UTF-16LE unit is
  * a str_tab byte with a NUL after it, so it is the last byte of a span that
@@ -358,7 +395,7 @@ scan_strings_feed(struct scan_strings *x, const unsigned char *p, size_t n,
 	int edges = (x->flags & SCAN_STR_NUL_EDGES) != 0;
 	int drop = (x->flags & SCAN_STR_DROP_NUL) != 0;
 	size_t i = 0, j;
-	int rc;
+	int rc, to_a, to_j;
 
 	if (n == 0)
 		return 0;
@@ -419,18 +456,14 @@ scan_strings_feed(struct scan_strings *x, const unsigned char *p, size_t n,
 				return rc;
 		}
 		/* Most spans of a binary are short and end in the chunk: not
-		 * a string, nothing to keep. */
-		if (x->a.len > 0 || j - i >= SCAN_STR_MIN || j == n) {
-			if (x->a.len == 0 && x->st == ST_NULS)
-				x->a.nul_edge = 1;
-			if ((rc = run_add(x, &x->a, p + i, j - i, base + i, 1,
-			    fn, ctx, SCAN_STR_ASCII)) != 0)
-				return rc;
-		}
-		/* A joined run is one NULs go on: a span that starts none
-		 * and has no NUL after it would end one at once. */
-		if (drop && (x->st != ST_OTHER || j == n || p[j] == 0) &&
-		    (rc = joined_add(x, p, i, j, base, fn, ctx)) != 0)
+		 * a string, nothing to keep. A joined run is one NULs go on:
+		 * a span that starts none and has no NUL after it would end
+		 * one at once. */
+		to_a = x->a.len > 0 || j - i >= SCAN_STR_MIN || j == n;
+		to_j = drop && (x->st != ST_OTHER || j == n || p[j] == 0);
+		if (to_a && x->a.len == 0 && x->st == ST_NULS)
+			x->a.nul_edge = 1;
+		if ((rc = span_add(x, p, i, j, base, to_a, to_j, fn, ctx)) != 0)
 			return rc;
 		x->st = ST_CHAR;
 		if (!edges && j < n && p[j] == 0 &&
