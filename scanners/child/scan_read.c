@@ -235,7 +235,8 @@ run_shown(const struct scan_strings *x, const struct scan_strrun *r, int kind)
 }
 
 /* Reports the run so far (if it is one to) and empties it; what an ASCII
- * run is known to be stays, for its next piece. */
+ * run is known to be stays, for its next piece (a joined run's piece is
+ * judged on its own: joined_add). */
 static int
 run_end(struct scan_strings *x, struct scan_strrun *r, scan_str_fn fn,
     void *ctx, int kind)
@@ -272,13 +273,9 @@ run_add(struct scan_strings *x, struct scan_strrun *r, const unsigned char *s,
 	while (n > 0) {
 		size_t k;
 
-		if (r->len == SCAN_STR_MAX) {
-			if ((rc = run_end(x, r, fn, ctx, kind)) != 0)
-				return rc;
-			/* A joined piece is reported for what it holds. */
-			if (kind == SCAN_STR_JOINED)
-				r->gap = r->notwide = 0;
-		}
+		if (r->len == SCAN_STR_MAX &&
+		    (rc = run_end(x, r, fn, ctx, kind)) != 0)
+			return rc;
 		if (r->len == 0)
 			r->start = at;
 		k = SCAN_STR_MAX - r->len < n ? SCAN_STR_MAX - r->len : n;
@@ -324,14 +321,22 @@ joined_add(struct scan_strings *x, const unsigned char *p, size_t i, size_t j,
     uint64_t base, scan_str_fn fn, void *ctx)
 {
 	struct scan_strrun *r = &x->j;
+	int rc;
 
-	if (x->st == ST_NULS)
+	/* A full run is cut here, and its next piece is reported for what
+	 * it holds itself (span_add gives no more than a piece's room). */
+	if (r->len == SCAN_STR_MAX) {
+		if ((rc = run_end(x, r, fn, ctx, SCAN_STR_JOINED)) != 0)
+			return rc;
+		r->gap = r->notwide = 0;
+	}
+	if (r->len > 0 && x->st == ST_NULS)
 		r->gap = 1;
 	/* UTF-16's shape is one character, one NUL: two characters side by
 	 * side (in the span, or across the chunk's start), or NULs other
 	 * than one, are not it. */
-	if (j - i >= 2 || x->st == ST_CHAR || (x->st == ST_NULS &&
-	    x->nuls != 1))
+	if (j - i >= 2 || (r->len > 0 && (x->st == ST_CHAR ||
+	    (x->st == ST_NULS && x->nuls != 1))))
 		r->notwide = 1;
 	return run_add(x, r, p + i, j - i, base + i, 1, fn, ctx,
 	    SCAN_STR_JOINED);
