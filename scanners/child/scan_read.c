@@ -195,6 +195,13 @@ static const unsigned char str_tab[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
+/* What the bytes since the last character were (scan_strings.st). */
+enum {
+	ST_OTHER = 0,             /* some byte that is neither NUL nor one */
+	ST_CHAR,                  /* none: the last byte was a character */
+	ST_NULS,                  /* NULs only, after a character */
+};
+
 void
 scan_strings_init(struct scan_strings *x, unsigned flags)
 {
@@ -207,7 +214,7 @@ scan_strings_init(struct scan_strings *x, unsigned flags)
 	}
 	x->flags = flags;
 	x->prev = 0;
-	x->st = 0;
+	x->st = ST_OTHER;
 	x->a_held = 0;
 	x->nuls = 0;
 	x->next = 0;
@@ -218,7 +225,7 @@ scan_strings_start_at(struct scan_strings *x, uint64_t off, unsigned char prev)
 {
 	x->next = off;
 	x->prev = prev;
-	x->st = off > 0 && str_tab[prev] ? 1 /* ST_CHAR */ : 0;
+	x->st = off > 0 && str_tab[prev] ? ST_CHAR : ST_OTHER;
 }
 
 /* Is the run, of the kind given, one to report? */
@@ -242,13 +249,10 @@ run_end(struct scan_strings *x, struct scan_strrun *r, scan_str_fn fn,
     void *ctx, int kind)
 {
 	size_t n = r->len;
+	int shown = run_shown(x, r, kind);
 
-	if (!run_shown(x, r, kind)) {
-		r->len = 0;
-		return 0;
-	}
 	r->len = 0;
-	return fn(ctx, r->start, r->s, n, kind);
+	return shown ? fn(ctx, r->start, r->s, n, kind) : 0;
 }
 
 /* The run is over: reported, and forgotten. */
@@ -305,13 +309,6 @@ wide_unit(struct scan_strings *x, unsigned char lo, uint64_t at,
 	r->next = at + 2;
 	return 0;
 }
-
-/* What the bytes since the last character were (scan_strings.st). */
-enum {
-	ST_OTHER = 0,             /* some byte that is neither NUL nor one */
-	ST_CHAR,                  /* none: the last byte was a character */
-	ST_NULS,                  /* NULs only, after a character */
-};
 
 /* The span p[i..j) of characters, in the joined run: NULs alone between
  * it and the run's last character are dropped; any other byte between
