@@ -30,6 +30,7 @@
  * second reading. Nothing is ever untainted: the analysis may say a flow
  * exists that a branch never takes, never the other way round.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,27 +294,43 @@ static const char *const keywords[] = {
 };
 
 #define NKEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
+_Static_assert(NKEYWORDS < 256, "keyword indexes are bytes");
 
+/* Per first byte, the keywords that start with it: [kw_from, kw_to) of
+ * the sorted list (made once, before any worker reads it). */
+static unsigned char kw_from[256], kw_to[256], kw_len[NKEYWORDS];
+static pthread_once_t kw_once = PTHREAD_ONCE_INIT;
+
+static void
+kw_index(void)
+{
+	size_t i;
+
+	for (i = 0; i < NKEYWORDS; i++) {
+		unsigned char c = (unsigned char)keywords[i][0];
+
+		if (kw_to[c] == 0)
+			kw_from[c] = (unsigned char)i;
+		kw_to[c] = (unsigned char)(i + 1);
+		kw_len[i] = (unsigned char)strlen(keywords[i]);
+	}
+}
+
+/* Every name of every statement is looked up here: the keywords of its
+ * first byte are few, and most lengths differ. */
 static int
 is_keyword(const char *s, size_t n)
 {
-	size_t lo = 0, hi = NKEYWORDS;
+	unsigned char c;
+	size_t i;
 
 	if (n == 0 || n > 12)
 		return 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2, l = strlen(keywords[mid]);
-		int c = memcmp(keywords[mid], s, l < n ? l : n);
-
-		if (c == 0)
-			c = (l > n) - (l < n); /* the shorter is first */
-		if (c == 0)
+	(void)pthread_once(&kw_once, kw_index);
+	c = (unsigned char)s[0];
+	for (i = kw_from[c]; i < kw_to[c]; i++)
+		if (kw_len[i] == n && memcmp(keywords[i], s, n) == 0)
 			return 1;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return 0;
 }
 
@@ -534,8 +551,8 @@ stmt_uses_to(const struct flow *f, size_t from, size_t to, uint64_t want,
 			const char *d = memchr(buf + cut, '.', n - cut);
 			size_t plen = d ? (size_t)(d - buf) : n;
 
-			if (!is_keyword(buf, plen) || plen < n ||
-			    tok_sigil(f, &f->tok[i])) {
+			if (plen < n || tok_sigil(f, &f->tok[i]) ||
+			    !is_keyword(buf, plen)) {
 				k = name_find(f, buf, plen);
 				if (k >= 0 && f->names[k].tags) {
 					in->tags |= f->names[k].tags;
