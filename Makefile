@@ -99,7 +99,7 @@ FUZZ_ONLY ?= $(FUZZERS)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
 .PHONY: all deps ui-deps ui-test test unit e2e matrix torture load iofault diskfull rules-test detect asan lint fuzz \
-	fuzz-build fuzz-bins fuzz-long bench clean run fresh-check hostile
+	fuzz-build fuzz-bins fuzz-long bench bench-first clean run fresh-check hostile
 
 all: $(BUILD)/airlock
 
@@ -336,6 +336,18 @@ $(BUILD)/bench/audit_append: bench/audit_append.c $(BUILD)/libairlock.a
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
 		$(BUILD)/libairlock.a $(LIBS)
 
+# The share of files that reach the scan's second stage (scan_bench.sh).
+$(BUILD)/bench/stage_share: bench/stage_share.c $(BUILD)/libairlock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
+		$(BUILD)/libairlock.a $(LIBS)
+
+# The scanner without its second stage (no views, triggers or conditions:
+# AL_FIRST_STAGE_ONLY), for scan_bench.sh to measure what that stage costs.
+bench-first:
+	$(MAKE) BUILD=$(BUILD)/bench/first OPT="$(OPT) -DAL_FIRST_STAGE_ONLY=1" \
+		$(BUILD)/bench/first/airlock
+
 $(BUILD)/bench/intake_load: bench/intake_load.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< \
@@ -349,7 +361,8 @@ $(BUILD)/tests/load: tests/load.c
 		$(shell pkg-config --libs libcurl 2>/dev/null)
 
 bench: deps
-	$(MAKE) $(BUILD)/airlock $(BUILD)/bench/intake_load $(BUILD)/bench/audit_append
+	$(MAKE) $(BUILD)/airlock $(BUILD)/bench/intake_load $(BUILD)/bench/audit_append \
+		$(BUILD)/bench/stage_share bench-first
 	bash bench/scan_bench.sh
 	bash bench/artifact_bench.sh
 	AIRLOCK_BIN=$(BUILD)/airlock INTAKE_LOAD=$(BUILD)/bench/intake_load bash bench/intake_bench.sh

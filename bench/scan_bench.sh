@@ -16,6 +16,10 @@
 #      airlock --threads 2 and 1, ripgrep -j2 and -j1 (\b written as
 #      (?-u:\b), --no-ignore --hidden, as the reference figures do), and the
 #      I/O floor (every file read by cat, 2 processes);
+#      and the shipped rule pack, with and without its second stage
+#      (make bench-first builds the scanner without it), to report that
+#      stage's cost; counts the files that reach the second stage
+#      (bench/stage_share.c);
 #   5. measures peak RSS of airlock on the corpus and on one generated 1 GiB
 #      file (deleted at the end);
 #   6. prints a table and writes it to build/bench/results.txt.
@@ -233,13 +237,25 @@ fi
 # is much less sensitive than wall time to other work on the machine.
 
 PACK=$ROOT/rules
-CMDS=(floor airlock2 airlock1 inproc2 pack2 rg2 rg1)
+# The second stage's cost (issue 16): the same pack scanned by a build
+# without that stage (make bench-first: no views, triggers or conditions)
+# and without the rules that are only conditions and their atoms
+# (rules/flow.yml).
+FIRST=$ROOT/build/bench/first/airlock
+PACK_FIRST=$BENCH/rules-first
+[ -x "$FIRST" ] || die "$FIRST not built; run 'make bench-first' (make bench does)"
+rm -rf "$PACK_FIRST"
+mkdir -p "$PACK_FIRST"
+cp "$PACK"/*.yml "$PACK_FIRST"/
+rm -f "$PACK_FIRST/flow.yml"
+CMDS=(floor airlock2 airlock1 inproc2 pack2 first2 rg2 rg1)
 declare -A LABEL
 LABEL[floor]="I/O floor: cat every file, 2 processes"
 LABEL[airlock2]="airlock scan --threads 2"
 LABEL[airlock1]="airlock scan --threads 1"
 LABEL[inproc2]="airlock --no-sandbox --threads 2 (engine only)"
 LABEL[pack2]="airlock, shipped rules ($("$AIRLOCK" rules list "$PACK" 2>/dev/null | tail -n 1 | awk '{print $1}') rules), 2 threads"
+LABEL[first2]="same pack, first stage only, 2 threads"
 LABEL[rg2]="ripgrep -j2 (?-u:\\b) --no-ignore --hidden -c"
 LABEL[rg1]="ripgrep -j1 (same)"
 
@@ -255,6 +271,7 @@ printf '%s\n' "$AL --no-sandbox --threads 2 $C >/dev/null 2>&1" >"$BENCH/tmp/cmd
 # Not a like-for-like comparison (hundreds of rules, decoding, checks): the
 # cost of the real rule set, for the record.
 printf '%s\n' "exec $(q "$AIRLOCK") scan --rules $(q "$PACK") --format json --fail-on never --threads 2 $C >/dev/null" >"$BENCH/tmp/cmd-pack2.sh"
+printf '%s\n' "exec $(q "$FIRST") scan --rules $(q "$PACK_FIRST") --format json --fail-on never --threads 2 $C >/dev/null" >"$BENCH/tmp/cmd-first2.sh"
 # rg exits 1 when nothing matches: not an error here.
 printf '%s\n' "$RG -j2 $C >/dev/null; [ \$? -le 1 ]" >"$BENCH/tmp/cmd-rg2.sh"
 printf '%s\n' "$RG -j1 $C >/dev/null; [ \$? -le 1 ]" >"$BENCH/tmp/cmd-rg1.sh"
@@ -352,6 +369,11 @@ peak_rss() {
 
 # ---------------------------------------------------- findings and RSS ----
 
+say "files that reach the second stage ..."
+STAGE_SHARE=$("$ROOT/build/bench/stage_share" "$PACK" "$CORPUS" |
+	awk '{ printf "%s files: %s with view lines scanned, %s defining an alias, %s tried with XOR keys, %s with a condition decided; %s (%.1f %%) any of these", $2, $4, $6, $8, $10, $12, $2 ? 100 * $12 / $2 : 0 }') ||
+	die "stage_share failed"
+
 say "peak RSS and findings on the corpus ..."
 peak_rss "$BENCH/airlock-corpus.json" "$AIRLOCK" scan --rules "$RULES" --format json \
 	--fail-on never --threads 2 "$CORPUS"
@@ -421,6 +443,10 @@ row() { # key
 R_AL2=$(ratio "${MED[airlock2]}" "${MED[rg2]}")
 R_AL1=$(ratio "${MED[airlock1]}" "${MED[rg1]}")
 R_CPU=$(ratio "${CPU[airlock2]}" "${CPU[rg2]}")
+# CPU time of the whole pack over that of its first stage alone.
+STAGE2_CPU=$(ratio "${CPU[first2]}" "${CPU[pack2]}")
+STAGE2_WALL=$(ratio "${MED[first2]}" "${MED[pack2]}")
+le() { awk -v x="$1" -v t="$2" 'BEGIN { print (x + 0 <= t + 0) ? "met" : "NOT met" }'; }
 pass() { awk -v x="$1" -v t="$2" 'BEGIN { print (x + 0 >= t + 0) ? "PASS" : "FAIL" }'; }
 rss_pass() { [ "$1" -lt "$RSS_TARGET_KIB" ] && echo PASS || echo FAIL; }
 
@@ -447,6 +473,11 @@ rss_pass() { [ "$1" -lt "$RSS_TARGET_KIB" ] && echo PASS || echo FAIL; }
 	echo "airlock / ripgrep speed, 2 threads: $R_AL2  (target >= 1.00: $(pass "$R_AL2" 1))"
 	echo "airlock / ripgrep speed, 1 thread:  $R_AL1"
 	echo "airlock / ripgrep CPU efficiency, 2 threads: $R_CPU"
+	echo "shipped pack / ripgrep speed, 2 threads: $(ratio "${MED[pack2]}" "${MED[rg2]}")"
+	echo "second stage: the pack costs $STAGE2_CPU times its first stage's CPU time" \
+		"($STAGE2_WALL times its wall time; target <= 1.20: $(le "$STAGE2_CPU" 1.20))"
+	echo "files that reach the second stage (bench/stage_share.c, in-process):"
+	echo "    $STAGE_SHARE"
 	echo "machine busy before / after timing (other processes included): ${BUSY_BEFORE}% / ${BUSY_AFTER}%"
 	echo "airlock cold start: compile only (empty file, empty cache) $COMPILE_S s;" \
 		"first full scan, 2 threads, empty cache $COLD_S s (warm median ${MED[airlock2]} s)"

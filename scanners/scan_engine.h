@@ -84,6 +84,19 @@ int scan_worker_collect_items(struct scan_worker *w,
 /* Atoms (docs/rules.md) are reported as findings too, for `rules test`
  * to prove their examples; the conditions are still decided. */
 void scan_worker_report_atoms(struct scan_worker *w);
+/*
+ * What the second stage did with the last file scanned (for `make bench`:
+ * the share of files that reach it): SCAN_STAGE_VIEW, rules ran over view
+ * lines (normalised, alias or XOR); SCAN_STAGE_ALIAS, the file defines a
+ * watched alias; SCAN_STAGE_XOR, it uses XOR and its literals were tried
+ * with its keys; SCAN_STAGE_FLOW, its atoms held both halves of a
+ * condition, which was then decided by reading the file. 0: none.
+ */
+#define SCAN_STAGE_VIEW 1u
+#define SCAN_STAGE_ALIAS 2u
+#define SCAN_STAGE_XOR 4u
+#define SCAN_STAGE_FLOW 8u
+unsigned scan_worker_stage(const struct scan_worker *w);
 /* The mode recorded for the next item: an archive entry's, a git tree's. */
 void scan_worker_item_mode(struct scan_worker *w, uint32_t mode);
 

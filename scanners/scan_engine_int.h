@@ -176,6 +176,7 @@ struct scan_worker {
 	struct flow_atom *atoms;
 	size_t natoms, atoms_cap;
 	int atoms_over;           /* more atoms than AL_FLOW_MAX_ATOMS */
+	unsigned stage;           /* SCAN_STAGE_* for the current file */
 	char *ftext;              /* the text as the rules read it */
 	size_t ftext_len, ftext_cap;
 	int ftext_over;           /* longer than AL_FLOW_TEXT_MAX */

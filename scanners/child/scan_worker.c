@@ -513,6 +513,12 @@ atom_title(const struct scan_worker *w, unsigned ri)
 	return ri < w->e->rs->nrules ? w->e->rs->rules[ri]->title : "?";
 }
 
+unsigned
+scan_worker_stage(const struct scan_worker *w)
+{
+	return w->stage;
+}
+
 static int
 on_flow(void *ctx, const struct flow_report *r)
 {
@@ -631,6 +637,8 @@ flow_decide(struct scan_worker *w)
 		if (w->active[e->conds[i].rule])
 			cv[n++] = e->conds[i];
 	qsort(w->atoms, w->natoms, sizeof(*w->atoms), cmp_atom);
+	if (n > 0)
+		w->stage |= SCAN_STAGE_FLOW;
 	fc.w = w;
 	fc.conds = cv;
 	if (n > 0 && scan_flow_run(w->ftext ? w->ftext : "", w->ftext_len,
@@ -1155,6 +1163,7 @@ norm_flush(struct scan_worker *w)
 
 	if (nv == NULL || nv->n == 0 || w->stop)
 		return;
+	w->stage |= SCAN_STAGE_VIEW;
 	w->views_flushing = 1;
 	rc = eng_scan_nested(w, (const unsigned char *)nv->batch, nv->len,
 	    &inner);
@@ -1295,6 +1304,7 @@ xor_view(struct scan_worker *w)
 
 	if (!whole_text(w) || !scan_xor_uses(t, w->ftext_len))
 		return;
+	w->stage |= SCAN_STAGE_XOR;
 	nkeys = scan_xor_keys(t, w->ftext_len, keys, XOR_KEYS);
 	if (nv_get(w) == NULL || (in = malloc(XOR_BLOB_MAX)) == NULL ||
 	    (out = malloc(XOR_BLOB_MAX)) == NULL) {
@@ -1381,6 +1391,7 @@ alias_view(struct scan_worker *w)
 	}
 	if (scan_alias_count(as) == 0)
 		goto out;
+	w->stage |= SCAN_STAGE_ALIAS;
 	if (nv_get(w) == NULL || (v = malloc(ALIAS_VIEW)) == NULL ||
 	    (prev = malloc(ALIAS_VIEW)) == NULL) {
 		w->nomem = w->stop = 1;
@@ -1763,6 +1774,8 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	w->decoded_total = 0;
 	w->natoms = 0;
 	w->atoms_over = 0;
+	if (w->depth == 0)
+		w->stage = 0;
 	w->qscan = 0;
 	w->ftext_len = 0;
 	w->ftext_over = 0;
