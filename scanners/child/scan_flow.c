@@ -30,7 +30,6 @@
  * second reading. Nothing is ever untainted: the analysis may say a flow
  * exists that a branch never takes, never the other way round.
  */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +92,15 @@ struct tok {
 	unsigned char in_str; /* a string's interpolation */
 };
 
+/* The keyword list's index (is_keyword_in): per first byte, a range of
+ * the sorted list, and each keyword's length. */
+#define KW_MAX 192
+struct kw_index {
+	unsigned char from[256], to[256], len[KW_MAX];
+};
+
 struct flow {
+	struct kw_index kw;
 	const char *t;
 	size_t n;
 	enum flow_lang lang;
@@ -294,45 +301,46 @@ static const char *const keywords[] = {
 };
 
 #define NKEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
-_Static_assert(NKEYWORDS < 256, "keyword indexes are bytes");
+_Static_assert(NKEYWORDS <= KW_MAX && KW_MAX < 256,
+    "keyword indexes are bytes");
 
 /* Per first byte, the keywords that start with it: [kw_from, kw_to) of
- * the sorted list (made once, before any worker reads it). */
-static unsigned char kw_from[256], kw_to[256], kw_len[NKEYWORDS];
-static pthread_once_t kw_once = PTHREAD_ONCE_INIT;
-
+ * the sorted list, and their lengths; made for each run (scan_flow_run),
+ * as the sandboxed child may not wait on another thread. */
 static void
-kw_index(void)
+kw_index(struct kw_index *x)
 {
 	size_t i;
 
+	memset(x->to, 0, sizeof(x->to));
 	for (i = 0; i < NKEYWORDS; i++) {
 		unsigned char c = (unsigned char)keywords[i][0];
 
-		if (kw_to[c] == 0)
-			kw_from[c] = (unsigned char)i;
-		kw_to[c] = (unsigned char)(i + 1);
-		kw_len[i] = (unsigned char)strlen(keywords[i]);
+		if (x->to[c] == 0)
+			x->from[c] = (unsigned char)i;
+		x->to[c] = (unsigned char)(i + 1);
+		x->len[i] = (unsigned char)strlen(keywords[i]);
 	}
 }
 
 /* Every name of every statement is looked up here: the keywords of its
  * first byte are few, and most lengths differ. */
 static int
-is_keyword(const char *s, size_t n)
+is_keyword_in(const struct kw_index *x, const char *s, size_t n)
 {
 	unsigned char c;
 	size_t i;
 
 	if (n == 0 || n > 12)
 		return 0;
-	(void)pthread_once(&kw_once, kw_index);
 	c = (unsigned char)s[0];
-	for (i = kw_from[c]; i < kw_to[c]; i++)
-		if (kw_len[i] == n && memcmp(keywords[i], s, n) == 0)
+	for (i = x->to[c] ? x->from[c] : 0; i < x->to[c]; i++)
+		if (x->len[i] == n && memcmp(keywords[i], s, n) == 0)
 			return 1;
 	return 0;
 }
+
+#define is_keyword(s, n) is_keyword_in(&f->kw, (s), (n))
 
 int
 scan_flow_keywords_sorted(void)
@@ -2222,6 +2230,7 @@ scan_flow_run(const char *text, size_t len, int whole, enum flow_lang lang,
 		have |= atoms[i].tags;
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return -1;
+	kw_index(&f->kw);
 	f->t = text;
 	f->n = len;
 	f->lang = lang;
