@@ -84,6 +84,7 @@ struct scan_engine {
 /* A hit held until the bytes its confirmation needs have arrived. */
 struct hit {
 	unsigned id;
+	unsigned rule;            /* held hits (dhits): the expression's rule */
 	unsigned long long end;
 };
 

@@ -498,7 +498,15 @@ cmp_atom(const void *a, const void *b)
 
 	if (x->off != y->off)
 		return x->off < y->off ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	/* A total order: the same atoms, confirmed in any order, sort
+	 * the same. */
+	if (x->rule != y->rule)
+		return x->rule < y->rule ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->tags < y->tags ? -1 : x->tags > y->tags;
 }
 
 struct flow_ctx {
@@ -845,6 +853,7 @@ defer_hit(struct scan_worker *w, size_t ri, unsigned id, uint64_t to)
 	}
 	if (w->ndhits < DEFER_HITS) {
 		w->dhits[w->ndhits].id = id;
+		w->dhits[w->ndhits].rule = (unsigned)ri;
 		w->dhits[w->ndhits++].end = to;
 	} else {
 		w->dhits_over = 1;
@@ -917,12 +926,79 @@ text_out(struct scan_worker *w, const struct bufstate *b)
 	w->eof = b->eof;
 }
 
+/* Held hits: by rule, then in file order. */
 static int
 cmp_hit(const void *a, const void *b)
 {
 	const struct hit *x = a, *y = b;
 
+	if (x->rule != y->rule)
+		return x->rule < y->rule ? -1 : 1;
 	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* The tags of the atoms from index `from` on. */
+static uint64_t
+atom_tags_from(const struct scan_worker *w, size_t from)
+{
+	uint64_t t = 0;
+
+	for (; from < w->natoms; from++)
+		t |= w->atoms[from].tags;
+	return t;
+}
+
+static int cond_possible(const struct scan_worker *w, uint64_t t);
+
+/*
+ * The held hits of a file read whole, confirmed lazily: each rule's in
+ * file order only until the rule has given its atoms' tags (or has no hit
+ * left), then, if those tags and the atoms found before can meet a
+ * condition, the rest; else the rest is dropped (no atom they could give
+ * would change that: their rules gave their tags already, or have no hit
+ * left). A rule's hits are confirmed in file order, as they came, so the
+ * atoms are those of confirming them all (flow_decide sorts them).
+ */
+static void
+defer_confirm_whole(struct scan_worker *w)
+{
+	uint64_t have = atom_tags(w);
+	size_t k, run, *next;
+
+	qsort(w->dhits, w->ndhits, sizeof(*w->dhits), cmp_hit);
+	if ((next = malloc((w->ndhits + 1) * sizeof(*next))) == NULL) {
+		w->nomem = w->stop = 1;
+		return;
+	}
+	/* next[k]: for the first hit of each rule's run, where its
+	 * confirming stopped */
+	for (k = 0; k < w->ndhits && !w->stop; k = run) {
+		unsigned ri = w->dhits[k].rule;
+		uint64_t want = w->e->rs->rules[ri]->tag_bits;
+		size_t j;
+
+		for (run = k; run < w->ndhits && w->dhits[run].rule == ri; run++)
+			;
+		for (j = k; j < run && !w->stop && (have & want) != want; j++) {
+			size_t before = w->natoms;
+
+			confirm(w, w->dhits[j].id, w->dhits[j].end);
+			have |= atom_tags_from(w, before);
+		}
+		next[k] = j;
+	}
+	if (!w->stop && cond_possible(w, have))
+		for (k = 0; k < w->ndhits && !w->stop; k = run) {
+			unsigned ri = w->dhits[k].rule;
+			size_t j;
+
+			for (run = k; run < w->ndhits &&
+			    w->dhits[run].rule == ri; run++)
+				;
+			for (j = next[k]; j < run && !w->stop; j++)
+				confirm(w, w->dhits[j].id, w->dhits[j].end);
+		}
+	free(next);
 }
 
 /*
@@ -944,9 +1020,7 @@ defer_resolve(struct scan_worker *w, size_t len, int whole)
 
 		if (swap)
 			text_in(w, &b, len, 1);
-		qsort(w->dhits, w->ndhits, sizeof(*w->dhits), cmp_hit);
-		for (k = 0; k < w->ndhits && !w->stop; k++)
-			confirm(w, w->dhits[k].id, w->dhits[k].end);
+		defer_confirm_whole(w);
 		if (swap)
 			text_out(w, &b);
 		defer_drop(w);
