@@ -1220,8 +1220,36 @@ defs(struct reader *r, const char *p, size_t n)
 		def_line(r, p + s, n - s);
 }
 
-int
-scan_alias_read(struct alias_set *as, const char *text, size_t n)
+/*
+ * Can the line [p, p + n) define anything? Most lines cannot, and this
+ * says so at the cost of two memchr: outside a block, a line with no `;`
+ * is one statement, which def_line reads as a definition only if it has
+ * an `=` (an assignment) or starts with the first letter of one of the
+ * words it looks for there (from, import, use, alias, Set-Alias,
+ * New-Alias, sal, nal). Every other line is read.
+ */
+static int
+may_define(const struct reader *r, const char *p, size_t n)
+{
+	size_t i = 0;
+	unsigned char c;
+
+	if (r->from_block || r->go_block)
+		return 1;
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r'))
+		i++;
+	if (i == n)
+		return 0;
+	c = (unsigned char)p[i];
+	if (c == 'f' || c == 'i' || c == 'u' || c == 'a' || (c | 0x20) == 's' ||
+	    (c | 0x20) == 'n')
+		return 1;
+	return memchr(p + i, '=', n - i) != NULL ||
+	    memchr(p + i, ';', n - i) != NULL;
+}
+
+static int
+read_text(struct alias_set *as, const char *text, size_t n, int every)
 {
 	struct reader r;
 	size_t ls = 0;
@@ -1232,10 +1260,23 @@ scan_alias_read(struct alias_set *as, const char *text, size_t n)
 		const char *nl = memchr(text + ls, '\n', n - ls);
 		size_t le = nl ? (size_t)(nl - text) : n;
 
-		defs(&r, text + ls, le - ls);
+		if (every || may_define(&r, text + ls, le - ls))
+			defs(&r, text + ls, le - ls);
 		ls = le + 1;
 	}
 	return r.nomem ? -1 : 0;
+}
+
+int
+scan_alias_read(struct alias_set *as, const char *text, size_t n)
+{
+	return read_text(as, text, n, 0);
+}
+
+int
+scan_alias_read_every_line(struct alias_set *as, const char *text, size_t n)
+{
+	return read_text(as, text, n, 1);
 }
 
 struct alias_set *
