@@ -1221,49 +1221,82 @@ defs(struct reader *r, const char *p, size_t n)
 }
 
 /*
- * Can the line [p, p + n) define anything? Most lines cannot, and this
- * says so at the cost of two memchr: outside a block, a line with no `;`
- * is one statement, which def_line reads as a definition only if it has
- * an `=` (an assignment) or starts with the first letter of one of the
- * words it looks for there (from, import, use, alias, Set-Alias,
- * New-Alias, sal, nal). Every other line is read.
+ * Can a line define anything? Most lines cannot: outside a block, a line
+ * with no `;` is one statement, which def_line reads as a definition only
+ * if it has an `=` (an assignment) or starts with the first letter of one
+ * of the words it looks for there (from, import, use, alias, Set-Alias,
+ * New-Alias, sal, nal). Every other line is read. `marked` says whether
+ * the line holds an `=` or a `;`.
  */
 static int
-may_define(const struct reader *r, const char *p, size_t n)
+may_define(const struct reader *r, const char *p, size_t n, int marked)
 {
 	size_t i = 0;
 	unsigned char c;
 
-	if (r->from_block || r->go_block)
+	if (marked || r->from_block || r->go_block)
 		return 1;
 	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r'))
 		i++;
 	if (i == n)
 		return 0;
 	c = (unsigned char)p[i];
-	if (c == 'f' || c == 'i' || c == 'u' || c == 'a' || (c | 0x20) == 's' ||
-	    (c | 0x20) == 'n')
-		return 1;
-	return memchr(p + i, '=', n - i) != NULL ||
-	    memchr(p + i, ';', n - i) != NULL;
+	return c == 'f' || c == 'i' || c == 'u' || c == 'a' ||
+	    (c | 0x20) == 's' || (c | 0x20) == 'n';
 }
 
+/* Reads the line [ls, le) if it may define something. */
+static void
+read_line(struct reader *r, const char *text, size_t ls, size_t le,
+    int marked)
+{
+	if (may_define(r, text + ls, le - ls, marked))
+		defs(r, text + ls, le - ls);
+}
+
+/* The text's lines, and whether each holds an `=` or a `;`, found 16
+ * bytes at a time (bytes16.h): most lines are then not read again. With
+ * `every`, each line is found by memchr and read: the reading this one
+ * must equal (fuzz_alias). */
 static int
 read_text(struct alias_set *as, const char *text, size_t n, int every)
 {
+	const unsigned char *u = (const unsigned char *)text;
 	struct reader r;
-	size_t ls = 0;
+	size_t ls = 0, i, j;
+	int marked = 0;
+	unsigned m;
 
 	memset(&r, 0, sizeof(r));
 	r.as = as;
-	while (ls < n && !r.nomem) {
+	while (every && ls < n && !r.nomem) {
 		const char *nl = memchr(text + ls, '\n', n - ls);
 		size_t le = nl ? (size_t)(nl - text) : n;
 
-		if (every || may_define(&r, text + ls, le - ls))
-			defs(&r, text + ls, le - ls);
+		defs(&r, text + ls, le - ls);
 		ls = le + 1;
 	}
+	for (i = 0; !every && i < n && !r.nomem; i += 16) {
+		if (i + 16 <= n) {
+			m = al_bytes16(u + i, "\n=;", 3);
+		} else {
+			for (m = 0, j = i; j < n; j++)
+				m |= (unsigned)(u[j] == '\n' || u[j] == '=' ||
+				    u[j] == ';') << (j - i);
+		}
+		for (; m != 0 && !r.nomem; m &= m - 1) {
+			j = i + al_low_bit(m);
+			if (u[j] != '\n') {
+				marked = 1;
+				continue;
+			}
+			read_line(&r, text, ls, j, marked);
+			ls = j + 1;
+			marked = 0;
+		}
+	}
+	if (!every && ls < n && !r.nomem)
+		read_line(&r, text, ls, n, marked);
 	return r.nomem ? -1 : 0;
 }
 
