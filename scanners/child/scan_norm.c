@@ -529,9 +529,19 @@ pass_reflect(const unsigned char *p, size_t n, unsigned char *o, unsigned *via)
 		"globals()", "locals()", "vars()", "__builtins__.__dict__",
 		"builtins.__dict__", "__builtins__",
 	};
+	/* The bytes the forms below start with: any other is copied. */
+	static const unsigned char first[256] = {
+		['\''] = 1, ['"'] = 1, ['`'] = 1, ['['] = 1, ['_'] = 1,
+		['S'] = 1, ['b'] = 1, ['c'] = 1, ['g'] = 1, ['i'] = 1,
+		['l'] = 1, ['v'] = 1,
+	};
 	size_t i = 0, k = 0, s, e, end, j, m;
 
 	while (i < n) {
+		if (!first[p[i]]) {
+			o[k++] = p[i++];
+			continue;
+		}
 		if (is_quote(p[i]) && (m = literal_op(p, n, i, o + k, via))) {
 			k += literal_end(p, n, i) + 1 - i;
 			i += m;
