@@ -35,6 +35,11 @@ struct alias_set {
 	size_t n, cap;
 	unsigned maxalt;
 	int slot[ALIAS_SLOTS];
+	/* What the names start with (a bit per kind) and how long they are
+	 * (bit l - 1 for length l): most words of a line are no name, and
+	 * are told so without hashing them (may_be_name). */
+	unsigned char first[256];
+	uint64_t lens;
 };
 
 /* ---- what is watched ------------------------------------------------------ */
@@ -200,6 +205,16 @@ hash(const char *s, size_t n, unsigned kind)
 	return h;
 }
 
+/* Can the n bytes at s be a name of one of the kinds (a bit each)? */
+static int
+may_be_name(const struct alias_set *as, const char *s, size_t n,
+    unsigned kinds)
+{
+	return n > 0 && n <= ALIAS_NAME_MAX &&
+	    (as->first[(unsigned char)s[0]] & kinds) != 0 &&
+	    ((as->lens >> (n - 1)) & 1) != 0;
+}
+
 static struct alias *
 find(const struct alias_set *as, const char *s, size_t n, unsigned kind)
 {
@@ -252,6 +267,8 @@ add(struct alias_set *as, unsigned kind, const char *s, size_t n,
 		memcpy(a->name, s, n);
 		a->nlen = (unsigned char)n;
 		a->kind = (unsigned char)kind;
+		as->first[(unsigned char)s[0]] |= (unsigned char)(1u << kind);
+		as->lens |= (uint64_t)1 << (n - 1);
 		for (h = hash(s, n, kind) & (ALIAS_SLOTS - 1); as->slot[h] >= 0;
 		    h = (h + 1) & (ALIAS_SLOTS - 1))
 			;
@@ -1430,7 +1447,9 @@ scan_alias_line(const struct alias_set *as, unsigned alt, const char *p,
 			for (e = s; e < n && is_id((unsigned char)p[e]) &&
 			    p[e] != '$'; e++)
 				;
-			if (e > s && (a = find(as, p + s, e - s, AK_VAR)) != NULL &&
+			if (e > s && may_be_name(as, p + s, e - s,
+			    1u << AK_VAR) &&
+			    (a = find(as, p + s, e - s, AK_VAR)) != NULL &&
 			    (!brace || (e < n && p[e] == '}'))) {
 				put(&o, p + copied, i - copied);
 				t = alt_target(a, alt, &tn);
@@ -1453,7 +1472,8 @@ scan_alias_line(const struct alias_set *as, unsigned alt, const char *p,
 		for (e = s; e < n && is_id((unsigned char)p[e]); e++)
 			;
 		i = e;
-		if (e - s > ALIAS_NAME_MAX)
+		if (!may_be_name(as, p + s, e - s,
+		    (1u << AK_CMD) | (1u << AK_NAME)))
 			continue;
 		if ((a = find(as, p + s, e - s, AK_CMD)) != NULL &&
 		    command_place(p, n, s, e)) {
