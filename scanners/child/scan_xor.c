@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bytes16.h"
 #include "scan_decode.h"
 #include "scan_xor.h"
 #include "text.h"
@@ -368,7 +369,17 @@ scan_xor_blob(const char *t, size_t n, size_t *pos, unsigned char *out,
 			if (k > XOR_BLOB_MAX)
 				k = XOR_BLOB_MAX;
 		} else {
-			i++;
+			/* To the next byte a literal starts with, 16 bytes
+			 * at a time (bytes16.h). */
+			for (i++; i + 16 <= n; i += 16) {
+				unsigned msk = al_bytes16((const unsigned char *)t +
+				    i, "'\"`[{(", 6);
+
+				if (msk != 0) {
+					i += al_low_bit(msk);
+					break;
+				}
+			}
 			continue;
 		}
 		if (k >= XOR_BLOB_MIN) {
