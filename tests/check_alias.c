@@ -326,6 +326,42 @@ START_TEST(blocks_end_where_their_entries_end)
 }
 END_TEST
 
+/* The lists are searched by halves: each end of each list and names in
+ * between are found (commands in any case), near misses are not. */
+START_TEST(lists_searched_by_halves)
+{
+	static const char *const kept[][2] = {
+		{"a=add-type", "add-type"}, {"a=ZSH", "ZSH"},
+		{"a=Invoke-Expression", "Invoke-Expression"},
+		{"a=python3", "python3"}, {"a=CuRl", "CuRl"},
+		{"$a = 'Function'", "Function"}, {"$a = 'vars'", "vars"},
+		{"$a = 'system'", "system"},
+	};
+	static const char *const dropped[] = {
+		"a=add-typ", "a=zsh2", "a=Invoke-Expressio", "a=python4",
+		"a=curlx", "$a = 'function'", "$a = 'varsx'", "$a = 'Vars'",
+		"a=cu", "$a = 'aaa'", "$a = 'zzz'",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		struct alias_set *as = collect(kept[i][0]);
+
+		ck_assert_msg(scan_alias_count(as) > 0 &&
+		    strcmp(scan_alias_target(as, 0, 0), kept[i][1]) == 0,
+		    "%s: not kept", kept[i][0]);
+		scan_alias_free(as);
+	}
+	for (i = 0; i < sizeof(dropped) / sizeof(dropped[0]); i++) {
+		struct alias_set *as = collect(dropped[i]);
+
+		ck_assert_msg(scan_alias_count(as) == 0, "%s: kept",
+		    dropped[i]);
+		scan_alias_free(as);
+	}
+}
+END_TEST
+
 START_TEST(lists_in_order)
 {
 	ck_assert_int_eq(scan_alias_lists_sorted(), 1);
@@ -347,6 +383,7 @@ alias_suite(void)
 	tcase_add_test(tc, bounds);
 	tcase_add_test(tc, blocks_end_where_their_entries_end);
 	tcase_add_test(tc, lists_in_order);
+	tcase_add_test(tc, lists_searched_by_halves);
 	suite_add_tcase(s, tc);
 	return s;
 }

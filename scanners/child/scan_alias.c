@@ -83,9 +83,10 @@ static const char *const builtins[] = {
 	"shell_exec", "spawn", "str_rot13", "system", "vars",
 };
 
-/* Commands (shell, PowerShell, Windows), compared without case. */
+/* Commands (shell, PowerShell, Windows), compared without case; in lower
+ * case and strcmp order (searched by halves; check_alias checks). */
 static const char *const commands[] = {
-	"add-type", "bash", "base32", "base64", "bitsadmin", "busybox",
+	"add-type", "base32", "base64", "bash", "bitsadmin", "busybox",
 	"certutil", "chmod", "cmd", "crontab", "csh", "curl", "dash", "dd",
 	"dig", "env", "eval", "exec", "fish", "ftp", "gcm", "gpg", "host",
 	"icm", "iex", "invoke-command", "invoke-expression", "invoke-item",
@@ -129,15 +130,33 @@ in_sorted(const char *const *v, size_t nv, const char *s, size_t n)
 	return 0;
 }
 
+/* The same, ASCII case ignored: v is in lower case, in strcmp order. */
 static int
-in_list(const char *const *v, size_t nv, const char *s, size_t n, int icase)
+in_sorted_icase(const char *const *v, size_t nv, const char *s, size_t n)
 {
-	size_t i;
+	size_t lo = 0, hi = nv;
 
-	for (i = 0; i < nv; i++)
-		if (strlen(v[i]) == n && (icase ? strncasecmp(v[i], s, n) :
-		    strncmp(v[i], s, n)) == 0)
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, l = strlen(v[mid]), i;
+		int c = 0;
+
+		for (i = 0; i < l && i < n && c == 0; i++) {
+			unsigned char a = (unsigned char)v[mid][i];
+			unsigned char b = (unsigned char)s[i];
+
+			if (b >= 'A' && b <= 'Z')
+				b = (unsigned char)(b + ('a' - 'A'));
+			c = (a > b) - (a < b);
+		}
+		if (c == 0)
+			c = (l > n) - (l < n);
+		if (c == 0)
 			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return 0;
 }
 
@@ -152,7 +171,7 @@ watched_target(const char *t, size_t n)
 	while (r < n && t[r] != '.' && t[r] != ':')
 		r++;
 	if (r == n)
-		return in_list(builtins, NELEM(builtins), t, n, 0) ||
+		return in_sorted(builtins, NELEM(builtins), t, n) ||
 		    in_sorted(roots, NELEM(roots), t, n);
 	if (!in_sorted(roots, NELEM(roots), t, r))
 		return 0;
@@ -178,7 +197,8 @@ watched_command(const char *t, size_t n)
 		;
 	if (e - s > 4 && strncasecmp(t + e - 4, ".exe", 4) == 0)
 		e -= 4;
-	return e > s && in_list(commands, NELEM(commands), t + s, e - s, 1);
+	return e > s && in_sorted_icase(commands, NELEM(commands), t + s,
+	    e - s);
 }
 
 int
@@ -189,6 +209,18 @@ scan_alias_lists_sorted(void)
 	for (i = 1; i < NELEM(roots); i++)
 		if (strcmp(roots[i - 1], roots[i]) >= 0)
 			return 0;
+	for (i = 1; i < NELEM(builtins); i++)
+		if (strcmp(builtins[i - 1], builtins[i]) >= 0)
+			return 0;
+	for (i = 0; i < NELEM(commands); i++) {
+		const char *c;
+
+		if (i > 0 && strcmp(commands[i - 1], commands[i]) >= 0)
+			return 0;
+		for (c = commands[i]; *c != '\0'; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				return 0;
+	}
 	return 1;
 }
 
@@ -989,7 +1021,7 @@ def_assign(struct reader *r, struct cur *c)
 	if (kind == AK_VAR) {
 		/* $f = 'system' (PHP), $c = 'iex' (PowerShell), c=curl */
 		if ((sigil || shell) && (watched_command(t, tl) ||
-		    in_list(builtins, NELEM(builtins), t, tl, 0)) &&
+		    in_sorted(builtins, NELEM(builtins), t, tl)) &&
 		    add(r->as, AK_VAR, c->p + s, l, t, tl) < 0)
 			r->nomem = 1;
 		return;

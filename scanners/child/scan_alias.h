@@ -74,7 +74,9 @@ void scan_alias_free(struct alias_set *as);
 size_t scan_alias_line(const struct alias_set *as, unsigned alt,
     const char *line, size_t n, char *out, size_t cap);
 
-/* 1 if the list of watched roots is in strcmp order (check_alias). */
+/* 1 if the lists of watched roots, builtins and commands are in strcmp
+ * order, the commands in lower case (check_alias): they are searched by
+ * halves. */
 int scan_alias_lists_sorted(void);
 
 /* The name and target of alias i (for messages and tests). */
