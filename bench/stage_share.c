@@ -36,6 +36,7 @@ static int
 visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	struct finding_list out = {0};
+	const char *rel;
 	uint64_t bytes = 0;
 	unsigned s;
 	int fd;
@@ -46,8 +47,10 @@ visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
 		return 0;
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return 0;
-	if (scan_fd(worker, fd, path, path + root_len, &out, &bytes,
-	    NULL) < 0) {
+	rel = path + root_len;
+	while (*rel == '/')
+		rel++;
+	if (scan_fd(worker, fd, path, rel, &out, &bytes, NULL) < 0) {
 		fprintf(stderr, "stage_share: %s: out of memory\n", path);
 		close(fd);
 		finding_list_free(&out);
@@ -96,10 +99,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "stage_share: %s\n", al_err_msg());
 		return 1;
 	}
-	root_len = strlen(argv[2]);
-	while (root_len > 1 && argv[2][root_len - 1] == '/')
-		root_len--;
-	root_len += argv[2][root_len] == '/' || root_len > 1;
+	root_len = strlen(argv[2]); /* relative paths: past it and a '/' */
 	if (nftw(argv[2], visit, 32, FTW_PHYS) != 0) {
 		fprintf(stderr, "stage_share: %s: walk failed\n", argv[2]);
 		return 1;

@@ -7,7 +7,8 @@
  * value with SSE2 (part of every x86-64), a plain loop elsewhere. The set
  * is a constant at every call, so the loop over it unrolls.
  *
- * Trust: reads exactly p[0..16); the caller guarantees those bytes.
+ * Trust: reads exactly p[0..16) (al_bytes_tail: p[0..n)); the caller
+ * guarantees those bytes.
  */
 #ifndef AIRLOCK_BYTES16_H
 #define AIRLOCK_BYTES16_H
@@ -40,6 +41,20 @@ al_bytes16(const unsigned char *p, const char *set, unsigned nset)
 }
 
 /* The index of the lowest set bit of a non-zero mask. */
+/* The same for the n < 16 bytes at p (a text's tail). */
+static inline unsigned
+al_bytes_tail(const unsigned char *p, unsigned n, const char *set,
+    unsigned nset)
+{
+	unsigned m = 0, i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < nset; k++)
+			if (p[i] == (unsigned char)set[k])
+				m |= 1u << i;
+	return m;
+}
+
 static inline unsigned
 al_low_bit(unsigned m)
 {

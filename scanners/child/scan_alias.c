@@ -108,31 +108,14 @@ static const char *const dull[] = {
 	"document.querySelector", "document.createElement",
 };
 
+/*
+ * Is the n bytes at s one of the nv words of v, which are in strcmp order
+ * (with icase, in lower case too, and s's ASCII case is ignored)? s may
+ * hold any byte, NUL too: lengths, not terminators.
+ */
 static int
-in_sorted(const char *const *v, size_t nv, const char *s, size_t n)
-{
-	size_t lo = 0, hi = nv;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2, l = strlen(v[mid]);
-		int c = memcmp(v[mid], s, l < n ? l : n);
-
-		/* s may hold any byte, NUL too: lengths, not terminators */
-		if (c == 0)
-			c = (l > n) - (l < n);
-		if (c == 0)
-			return 1;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
-/* The same, ASCII case ignored: v is in lower case, in strcmp order. */
-static int
-in_sorted_icase(const char *const *v, size_t nv, const char *s, size_t n)
+in_sorted(const char *const *v, size_t nv, const char *s, size_t n,
+    int icase)
 {
 	size_t lo = 0, hi = nv;
 
@@ -141,12 +124,12 @@ in_sorted_icase(const char *const *v, size_t nv, const char *s, size_t n)
 		int c = 0;
 
 		for (i = 0; i < l && i < n && c == 0; i++) {
-			unsigned char a = (unsigned char)v[mid][i];
-			unsigned char b = (unsigned char)s[i];
+			unsigned char x = (unsigned char)v[mid][i];
+			unsigned char y = (unsigned char)s[i];
 
-			if (b >= 'A' && b <= 'Z')
-				b = (unsigned char)(b + ('a' - 'A'));
-			c = (a > b) - (a < b);
+			if (icase && y >= 'A' && y <= 'Z')
+				y = (unsigned char)(y + ('a' - 'A'));
+			c = (x > y) - (x < y);
 		}
 		if (c == 0)
 			c = (l > n) - (l < n);
@@ -171,9 +154,9 @@ watched_target(const char *t, size_t n)
 	while (r < n && t[r] != '.' && t[r] != ':')
 		r++;
 	if (r == n)
-		return in_sorted(builtins, NELEM(builtins), t, n) ||
-		    in_sorted(roots, NELEM(roots), t, n);
-	if (!in_sorted(roots, NELEM(roots), t, r))
+		return in_sorted(builtins, NELEM(builtins), t, n, 0) ||
+		    in_sorted(roots, NELEM(roots), t, n, 0);
+	if (!in_sorted(roots, NELEM(roots), t, r, 0))
 		return 0;
 	for (i = 0; i < NELEM(dull); i++) {
 		size_t l = strlen(dull[i]);
@@ -197,8 +180,8 @@ watched_command(const char *t, size_t n)
 		;
 	if (e - s > 4 && strncasecmp(t + e - 4, ".exe", 4) == 0)
 		e -= 4;
-	return e > s && in_sorted_icase(commands, NELEM(commands), t + s,
-	    e - s);
+	return e > s && in_sorted(commands, NELEM(commands), t + s, e - s,
+	    1);
 }
 
 int
@@ -1021,7 +1004,7 @@ def_assign(struct reader *r, struct cur *c)
 	if (kind == AK_VAR) {
 		/* $f = 'system' (PHP), $c = 'iex' (PowerShell), c=curl */
 		if ((sigil || shell) && (watched_command(t, tl) ||
-		    in_sorted(builtins, NELEM(builtins), t, tl)) &&
+		    in_sorted(builtins, NELEM(builtins), t, tl, 0)) &&
 		    add(r->as, AK_VAR, c->p + s, l, t, tl) < 0)
 			r->nomem = 1;
 		return;
@@ -1218,9 +1201,6 @@ def_line(struct reader *r, const char *p, size_t n)
 
 /* The bytes the statement splitter looks at: most bytes are none. */
 static const char stmt_bytes[] = "\\'\"`;";
-static const unsigned char stmt_byte[256] = {
-	['\\'] = 1, ['\''] = 1, ['"'] = 1, ['`'] = 1, [';'] = 1,
-};
 
 /* A line's statements: split at each `;` outside quotes. The bytes that
  * matter are found 16 at a time (bytes16.h); next is the first byte not
@@ -1234,15 +1214,12 @@ defs(struct reader *r, const char *p, size_t n)
 	char q = 0;
 
 	for (;;) {
-		if (i + 16 <= n) {
+		if (i + 16 <= n)
 			m = al_bytes16(u + i, stmt_bytes, 5);
-		} else if (i < n) {
-			/* the tail, one byte at a time */
-			for (m = 0, j = i; j < n; j++)
-				m |= (unsigned)stmt_byte[u[j]] << (j - i);
-		} else {
+		else if (i < n)
+			m = al_bytes_tail(u + i, (unsigned)(n - i), stmt_bytes, 5);
+		else
 			break;
-		}
 		while (m != 0 && !r->nomem) {
 			j = i + al_low_bit(m);
 			m &= m - 1;
@@ -1304,48 +1281,60 @@ read_line(struct reader *r, const char *text, size_t ls, size_t le,
 }
 
 /* The text's lines, and whether each holds an `=` or a `;`, found 16
- * bytes at a time (bytes16.h): most lines are then not read again. With
- * `every`, each line is found by memchr and read: the reading this one
- * must equal (fuzz_alias). */
-static int
-read_text(struct alias_set *as, const char *text, size_t n, int every)
+ * bytes at a time (bytes16.h): most lines are then not read again. */
+static void
+read_marked_lines(struct reader *r, const char *text, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)text;
-	struct reader r;
 	size_t ls = 0, i, j;
 	int marked = 0;
 	unsigned m;
 
-	memset(&r, 0, sizeof(r));
-	r.as = as;
-	while (every && ls < n && !r.nomem) {
-		const char *nl = memchr(text + ls, '\n', n - ls);
-		size_t le = nl ? (size_t)(nl - text) : n;
-
-		defs(&r, text + ls, le - ls);
-		ls = le + 1;
-	}
-	for (i = 0; !every && i < n && !r.nomem; i += 16) {
-		if (i + 16 <= n) {
-			m = al_bytes16(u + i, "\n=;", 3);
-		} else {
-			for (m = 0, j = i; j < n; j++)
-				m |= (unsigned)(u[j] == '\n' || u[j] == '=' ||
-				    u[j] == ';') << (j - i);
-		}
-		for (; m != 0 && !r.nomem; m &= m - 1) {
+	for (i = 0; i < n && !r->nomem; i += 16) {
+		m = i + 16 <= n ? al_bytes16(u + i, "\n=;", 3) :
+		    al_bytes_tail(u + i, (unsigned)(n - i), "\n=;", 3);
+		for (; m != 0 && !r->nomem; m &= m - 1) {
 			j = i + al_low_bit(m);
 			if (u[j] != '\n') {
 				marked = 1;
 				continue;
 			}
-			read_line(&r, text, ls, j, marked);
+			read_line(r, text, ls, j, marked);
 			ls = j + 1;
 			marked = 0;
 		}
 	}
-	if (!every && ls < n && !r.nomem)
-		read_line(&r, text, ls, n, marked);
+	if (ls < n && !r->nomem)
+		read_line(r, text, ls, n, marked);
+}
+
+/* Every line, found by memchr: the reading read_marked_lines must equal
+ * (fuzz_alias). */
+static void
+read_every_line(struct reader *r, const char *text, size_t n)
+{
+	size_t ls = 0;
+
+	while (ls < n && !r->nomem) {
+		const char *nl = memchr(text + ls, '\n', n - ls);
+		size_t le = nl ? (size_t)(nl - text) : n;
+
+		defs(r, text + ls, le - ls);
+		ls = le + 1;
+	}
+}
+
+static int
+read_text(struct alias_set *as, const char *text, size_t n, int every)
+{
+	struct reader r;
+
+	memset(&r, 0, sizeof(r));
+	r.as = as;
+	if (every)
+		read_every_line(&r, text, n);
+	else
+		read_marked_lines(&r, text, n);
 	return r.nomem ? -1 : 0;
 }
 

@@ -279,9 +279,9 @@ is_id(unsigned char c)
 	return is_id0(c) || (c >= '0' && c <= '9');
 }
 
-/* Words that are never a name a value lives in: in strcmp order, searched
- * by halves (read-only, so the scan workers share it without a lock; the
- * order is checked by check_flow through scan_flow_keywords_sorted). */
+/* Words that are never a name a value lives in: in strcmp order, so that
+ * the words of each first byte are together (kw_index; the order is
+ * checked by check_flow through scan_flow_keywords_sorted). */
 static const char *const keywords[] = {
 	"False", "None", "String", "True", "_", "and", "any", "as", "async",
 	"auto", "await", "bool", "break", "byte", "bytes", "case", "catch",
@@ -304,15 +304,15 @@ static const char *const keywords[] = {
 _Static_assert(NKEYWORDS <= KW_MAX && KW_MAX < 256,
     "keyword indexes are bytes");
 
-/* Per first byte, the keywords that start with it: [kw_from, kw_to) of
- * the sorted list, and their lengths; made for each run (scan_flow_run),
- * as the sandboxed child may not wait on another thread. */
+/* Per first byte, the keywords that start with it: [from, to) of the
+ * sorted list, and their lengths; made for each run (scan_flow_run), as
+ * the sandboxed child may not wait on another thread. */
 static void
 kw_index(struct kw_index *x)
 {
 	size_t i;
 
-	memset(x->to, 0, sizeof(x->to));
+	memset(x, 0, sizeof(*x));
 	for (i = 0; i < NKEYWORDS; i++) {
 		unsigned char c = (unsigned char)keywords[i][0];
 
@@ -326,7 +326,7 @@ kw_index(struct kw_index *x)
 /* Every name of every statement is looked up here: the keywords of its
  * first byte are few, and most lengths differ. */
 static int
-is_keyword_in(const struct kw_index *x, const char *s, size_t n)
+is_keyword(const struct flow *f, const char *s, size_t n)
 {
 	unsigned char c;
 	size_t i;
@@ -334,13 +334,11 @@ is_keyword_in(const struct kw_index *x, const char *s, size_t n)
 	if (n == 0 || n > 12)
 		return 0;
 	c = (unsigned char)s[0];
-	for (i = x->to[c] ? x->from[c] : 0; i < x->to[c]; i++)
-		if (x->len[i] == n && memcmp(keywords[i], s, n) == 0)
+	for (i = f->kw.from[c]; i < f->kw.to[c]; i++)
+		if (f->kw.len[i] == n && memcmp(keywords[i], s, n) == 0)
 			return 1;
 	return 0;
 }
-
-#define is_keyword(s, n) is_keyword_in(&f->kw, (s), (n))
 
 int
 scan_flow_keywords_sorted(void)
@@ -560,7 +558,7 @@ stmt_uses_to(const struct flow *f, size_t from, size_t to, uint64_t want,
 			size_t plen = d ? (size_t)(d - buf) : n;
 
 			if (plen < n || tok_sigil(f, &f->tok[i]) ||
-			    !is_keyword(buf, plen)) {
+			    !is_keyword(f, buf, plen)) {
 				k = name_find(f, buf, plen);
 				if (k >= 0 && f->names[k].tags) {
 					in->tags |= f->names[k].tags;
@@ -637,7 +635,7 @@ taint_tok(struct flow *f, size_t i, const struct input *in)
 	uint64_t line;
 	int parent;
 
-	if (n == 0 || (is_keyword(buf, n) && !tok_sigil(f, &f->tok[i])))
+	if (n == 0 || (is_keyword(f, buf, n) && !tok_sigil(f, &f->tok[i])))
 		return;
 	parent = name_source(f, in, &rule, &line);
 	(void)name_taint_b(f, buf, n, in->tags, parent, rule, line, in->built);
@@ -694,7 +692,7 @@ each_target(struct flow *f, size_t eq,
 			char buf[FLOW_NAME_MAX];
 			size_t n = chain_text(f, k, buf);
 
-			if (n > 0 && (!is_keyword(buf, n) || tok_sigil(f, k)))
+			if (n > 0 && (!is_keyword(f, buf, n) || tok_sigil(f, k)))
 				last = i;
 		}
 	}
@@ -715,7 +713,7 @@ sink_target(struct flow *f, size_t i, const void *arg)
 	size_t n = chain_text(f, &f->tok[i], buf), j;
 	struct sink_name *sn;
 
-	if (n == 0 || (is_keyword(buf, n) && !tok_sigil(f, &f->tok[i])))
+	if (n == 0 || (is_keyword(f, buf, n) && !tok_sigil(f, &f->tok[i])))
 		return;
 	for (j = 0; j < f->nsinks; j++)
 		if (f->sinks[j].len == n && memcmp(f->sinks[j].s, buf, n) == 0) {
@@ -894,7 +892,7 @@ taint_targets(struct flow *f, size_t eq, const struct input *in)
 	size_t i, i0 = 0;
 
 	while (i0 < eq && f->tok[i0].kind == T_NAME &&
-	    is_keyword(f->t + f->tok[i0].off, f->tok[i0].len))
+	    is_keyword(f, f->t + f->tok[i0].off, f->tok[i0].len))
 		i0++;
 	each_target(f, eq, taint_target, in);
 	/* Destructuring: `const {a, b} = x`, `[a, b] = x`. */
@@ -970,7 +968,7 @@ taint_mutated(struct flow *f, const struct input *in)
 		/* req.write(data) sent data: req does not hold it after */
 		if (is_sink_name(f, buf, rlen))
 			continue;
-		if (!is_keyword(buf, chain_head(buf, rlen)) || rlen >
+		if (!is_keyword(f, buf, chain_head(buf, rlen)) || rlen >
 		    chain_head(buf, rlen)) {
 			unsigned rule;
 			uint64_t line;
@@ -1122,7 +1120,7 @@ func_params(struct flow *f, struct func *fn, size_t open)
 		    tok_is(f, &f->tok[i - 1], "...")))
 			continue;
 		n = chain_text(f, k, buf);
-		if (n == 0 || is_keyword(buf, n))
+		if (n == 0 || is_keyword(f, buf, n))
 			continue;
 		memcpy(fn->p[fn->nparams], buf, n);
 		fn->plen[fn->nparams++] = (unsigned char)n;
@@ -1226,8 +1224,8 @@ stmt_func(struct flow *f)
 		    f->tok[j].depth == d))
 			j++;
 		n = chain_text(f, &f->tok[i], buf);
-		if (n > 0 && !is_keyword(buf, n) && memchr(buf, '.', n) == NULL &&
-		    j < f->ntok && (j + 1 == f->ntok ||
+		if (n > 0 && !is_keyword(f, buf, n) &&
+		    memchr(buf, '.', n) == NULL && j < f->ntok && (j + 1 == f->ntok ||
 		    tok_is(f, &f->tok[j + 1], "{") ||
 		    tok_is(f, &f->tok[j + 1], ":") ||
 		    tok_is(f, &f->tok[j + 1], "->") ||
@@ -1240,7 +1238,7 @@ stmt_func(struct flow *f)
 		return;
 	f->is_def = 1;
 	n = chain_text(f, &f->tok[name], buf);
-	if (n == 0 || is_keyword(buf, n))
+	if (n == 0 || is_keyword(f, buf, n))
 		return;
 	/* this.name = ... and self.name: the method's own name. */
 	if (memrchr(buf, '.', n) != NULL) {

@@ -948,7 +948,16 @@ atom_tags_from(const struct scan_worker *w, size_t from)
 	return t;
 }
 
-static int cond_possible(const struct scan_worker *w, uint64_t t);
+/* Past the held hits of the rule of hit k (sorted by cmp_hit). */
+static size_t
+hit_run_end(const struct scan_worker *w, size_t k)
+{
+	size_t e = k;
+
+	while (e < w->ndhits && w->dhits[e].rule == w->dhits[k].rule)
+		e++;
+	return e;
+}
 
 /*
  * The held hits of a file read whole, confirmed lazily: each rule's in
@@ -973,12 +982,10 @@ defer_confirm_whole(struct scan_worker *w)
 	/* next[k]: for the first hit of each rule's run, where its
 	 * confirming stopped */
 	for (k = 0; k < w->ndhits && !w->stop; k = run) {
-		unsigned ri = w->dhits[k].rule;
-		uint64_t want = w->e->rs->rules[ri]->tag_bits;
+		uint64_t want = w->e->rs->rules[w->dhits[k].rule]->tag_bits;
 		size_t j;
 
-		for (run = k; run < w->ndhits && w->dhits[run].rule == ri; run++)
-			;
+		run = hit_run_end(w, k);
 		for (j = k; j < run && !w->stop && (have & want) != want; j++) {
 			size_t before = w->natoms;
 
@@ -989,12 +996,9 @@ defer_confirm_whole(struct scan_worker *w)
 	}
 	if (!w->stop && cond_possible(w, have))
 		for (k = 0; k < w->ndhits && !w->stop; k = run) {
-			unsigned ri = w->dhits[k].rule;
 			size_t j;
 
-			for (run = k; run < w->ndhits &&
-			    w->dhits[run].rule == ri; run++)
-				;
+			run = hit_run_end(w, k);
 			for (j = next[k]; j < run && !w->stop; j++)
 				confirm(w, w->dhits[j].id, w->dhits[j].end);
 		}
@@ -1075,12 +1079,7 @@ cond_possible(const struct scan_worker *w, uint64_t t)
 static uint64_t
 atom_tags(const struct scan_worker *w)
 {
-	uint64_t t = 0;
-	size_t i;
-
-	for (i = 0; i < w->natoms; i++)
-		t |= w->atoms[i].tags;
-	return t;
+	return atom_tags_from(w, 0);
 }
 
 /* At the file's end: the held hits confirmed where a condition can be met,

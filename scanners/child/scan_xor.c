@@ -372,8 +372,8 @@ scan_xor_blob(const char *t, size_t n, size_t *pos, unsigned char *out,
 			/* To the next byte a literal starts with, 16 bytes
 			 * at a time (bytes16.h). */
 			for (i++; i + 16 <= n; i += 16) {
-				unsigned msk = al_bytes16((const unsigned char *)t +
-				    i, "'\"`[{(", 6);
+				unsigned msk = al_bytes16(
+				    (const unsigned char *)t + i, "'\"`[{(", 6);
 
 				if (msk != 0) {
 					i += al_low_bit(msk);
