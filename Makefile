@@ -86,7 +86,7 @@ TESTS = check_util check_common check_rule check_patch check_bundle check_engine
 TEST_BIN = $(TESTS:%=$(BUILD)/tests/%)
 FUZZERS = fuzz_scan fuzz_proto fuzz_archive fuzz_patch fuzz_mbox fuzz_bundle fuzz_attest fuzz_container fuzz_extract \
 	fuzz_pack fuzz_rules fuzz_policy fuzz_allowlist fuzz_keyring fuzz_body fuzz_fold fuzz_text fuzz_note fuzz_merkle fuzz_proof \
-	fuzz_entry fuzz_etag fuzz_read fuzz_norm fuzz_pickle fuzz_flow fuzz_alias fuzz_xor
+	fuzz_entry fuzz_etag fuzz_read fuzz_norm fuzz_pickle fuzz_flow fuzz_alias fuzz_xor fuzz_factor
 REPLAY_BIN = $(FUZZERS:%=$(BUILD)/tests/%_replay)
 FUZZ_SECONDS ?= 60
 # make fuzz-long: FUZZ_RUNS executions of each of FUZZ_ONLY, one at a time

@@ -201,7 +201,28 @@ START_TEST(literal_factors)
 	ck_assert_str_eq(factors("[Aa][Ww][Ss]_?[Ss]ecret"), "secret");
 	ck_assert_str_eq(factors("\\bcat\\s[^\\n]{0,80}~/\\.aws/credentials"),
 	    "~/.aws/credentials");
-	ck_assert_str_eq(factors("/dev/(tcp|udp)/[a-z]+"), "/dev/");
+	/* A group of literals is part of the run: every match holds one
+	 * of the products. */
+	ck_assert_str_eq(factors("/dev/(tcp|udp)/[a-z]+"), "/dev/tcp/|/dev/udp/");
+	ck_assert_str_eq(factors("\\bos\\.(?:Create|WriteFile)\\("),
+	    "os.create(|os.writefile(");
+	ck_assert_str_eq(factors("a(?:|b)cd"), "acd|abcd");
+	ck_assert_str_eq(factors("ab(?:cd|e+)fgh"), "fgh");
+	ck_assert_str_eq(factors("x(?:abc|cde)+yz"), "abc|cde");
+	ck_assert_str_eq(factors("(?i:get-(?:item|content))"),
+	    "get-item|get-content");
+	/* Constructs the reading does not follow give no set at all. */
+	ck_assert_str_eq(factors("(?x)ab cd"), "");
+	ck_assert_str_eq(factors("abcd\\Kefgh"), "");
+	ck_assert_str_eq(factors("(abcd)\\1"), "");
+	ck_assert_str_eq(factors("abcd(*ACCEPT)efgh"), "");
+	ck_assert_str_eq(factors("abc(?#x)?defg"), "");
+	/* A comment, \cX, \xH and an unfinished POSIX class are read as
+	 * PCRE2 reads them. */
+	ck_assert_str_eq(factors("ab(?#:x|)cdef"), "abcdef");
+	ck_assert_str_eq(factors("\\x4zzzz"), "zzzz");
+	ck_assert_str_eq(factors("[^\\c]]wxyz"), "wxyz");
+	ck_assert_str_eq(factors("[[:a]wxyz"), "wxyz");
 	ck_assert_str_eq(factors("ab+c"), "ab");
 	/* An optional part gives nothing; an unusable branch spoils the set. */
 	ck_assert_str_eq(factors("x?y"), "y");
