@@ -1251,11 +1251,11 @@ defs(struct reader *r, const char *p, size_t n)
  * with no `;` is one statement, which def_line reads as a definition only
  * if it has an `=` (an assignment) or starts with the first letter of one
  * of the words it looks for there (from, import, use, alias, Set-Alias,
- * New-Alias, sal, nal). Every other line is read. `marked` says whether
- * the line holds an `=` or a `;`.
+ * New-Alias, sal, nal). Every other line is read. `marked` is nonzero
+ * when the line holds an `=` or a `;`.
  */
 static int
-may_define(const struct reader *r, const char *p, size_t n, int marked)
+may_define(const struct reader *r, const char *p, size_t n, unsigned marked)
 {
 	size_t i = 0;
 	unsigned char c;
@@ -1271,13 +1271,23 @@ may_define(const struct reader *r, const char *p, size_t n, int marked)
 	    (c | 0x20) == 's' || (c | 0x20) == 'n';
 }
 
-/* Reads the line [ls, le) if it may define something. */
+/* What read_marked_lines saw on a line. */
+#define MARK_EQ 1u   /* an `=` */
+#define MARK_SEMI 2u /* a `;` */
+
+/* Reads the line [ls, le) if it may define something; `marked` (MARK_*)
+ * says what it holds. */
 static void
 read_line(struct reader *r, const char *text, size_t ls, size_t le,
-    int marked)
+    unsigned marked)
 {
-	if (may_define(r, text + ls, le - ls, marked))
+	if (!may_define(r, text + ls, le - ls, marked))
+		return;
+	/* No `;`: the line is one statement, as defs would find it. */
+	if (marked & MARK_SEMI)
 		defs(r, text + ls, le - ls);
+	else
+		def_line(r, text + ls, le - ls);
 }
 
 /* The text's lines, and whether each holds an `=` or a `;`, found 16
@@ -1287,8 +1297,7 @@ read_marked_lines(struct reader *r, const char *text, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)text;
 	size_t ls = 0, i, j;
-	int marked = 0;
-	unsigned m;
+	unsigned m, marked = 0;
 
 	for (i = 0; i < n && !r->nomem; i += 16) {
 		m = i + 16 <= n ? al_bytes16(u + i, "\n=;", 3) :
@@ -1296,7 +1305,7 @@ read_marked_lines(struct reader *r, const char *text, size_t n)
 		for (; m != 0 && !r->nomem; m &= m - 1) {
 			j = i + al_low_bit(m);
 			if (u[j] != '\n') {
-				marked = 1;
+				marked |= u[j] == ';' ? MARK_SEMI : MARK_EQ;
 				continue;
 			}
 			read_line(r, text, ls, j, marked);
