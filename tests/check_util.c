@@ -122,6 +122,17 @@ START_TEST(glob_basename_and_suffix)
 	    ".github/workflows/sub/ci.yml"));
 	ck_assert(!rule_glob_match(".github/workflows/*.yml",
 	    "x.github/workflows/ci.yml"));
+	/* `*` and a literal (read without the general walk): the star may
+	 * be empty, the case is ignored, only the name counts. */
+	ck_assert(rule_glob_match("*.py", "a/.py"));
+	ck_assert(rule_glob_match("*.py", "A/B/SETUP.PY"));
+	ck_assert(rule_glob_match("*rc", "home/.bashrc"));
+	ck_assert(!rule_glob_match("*.py", "a/py"));
+	ck_assert(!rule_glob_match("*.py", "a/x.py.bak"));
+	ck_assert(!rule_glob_match("*.py", "x.py/readme"));
+	ck_assert(!rule_glob_match("*.pyw", "a/x.py"));
+	ck_assert(rule_glob_match("*", "a/b"));
+	ck_assert(rule_glob_match("*.[1-9]", "man/ls.1"));
 }
 END_TEST
 

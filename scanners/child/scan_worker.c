@@ -959,50 +959,76 @@ hit_run_end(const struct scan_worker *w, size_t k)
 	return e;
 }
 
+/* One rule's held hits, [k, end) of the sorted hits; next: where
+ * confirming them stopped. */
+struct hit_run {
+	size_t k, end, next;
+};
+
+/* Runs with fewer hits first (cheaper to confirm), then in rule order. */
+static int
+cmp_run(const void *a, const void *b)
+{
+	const struct hit_run *x = a, *y = b;
+	size_t nx = x->end - x->k, ny = y->end - y->k;
+
+	if (nx != ny)
+		return nx < ny ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
 /*
  * The held hits of a file read whole, confirmed lazily: each rule's in
  * file order only until the rule has given its atoms' tags (or has no hit
- * left), then, if those tags and the atoms found before can meet a
- * condition, the rest; else the rest is dropped (no atom they could give
- * would change that: their rules gave their tags already, or have no hit
- * left). A rule's hits are confirmed in file order, as they came, so the
- * atoms are those of confirming them all (flow_decide sorts them).
+ * left), the rules with fewest hits first, and not at all once the tags
+ * found and those the rules not yet tried could give can meet no
+ * condition; then, if the tags found can meet one, the rest; else the rest
+ * is dropped (no atom they could give would change that: their rules gave
+ * their tags already, or have no hit left). A rule's hits are confirmed in
+ * file order, as they came, so the atoms are those of confirming them all
+ * (flow_decide sorts them).
  */
 static void
 defer_confirm_whole(struct scan_worker *w)
 {
+	const struct rule_set *rs = w->e->rs;
 	uint64_t have = atom_tags(w);
-	size_t k, run, *next;
+	struct hit_run *runs;
+	size_t k, n = 0, r, q;
 
 	qsort(w->dhits, w->ndhits, sizeof(*w->dhits), cmp_hit);
-	if ((next = malloc((w->ndhits + 1) * sizeof(*next))) == NULL) {
+	if ((runs = malloc((w->ndhits + 1) * sizeof(*runs))) == NULL) {
 		w->nomem = w->stop = 1;
 		return;
 	}
-	/* next[k]: for the first hit of each rule's run, where its
-	 * confirming stopped */
-	for (k = 0; k < w->ndhits && !w->stop; k = run) {
-		uint64_t want = w->e->rs->rules[w->dhits[k].rule]->tag_bits;
+	for (k = 0; k < w->ndhits; k = runs[n++].end) {
+		runs[n].k = runs[n].next = k;
+		runs[n].end = hit_run_end(w, k);
+	}
+	qsort(runs, n, sizeof(*runs), cmp_run);
+	for (r = 0; r < n && !w->stop; r++) {
+		uint64_t want = rs->rules[w->dhits[runs[r].k].rule]->tag_bits;
+		uint64_t left = 0;
 		size_t j;
 
-		run = hit_run_end(w, k);
-		for (j = k; j < run && !w->stop && (have & want) != want; j++) {
+		for (q = r; q < n; q++)
+			left |= rs->rules[w->dhits[runs[q].k].rule]->tag_bits;
+		if (!cond_possible(w, have | left))
+			break;
+		for (j = runs[r].k; j < runs[r].end && !w->stop &&
+		    (have & want) != want; j++) {
 			size_t before = w->natoms;
 
 			confirm(w, w->dhits[j].id, w->dhits[j].end);
 			have |= atom_tags_from(w, before);
 		}
-		next[k] = j;
+		runs[r].next = j;
 	}
-	if (!w->stop && cond_possible(w, have))
-		for (k = 0; k < w->ndhits && !w->stop; k = run) {
-			size_t j;
-
-			run = hit_run_end(w, k);
-			for (j = next[k]; j < run && !w->stop; j++)
-				confirm(w, w->dhits[j].id, w->dhits[j].end);
-		}
-	free(next);
+	if (r == n && !w->stop && cond_possible(w, have))
+		for (r = 0; r < n && !w->stop; r++)
+			for (k = runs[r].next; k < runs[r].end && !w->stop; k++)
+				confirm(w, w->dhits[k].id, w->dhits[k].end);
+	free(runs);
 }
 
 /*

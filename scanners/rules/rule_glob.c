@@ -112,6 +112,23 @@ glob_here(const char *g, const char *p)
 	return *p == '\0';
 }
 
+/* `*` and a literal (`*.py`, `*rc`): does name end with the literal? The
+ * `*` matches any run of bytes without a `/`, and name has none. */
+static int
+star_suffix(const char *lit, const char *name)
+{
+	size_t ll = strlen(lit), nl = strlen(name), i;
+
+	if (ll > nl)
+		return 0;
+	name += nl - ll;
+	for (i = 0; i < ll; i++)
+		if (al_lower((unsigned char)lit[i]) !=
+		    al_lower((unsigned char)name[i]))
+			return 0;
+	return 1;
+}
+
 int
 rule_glob_match(const char *glob, const char *path)
 {
@@ -123,6 +140,11 @@ rule_glob_match(const char *glob, const char *path)
 		return glob_here(glob + 1, path);
 	if (strchr(glob, '/') == NULL) {
 		p = strrchr(path, '/');
+		/* The most common glob, `*.ext`, without the general walk
+		 * (which tries the rest at every byte of the name). */
+		if (glob[0] == '*' && glob[1] != '*' &&
+		    strpbrk(glob + 1, "*?[\\") == NULL)
+			return star_suffix(glob + 1, p ? p + 1 : path);
 		return glob_here(glob, p ? p + 1 : path);
 	}
 	for (p = path;;) {
