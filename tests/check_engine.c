@@ -1402,6 +1402,31 @@ START_TEST(atoms_held_to_the_end)
 		finding_list_free(&fl);
 		free(t);
 	}
+	/* A text past the kept cap: the hits held when it goes past (with
+	 * the second read, which would take it there: the first fills a
+	 * chunk, the buffer then keeps 2 * AL_SCAN_WINDOW bytes before the
+	 * second) are confirmed each in its window, in the kept text or in
+	 * the live buffer: hits near the start, before the kept bytes, in
+	 * them, and at their end. */
+	{
+		static const size_t at_v[] = {50, AL_SCAN_CHUNK / 2,
+		    AL_SCAN_CHUNK - 1000, AL_SCAN_CHUNK + 1000,
+		    AL_SCAN_CHUNK + 2 * AL_SCAN_WINDOW - 100};
+		size_t n = (AL_FLOW_TEXT_MAX + 200000) / 50 * 50, j, at;
+
+		for (j = 0; j < sizeof(at_v) / sizeof(at_v[0]); j++) {
+			t = flow_text(n, 0);
+			at = at_v[j] / 50 * 50;
+			memcpy(t + at, "x = ENVALL", 10);
+			tu_scan(&fs, "a.py", t, n, &fl);
+			f = tu_first(&fl, "both");
+			ck_assert_msg(f != NULL, "ENVALL at %zu", at);
+			ck_assert_uint_eq(f->line, n / 50);
+			ck_assert_uint_eq(fl.n, 1);
+			finding_list_free(&fl);
+			free(t);
+		}
+	}
 	/* More held hits than the list holds: each rule's span is read. */
 	t = flow_text(50 * 6000, 5000);
 	tu_scan(&fs, "a.py", t, 50 * 6000, &fl);

@@ -592,6 +592,7 @@ struct reader {
 	char from[ALIAS_TARGET_MAX + 1]; /* that X */
 	size_t from_len;
 	int nomem;
+	int quick;         /* skip values that cannot be targets (rhs_may_be) */
 };
 
 /* "a as b, c" after `from X import` (X in r->from): until ')' or the end. */
@@ -915,6 +916,43 @@ rhs(const struct alias_set *as, struct cur *c, char *out, unsigned *kind,
 	return 0;
 }
 
+/*
+ * Can the value at the cursor (not a shell word: N=word is read whole) be
+ * one rhs() gives a target for that def_assign keeps? Only a quote (kept
+ * after a sigil), `(` (PowerShell's (Get-Command x)), or a name that
+ * starts one of rhs's forms: a watched root or builtin, an alias, await,
+ * require, import, getattr, method, Get-Command, gcm. Every other value
+ * gives nothing kept (its target's first name is not watched, and
+ * add_name would drop it), so most assignments (`x = _messages.Field(1)`)
+ * are not read further. fuzz_alias checks the set is that of reading
+ * every value.
+ */
+static int
+rhs_may_be(const struct alias_set *as, const struct cur *c, int sigil)
+{
+	const char *p = c->p + c->i;
+	size_t n = c->n - c->i, l = 0;
+
+	if (n == 0)
+		return 0;
+	if (p[0] == '\'' || p[0] == '"' || p[0] == '`')
+		return sigil;
+	if (p[0] == '(')
+		return 1;
+	if (!is_id0((unsigned char)p[0]))
+		return 0;
+	while (l < n && is_id((unsigned char)p[l]))
+		l++;
+	return in_sorted(roots, NELEM(roots), p, l, 0) ||
+	    in_sorted(builtins, NELEM(builtins), p, l, 0) ||
+	    (as->n > 0 && find(as, p, l, AK_NAME) != NULL) ||
+	    (l == 5 && memcmp(p, "await", 5) == 0) ||
+	    (l == 6 && (memcmp(p, "import", 6) == 0 ||
+	    memcmp(p, "method", 6) == 0)) ||
+	    (l == 3 && (strncasecmp(p, "get", 3) == 0 ||
+	    strncasecmp(p, "gcm", 3) == 0));
+}
+
 /* NAME = value, const NAME = ..., $NAME = ..., {a, b: c} = ..., N=word. */
 static void
 def_assign(struct reader *r, struct cur *c)
@@ -968,6 +1006,8 @@ def_assign(struct reader *r, struct cur *c)
 	c->i++;
 	if (!shell)
 		ws(c);
+	if (r->quick && !shell && !rhs_may_be(r->as, c, sigil))
+		return;
 	if ((tl = rhs(r->as, c, t, &kind, shell)) == 0)
 		return;
 	if (destr) {
@@ -1340,10 +1380,12 @@ read_text(struct alias_set *as, const char *text, size_t n, int every)
 
 	memset(&r, 0, sizeof(r));
 	r.as = as;
-	if (every)
+	if (every) {
 		read_every_line(&r, text, n);
-	else
+	} else {
+		r.quick = 1;
 		read_marked_lines(&r, text, n);
+	}
 	return r.nomem ? -1 : 0;
 }
 

@@ -56,8 +56,9 @@ struct alias_set *scan_alias_collect(const char *text, size_t n);
 /* The definitions of n more bytes of text added to the set (read as if
  * the text went on after a line end); -1 only when out of memory. */
 int scan_alias_read(struct alias_set *as, const char *text, size_t n);
-/* The same, without skipping the lines that cannot define anything (for
- * fuzz_alias, which checks that skipping them changes nothing). */
+/* The same, without skipping the lines that cannot define anything nor
+ * the values that cannot be targets (for fuzz_alias, which checks that
+ * skipping them changes nothing). */
 int scan_alias_read_every_line(struct alias_set *as, const char *text,
     size_t n);
 size_t scan_alias_count(const struct alias_set *as);

@@ -1032,6 +1032,43 @@ defer_confirm_whole(struct scan_worker *w)
 }
 
 /*
+ * The held hits of a file whose text has just gone past the kept cap, all
+ * confirmed (the file's later atoms will be confirmed as they come, so
+ * what a condition needs is not known yet), each in the window around it
+ * as when it came: those whose window starts before the live buffer in the
+ * kept text (its first len bytes; the window ends there too: the buffer
+ * keeps KEEP = 2 * AL_SCAN_WINDOW bytes before len), the others in the
+ * buffer, which also has the chunk that follows. Reading each rule's whole
+ * span instead (from its first hit to its last) read megabytes of text
+ * with each atom's regex.
+ */
+static void
+defer_confirm_each(struct scan_worker *w, size_t len)
+{
+	struct bufstate b = {0};
+	uint64_t live = w->buf_off;
+	size_t k;
+
+	qsort(w->dhits, w->ndhits, sizeof(*w->dhits), cmp_hit);
+	text_in(w, &b, len, 0);
+	for (k = 0; k < w->ndhits && !w->stop; k++) {
+		uint64_t end = w->dhits[k].end;
+		uint64_t width = eng_width(w, w->dhits[k].rule);
+
+		if (end < live + width)
+			confirm(w, w->dhits[k].id, end);
+	}
+	text_out(w, &b);
+	for (k = 0; k < w->ndhits && !w->stop; k++) {
+		uint64_t end = w->dhits[k].end;
+		uint64_t width = eng_width(w, w->dhits[k].rule);
+
+		if (end >= live + width)
+			confirm(w, w->dhits[k].id, end);
+	}
+}
+
+/*
  * Confirms the held hits. The kept text holds the file's first len bytes
  * (whole: all of it); what has left the buffer is read there. At the
  * file's end (whole), each hit as it came, or each rule's span; when the
@@ -1053,6 +1090,11 @@ defer_resolve(struct scan_worker *w, size_t len, int whole)
 		defer_confirm_whole(w);
 		if (swap)
 			text_out(w, &b);
+		defer_drop(w);
+		return;
+	}
+	if (!whole && !w->dhits_over) {
+		defer_confirm_each(w, len);
 		defer_drop(w);
 		return;
 	}

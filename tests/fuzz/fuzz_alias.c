@@ -8,7 +8,8 @@
  * each, names and targets terminated and within their limits); a view never
  * exceeds its room, is the same when asked twice, and there is none when the
  * set is empty; the input is not written. The reader skips the lines that
- * cannot define anything: the set is the same as when every line is read.
+ * cannot define anything and the assigned values that cannot be targets:
+ * the set is the same as when every line and value is read.
  */
 #include <stdint.h>
 #include <stdlib.h>
