@@ -120,19 +120,30 @@ in_sorted(const char *const *v, size_t nv, const char *s, size_t n,
 	size_t lo = 0, hi = nv;
 
 	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2, l = strlen(v[mid]), i;
-		int c = 0;
+		size_t mid = lo + (hi - lo) / 2, i;
+		int c;
 
-		for (i = 0; i < l && i < n && c == 0; i++) {
-			unsigned char x = (unsigned char)v[mid][i];
-			unsigned char y = (unsigned char)s[i];
+		/* v[mid] against s, byte by byte, a prefix first (no strlen:
+		 * most words differ at their first byte) */
+		for (i = 0;; i++) {
+			unsigned char x = (unsigned char)v[mid][i], y;
 
+			if (x == '\0') {
+				c = i < n ? -1 : 0;
+				break;
+			}
+			if (i == n) {
+				c = 1;
+				break;
+			}
+			y = (unsigned char)s[i];
 			if (icase && y >= 'A' && y <= 'Z')
 				y = (unsigned char)(y + ('a' - 'A'));
-			c = (x > y) - (x < y);
+			if (x != y) {
+				c = x > y ? 1 : -1;
+				break;
+			}
 		}
-		if (c == 0)
-			c = (l > n) - (l < n);
 		if (c == 0)
 			return 1;
 		if (c < 0)
