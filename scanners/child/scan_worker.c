@@ -831,11 +831,12 @@ confirm(struct scan_worker *w, unsigned id, uint64_t end)
  * contains a hit of one of its rule's expressions). At the file's end, if
  * the tags of the held rules and of the atoms the views found can meet a
  * condition, the held hits are confirmed as they would have been when
- * they came, in the kept text; elsewhere they are dropped. Past
- * DEFER_HITS hits, or when the text goes past the kept cap, each held
- * rule's matches are found from its width before its first hit to its
- * last (every match that contains a hit lies there), and a file longer
- * than the cap has its later atoms confirmed as they come.
+ * they came, in the kept text; elsewhere they are dropped. When the text
+ * goes past the kept cap, every held hit is confirmed in its window
+ * (defer_confirm_each) and the file's later atoms as they come. Past
+ * DEFER_HITS hits (their list is full), each held rule's matches are found
+ * from its width before its first hit to its last (every match that
+ * contains a hit lies there).
  */
 static void
 defer_hit(struct scan_worker *w, size_t ri, unsigned id, uint64_t to)
