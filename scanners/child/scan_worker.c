@@ -1697,6 +1697,55 @@ qtrig_at(struct scan_worker *w, uint64_t q)
 		norm_hit(w, q + 2);
 }
 
+#ifdef __SSE2__
+/* 0xff where the byte is a word byte (word_byte): ASCII letters, digits,
+ * `_` (bytes 0x80 and up compare as negative: none of them). */
+static inline __m128i
+word16(__m128i x)
+{
+	__m128i lo = _mm_or_si128(x, _mm_set1_epi8(0x20)); /* A-Z to a-z */
+	__m128i alpha = _mm_and_si128(_mm_cmpgt_epi8(lo, _mm_set1_epi8('a' - 1)),
+	    _mm_cmpgt_epi8(_mm_set1_epi8('z' + 1), lo));
+	__m128i digit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+	    _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x));
+
+	return _mm_or_si128(_mm_or_si128(alpha, digit),
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('_')));
+}
+#endif
+
+/*
+ * Of the 16 bytes at p (p[-1] and p[16] readable too), those where
+ * qtrig_at may find a trigger: a quote before the same quote, a quote
+ * between two word bytes, a `[` before a quote or a blank. Most quotes in
+ * code are none of these (`f("a")`), and qtrig_at decides the rest. With
+ * SSE2 the test is made for the 16 at once; elsewhere each quote and `[`
+ * is given to qtrig_at.
+ */
+static inline unsigned
+qtrig_bytes16(const unsigned char *p)
+{
+#ifdef __SSE2__
+	__m128i b = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i n = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p - 1));
+	__m128i quote = _mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('\'')),
+	    _mm_cmpeq_epi8(b, _mm_set1_epi8('"')));
+	__m128i member = _mm_and_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('[')),
+	    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(n, _mm_set1_epi8('\'')),
+	    _mm_cmpeq_epi8(n, _mm_set1_epi8('"'))),
+	    _mm_or_si128(_mm_cmpeq_epi8(n, _mm_set1_epi8(' ')),
+	    _mm_cmpeq_epi8(n, _mm_set1_epi8('\t')))));
+	__m128i m = _mm_or_si128(member, _mm_and_si128(quote,
+	    _mm_or_si128(_mm_cmpeq_epi8(n, b),
+	    _mm_and_si128(word16(n), word16(v)))));
+
+	return (unsigned)_mm_movemask_epi8(m);
+#else
+	return al_bytes16(p, "'\"[", 3);
+#endif
+}
+
 /* The frequent triggers that end at or before `to` and whose bytes are
  * in the buffer, in file order; their bytes are found 16 at a time
  * (bytes16.h). */
@@ -1714,8 +1763,17 @@ qtrig_run(struct scan_worker *w, uint64_t to)
 		return;
 	lim--;
 	q = w->qscan > w->buf_off ? w->qscan : w->buf_off;
+	/* The byte before the first is not in the buffer: read alone. */
+	if (q == w->buf_off && q < lim && (base[q] == '\'' ||
+	    base[q] == '"' || base[q] == '['))
+		qtrig_at(w, q);
+	if (q == w->buf_off && q < lim)
+		q++;
 	for (; q + 16 <= lim && !w->stop; q += 16) {
 		unsigned m = al_bytes16(base + q, "'\"[", 3);
+
+		if (m != 0)
+			m &= qtrig_bytes16(base + q);
 
 		while (m != 0 && !w->stop) {
 			qtrig_at(w, q + al_low_bit(m));
