@@ -333,6 +333,16 @@ fset_minlen(struct fset *f)
 			f->minlen = strlen(f->v[k]);
 }
 
+/* f := the one string of byte c (the empty string if c is NUL). */
+static void
+fset_byte(struct fset *f, char c)
+{
+	f->n = 1;
+	f->v[0][0] = c;
+	f->v[0][1] = '\0';
+	f->minlen = c != '\0';
+}
+
 /* Every string of f followed by byte c; 0 (f unchanged) if one is
  * already FACTOR_MAX_LEN long. */
 static int
@@ -462,33 +472,22 @@ fp_seq(struct fp *s, struct fset *best, int *exact, int depth)
 			END_RUN();
 			continue;
 		}
-		if (cur->n == 0) {
-			cur->n = 1;
-			cur->v[0][0] = '\0';
-		}
+		if (cur->n == 0)
+			fset_byte(cur, '\0');
 		if (!fset_append(cur, (char)tolower(c))) {
 			/* A run this long is factor enough: a new one starts. */
 			seq_exact = 0;
 			END_RUN();
-			cur->n = 1;
-			cur->v[0][0] = (char)tolower(c);
-			cur->v[0][1] = '\0';
-			cur->minlen = 1;
+			fset_byte(cur, (char)tolower(c));
 		}
 		if (!qexact) {
 			seq_exact = 0;
 			END_RUN();
-			cur->n = 1;
-			cur->v[0][0] = (char)tolower(c);
-			cur->v[0][1] = '\0';
-			cur->minlen = 1;
+			fset_byte(cur, (char)tolower(c));
 		}
 	}
-	if (seq_exact && cur->n == 0) {
-		/* An empty branch matches the empty string. */
-		cur->n = 1;
-		cur->v[0][0] = '\0';
-	}
+	if (seq_exact && cur->n == 0)
+		fset_byte(cur, '\0'); /* an empty branch matches "" */
 	END_RUN();
 #undef END_RUN
 	*exact = seq_exact && best->n > 0;
