@@ -954,9 +954,7 @@ rhs_may_be(const struct alias_set *as, const struct cur *c, int sigil)
 		return 0;
 	while (l < n && is_id((unsigned char)p[l]))
 		l++;
-	return in_sorted(roots, NELEM(roots), p, l, 0) ||
-	    in_sorted(builtins, NELEM(builtins), p, l, 0) ||
-	    (as->n > 0 && find(as, p, l, AK_NAME) != NULL) ||
+	return watched_target(p, l) || (as->n > 0 && find(as, p, l, AK_NAME) != NULL) ||
 	    (l == 5 && memcmp(p, "await", 5) == 0) ||
 	    (l == 6 && (memcmp(p, "import", 6) == 0 ||
 	    memcmp(p, "method", 6) == 0)) ||

@@ -1032,6 +1032,21 @@ defer_confirm_whole(struct scan_worker *w)
 	free(runs);
 }
 
+/* The held hits whose window starts before `live` (in_text) or at or
+ * after it, confirmed (defer_confirm_each). */
+static void
+defer_confirm_side(struct scan_worker *w, uint64_t live, int in_text)
+{
+	size_t k;
+
+	for (k = 0; k < w->ndhits && !w->stop; k++) {
+		uint64_t end = w->dhits[k].end;
+
+		if ((end < live + eng_width(w, w->dhits[k].rule)) == in_text)
+			confirm(w, w->dhits[k].id, end);
+	}
+}
+
 /*
  * The held hits of a file whose text has just gone past the kept cap, all
  * confirmed (the file's later atoms will be confirmed as they come, so
@@ -1048,25 +1063,12 @@ defer_confirm_each(struct scan_worker *w, size_t len)
 {
 	struct bufstate b = {0};
 	uint64_t live = w->buf_off;
-	size_t k;
 
 	qsort(w->dhits, w->ndhits, sizeof(*w->dhits), cmp_hit);
 	text_in(w, &b, len, 0);
-	for (k = 0; k < w->ndhits && !w->stop; k++) {
-		uint64_t end = w->dhits[k].end;
-		uint64_t width = eng_width(w, w->dhits[k].rule);
-
-		if (end < live + width)
-			confirm(w, w->dhits[k].id, end);
-	}
+	defer_confirm_side(w, live, 1);
 	text_out(w, &b);
-	for (k = 0; k < w->ndhits && !w->stop; k++) {
-		uint64_t end = w->dhits[k].end;
-		uint64_t width = eng_width(w, w->dhits[k].rule);
-
-		if (end >= live + width)
-			confirm(w, w->dhits[k].id, end);
-	}
+	defer_confirm_side(w, live, 0);
 }
 
 /*
@@ -1764,11 +1766,11 @@ qtrig_run(struct scan_worker *w, uint64_t to)
 	lim--;
 	q = w->qscan > w->buf_off ? w->qscan : w->buf_off;
 	/* The byte before the first is not in the buffer: read alone. */
-	if (q == w->buf_off && q < lim && (base[q] == '\'' ||
-	    base[q] == '"' || base[q] == '['))
-		qtrig_at(w, q);
-	if (q == w->buf_off && q < lim)
+	if (q == w->buf_off && q < lim) {
+		if (base[q] == '\'' || base[q] == '"' || base[q] == '[')
+			qtrig_at(w, q);
 		q++;
+	}
 	for (; q + 16 <= lim && !w->stop; q += 16) {
 		unsigned m = al_bytes16(base + q, "'\"[", 3);
 
