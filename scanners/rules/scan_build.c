@@ -129,11 +129,12 @@ cache_path(struct dynbuf *p, const char *dir, const char *key)
  * What may hide a spelling from the rules: literal joins, quotes inside a
  * shell word, escapes, reflection, character codes and Unicode look-alikes
  * (scan_norm.c undoes them). A line with one of these is read again in its
- * normalised view; the others cost nothing more.
+ * normalised view; the others cost nothing more. The frequent ones, whose
+ * only literals are a quote or a bracket (joins, adjacent literals,
+ * quotes inside a word, empty literals, members by a literal name), are
+ * found by the worker instead (scan_worker.c, qtrig_at).
  */
 static const char *const norm_triggers[] = {
-	"['\"`][ \\t]*(?:\\+|\\.\\.?|&)[ \\t]*['\"`]",
-	"['\"][ \\t]+['\"]",
 	"\\\\[xX][0-9A-Fa-f]{2}",
 	"\\\\u\\{?[0-9A-Fa-f]{2}",
 	"\\\\[0-3][0-7]{2}",
