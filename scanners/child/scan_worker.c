@@ -1680,10 +1680,11 @@ trigger_wanted(const struct scan_worker *w, unsigned kind, uint64_t to)
  *   byte each) they cost more than all the other triggers together: every
  *   quote was a candidate.
  * Each is found at one of these bytes and reported 2 bytes after it (the
- * line is the same: a join holds no line end). The normalised view reads lines in order (norm_read), so these
- * are taken in file order with Hyperscan's triggers: before a trigger hit
- * ending at `to`, every one ending at or before it (on_hit), and after
- * each chunk, every one whose bytes are in.
+ * line is the same: a join holds no line end). The normalised view reads
+ * lines in order (norm_read), so these are taken in file order with
+ * Hyperscan's triggers: before a trigger hit ending at `to`, every one
+ * ending at or before it (on_hit), and after each chunk, every one whose
+ * bytes are in.
  */
 /* The offset of the first byte from `at` on that is not a blank. */
 static uint64_t
@@ -1736,7 +1737,7 @@ qtrig_at(struct scan_worker *w, uint64_t q)
 		if (a == '\'' || a == '"' || a == ' ' || a == '\t')
 			kind = EXPR_TRIGGER_MEMBER;
 	} else if (c == '`') {
-		kind = 0; /* a backtick starts a join only */
+		/* a backtick starts a join only (join_at below) */
 	} else if (a == c) {
 		kind = EXPR_TRIGGER_EMPTY;
 	} else if (word_byte(a) && q > 0 && word_byte(byte_at(w, q - 1))) {
