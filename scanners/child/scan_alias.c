@@ -156,6 +156,63 @@ in_sorted(const char *const *v, size_t nv, const char *s, size_t n,
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * Which (length, first letter) and (length, last letter) pairs the watched
+ * words of all three lists have, letters without case, lengths and
+ * letters taken modulo 32: most words a line offers are none of them and
+ * are told so before a search by halves (in_sorted). Made once, before
+ * main (and so before any worker thread or the sandbox).
+ */
+static uint32_t wfirst[32], wlast[32];
+
+/* Bit 1: a byte that starts a name (ASCII letter, `_`, `$`); bit 2: one
+ * that continues it (those and digits). Made with the tables above. */
+static unsigned char idbyte[256];
+
+static void
+wbloom_add(const char *const *v, size_t nv)
+{
+	size_t i, n;
+
+	for (i = 0; i < nv; i++) {
+		n = strlen(v[i]);
+		wfirst[n & 31] |= 1u << (((unsigned char)v[i][0] | 0x20) & 31);
+		wlast[n & 31] |= 1u << (((unsigned char)v[i][n - 1] | 0x20) & 31);
+	}
+}
+
+__attribute__((constructor)) static void
+wbloom_init(void)
+{
+	unsigned c;
+
+	for (c = 0; c < 256; c++) {
+		int start = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    c == '_' || c == '$';
+
+		idbyte[c] = (unsigned char)((start ? 3 : 0) |
+		    (c >= '0' && c <= '9' ? 2 : 0));
+	}
+	wbloom_add(roots, NELEM(roots));
+	wbloom_add(builtins, NELEM(builtins));
+	wbloom_add(commands, NELEM(commands));
+}
+
+/* Can the n bytes at s (n > 0) be a word of one of the lists? */
+static inline int
+may_be_watched(const char *s, size_t n)
+{
+	return (wfirst[n & 31] >> (((unsigned char)s[0] | 0x20) & 31) & 1) &&
+	    (wlast[n & 31] >> (((unsigned char)s[n - 1] | 0x20) & 31) & 1);
+}
+
+/* in_sorted of one of the three lists, after may_be_watched. */
+static int
+listed(const char *const *v, size_t nv, const char *s, size_t n, int icase)
+{
+	return n > 0 && may_be_watched(s, n) && in_sorted(v, nv, s, n, icase);
+}
+
 /* A dotted target (a.b.c, a::b) whose first name is watched. */
 static int
 watched_target(const char *t, size_t n)
@@ -165,9 +222,9 @@ watched_target(const char *t, size_t n)
 	while (r < n && t[r] != '.' && t[r] != ':')
 		r++;
 	if (r == n)
-		return in_sorted(builtins, NELEM(builtins), t, n, 0) ||
-		    in_sorted(roots, NELEM(roots), t, n, 0);
-	if (!in_sorted(roots, NELEM(roots), t, r, 0))
+		return listed(builtins, NELEM(builtins), t, n, 0) ||
+		    listed(roots, NELEM(roots), t, n, 0);
+	if (!listed(roots, NELEM(roots), t, r, 0))
 		return 0;
 	for (i = 0; i < NELEM(dull); i++) {
 		size_t l = strlen(dull[i]);
@@ -191,12 +248,11 @@ watched_command(const char *t, size_t n)
 		;
 	if (e - s > 4 && strncasecmp(t + e - 4, ".exe", 4) == 0)
 		e -= 4;
-	return e > s && in_sorted(commands, NELEM(commands), t + s, e - s,
-	    1);
+	return e > s && listed(commands, NELEM(commands), t + s, e - s, 1);
 }
 
 int
-scan_alias_lists_sorted(void)
+scan_alias_lists_ok(void)
 {
 	size_t i;
 
@@ -207,14 +263,30 @@ scan_alias_lists_sorted(void)
 		if (strcmp(builtins[i - 1], builtins[i]) >= 0)
 			return 0;
 	for (i = 0; i < NELEM(commands); i++) {
-		const char *c;
+		char up[32];
+		size_t k, n = strlen(commands[i]);
 
 		if (i > 0 && strcmp(commands[i - 1], commands[i]) >= 0)
 			return 0;
-		for (c = commands[i]; *c != '\0'; c++)
-			if (*c >= 'A' && *c <= 'Z')
+		if (n >= sizeof(up))
+			return 0;
+		for (k = 0; k <= n; k++) {
+			char c = commands[i][k];
+
+			if (c >= 'A' && c <= 'Z')
 				return 0;
+			up[k] = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+		}
+		if (!watched_command(commands[i], n) || !watched_command(up, n))
+			return 0;
 	}
+	for (i = 0; i < NELEM(roots); i++)
+		if (!listed(roots, NELEM(roots), roots[i], strlen(roots[i]), 0))
+			return 0;
+	for (i = 0; i < NELEM(builtins); i++)
+		if (!listed(builtins, NELEM(builtins), builtins[i],
+		    strlen(builtins[i]), 0))
+			return 0;
 	return 1;
 }
 
@@ -345,17 +417,16 @@ struct cur {
 	size_t i, n;
 };
 
-static int
+static inline int
 is_id0(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-	    c == '$';
+	return idbyte[c] & 1;
 }
 
-static int
+static inline int
 is_id(unsigned char c)
 {
-	return is_id0(c) || (c >= '0' && c <= '9');
+	return idbyte[c] & 2;
 }
 
 static void
@@ -366,15 +437,13 @@ ws(struct cur *c)
 		c->i++;
 }
 
-/* The word w (and not the start of a longer name) at the cursor. */
+/* The word w of l bytes (and not the start of a longer name) at the
+ * cursor; word() for a string constant. */
 static int
-word(struct cur *c, const char *w)
+word_n(struct cur *c, const char *w, size_t l)
 {
-	size_t l;
-
 	if (c->i >= c->n || c->p[c->i] != w[0])
 		return 0; /* most statements start with none of the words */
-	l = strlen(w);
 	if (c->i + l > c->n || memcmp(c->p + c->i, w, l) != 0 ||
 	    (c->i + l < c->n && is_id((unsigned char)c->p[c->i + l]) &&
 	    is_id((unsigned char)w[l - 1])))
@@ -383,6 +452,8 @@ word(struct cur *c, const char *w)
 	ws(c);
 	return 1;
 }
+
+#define word(c, w) word_n((c), "" w, sizeof(w) - 1)
 
 static int
 lit(struct cur *c, char ch)
@@ -966,9 +1037,16 @@ rhs_may_be(const struct alias_set *as, const struct cur *c, int sigil)
 static void
 def_assign(struct reader *r, struct cur *c)
 {
-	static const char *const decl[] = {"const", "let", "var", "local",
-		"my", "our", "export", "readonly", "declare", "static", "final",
-		"val", "auto", "typeset", "set", "then", "do", "else"};
+#define DECL(w) {w, sizeof(w) - 1}
+	static const struct {
+		const char *w;
+		size_t l;
+	} decl[] = {DECL("const"), DECL("let"), DECL("var"), DECL("local"),
+		DECL("my"), DECL("our"), DECL("export"), DECL("readonly"),
+		DECL("declare"), DECL("static"), DECL("final"), DECL("val"),
+		DECL("auto"), DECL("typeset"), DECL("set"), DECL("then"),
+		DECL("do"), DECL("else")};
+#undef DECL
 	char t[ALIAS_TARGET_MAX + 1];
 	size_t s = 0, l = 0, i, tl, start;
 	unsigned kind;
@@ -978,8 +1056,8 @@ def_assign(struct reader *r, struct cur *c)
 	/* const, export readonly, ...: any number of them (a statement
 	 * starting with none of their first letters is not tried) */
 	while (c->i < c->n && memchr("clvmoerdsfat", c->p[c->i], 12) != NULL) {
-		for (i = 0; i < NELEM(decl) && (decl[i][0] != c->p[c->i] ||
-		    !word(c, decl[i])); i++)
+		for (i = 0; i < NELEM(decl) && (decl[i].w[0] != c->p[c->i] ||
+		    !word_n(c, decl[i].w, decl[i].l)); i++)
 			;
 		if (i == NELEM(decl))
 			break;
@@ -1053,7 +1131,7 @@ def_assign(struct reader *r, struct cur *c)
 	if (kind == AK_VAR) {
 		/* $f = 'system' (PHP), $c = 'iex' (PowerShell), c=curl */
 		if ((sigil || shell) && (watched_command(t, tl) ||
-		    in_sorted(builtins, NELEM(builtins), t, tl, 0)) &&
+		    listed(builtins, NELEM(builtins), t, tl, 0)) &&
 		    add(r->as, AK_VAR, c->p + s, l, t, tl) < 0)
 			r->nomem = 1;
 		return;
@@ -1295,29 +1373,69 @@ defs(struct reader *r, const char *p, size_t n)
 		def_line(r, p + s, n - s);
 }
 
+/* The offset of the first byte of p[0..n) that is not a blank (ws()):
+ * 16 bytes at a time, indentation being most of many lines. */
+static size_t
+past_indent(const char *p, size_t n)
+{
+	size_t i = 0;
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16) {
+		unsigned m = al_bytes16((const unsigned char *)p + i, " \t\r", 3);
+
+		if (m != 0xffffu)
+			return i + al_low_bit(~m & 0xffffu);
+	}
+#endif
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* Does p[0..n) start with the word w (l bytes, not a longer name)? With
+ * icase, without ASCII case. */
+static int
+starts_word(const char *p, size_t n, const char *w, size_t l, int icase)
+{
+	return n >= l && (icase ? strncasecmp(p, w, l) == 0 :
+	    memcmp(p, w, l) == 0) && (n == l || !is_id((unsigned char)p[l]) ||
+	    !is_id((unsigned char)w[l - 1]));
+}
+#define STARTS(p, n, w, icase) starts_word((p), (n), "" w, sizeof(w) - 1, \
+	(icase))
+
 /*
- * Can a line define anything? Most lines cannot: outside a block, a line
- * with no `;` is one statement, which def_line reads as a definition only
- * if it has an `=` (an assignment) or starts with the first letter of one
- * of the words it looks for there (from, import, use, alias, Set-Alias,
- * New-Alias, sal, nal). Every other line is read. `marked` is nonzero
- * when the line holds an `=` or a `;`.
+ * Can a line (its blanks before the first byte skipped) define anything?
+ * Most lines cannot: outside a block, a line with no `;` is one
+ * statement, which def_line reads as a definition only if it has an `=`
+ * (an assignment) or starts with one of the words it looks for there
+ * (from, import, use, alias, and without case Set-Alias, New-Alias, sal,
+ * nal, each followed by a blank). Every other line is read. `marked` is
+ * nonzero when the line holds an `=` or a `;`.
  */
 static int
 may_define(const struct reader *r, const char *p, size_t n, unsigned marked)
 {
-	size_t i = 0;
-	unsigned char c;
-
 	if (marked || r->from_block || r->go_block)
 		return 1;
-	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r'))
-		i++;
-	if (i == n)
+	if (n == 0)
 		return 0;
-	c = (unsigned char)p[i];
-	return c == 'f' || c == 'i' || c == 'u' || c == 'a' ||
-	    (c | 0x20) == 's' || (c | 0x20) == 'n';
+	switch (p[0]) {
+	case 'f':
+		return STARTS(p, n, "from", 0);
+	case 'i':
+		return STARTS(p, n, "import", 0);
+	case 'u':
+		return STARTS(p, n, "use", 0);
+	case 'a':
+		return STARTS(p, n, "alias", 0);
+	case 's': case 'S': case 'n': case 'N':
+		return STARTS(p, n, "Set-Alias ", 1) ||
+		    STARTS(p, n, "New-Alias ", 1) || STARTS(p, n, "sal ", 1) ||
+		    STARTS(p, n, "nal ", 1);
+	default:
+		return 0;
+	}
 }
 
 /* What read_marked_lines saw on a line. */
@@ -1325,11 +1443,12 @@ may_define(const struct reader *r, const char *p, size_t n, unsigned marked)
 #define MARK_SEMI 2u /* a `;` */
 
 /* Reads the line [ls, le) if it may define something; `marked` (MARK_*)
- * says what it holds. */
+ * says what it holds. Its leading blanks are no part of a statement. */
 static void
 read_line(struct reader *r, const char *text, size_t ls, size_t le,
     unsigned marked)
 {
+	ls += past_indent(text + ls, le - ls);
 	if (!may_define(r, text + ls, le - ls, marked))
 		return;
 	/* No `;`: the line is one statement, as defs would find it. */

@@ -77,8 +77,9 @@ size_t scan_alias_line(const struct alias_set *as, unsigned alt,
 
 /* 1 if the lists of watched roots, builtins and commands are in strcmp
  * order, the commands in lower case (check_alias): they are searched by
- * halves. */
-int scan_alias_lists_sorted(void);
+ * halves; and if each word, and each command in upper case too, passes
+ * the quick test made before that search. */
+int scan_alias_lists_ok(void);
 
 /* The name and target of alias i (for messages and tests). */
 const char *scan_alias_name(const struct alias_set *as, size_t i);
