@@ -628,6 +628,23 @@ scan_xor_keys(const char *t, size_t n, struct xor_key *keys, size_t max)
 
 /* ---- decoding ------------------------------------------------------------ */
 
+/* How much each byte counts toward reading as words and code (code_score):
+ * a space 4, a small letter 2, another letter or digit, a line end, a tab
+ * or the punctuation programs are written with 1, anything else 0. */
+static unsigned char score_of[256];
+
+__attribute__((constructor)) static void
+score_init(void)
+{
+	static const char punct[] = "()[]{}.,;:'\"=/_-$|&\n\t";
+	unsigned c;
+
+	for (c = 0; c < 256; c++)
+		score_of[c] = c == ' ' ? 4 : (c >= 'a' && c <= 'z') ? 2 :
+		    ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    (c != 0 && strchr(punct, (int)c) != NULL)) ? 1 : 0;
+}
+
 /* How much of p reads as words and code: letters, digits, white space and
  * the punctuation programs are written with; spaces and small letters,
  * which text has most of, count more (a key that turns text into other
@@ -637,15 +654,8 @@ code_score(const unsigned char *p, size_t n)
 {
 	size_t i, s = 0;
 
-	for (i = 0; i < n; i++) {
-		if (p[i] == ' ')
-			s += 4;
-		else if (p[i] >= 'a' && p[i] <= 'z')
-			s += 2;
-		else if (isalnum(p[i]) || p[i] == '\n' || p[i] == '\t' ||
-		    (p[i] != 0 && strchr("()[]{}.,;:'\"=/_-$|&", p[i]) != NULL))
-			s += 1;
-	}
+	for (i = 0; i < n; i++)
+		s += score_of[p[i]];
 	return s;
 }
 
@@ -668,12 +678,13 @@ apply(const unsigned char *in, size_t n, const unsigned char *k, size_t kn,
 	}
 }
 
-/* Reads as text, and mostly as words and code. */
+/* Reads as text, and mostly as words and code, and better than `than`
+ * (its score in *score): the score first, which costs less. */
 static int
-reads(const unsigned char *p, size_t n, size_t *score)
+reads_better(const unsigned char *p, size_t n, size_t than, size_t *score)
 {
 	*score = code_score(p, n);
-	return scan_is_text(p, n) && *score * 10 >= n * 12;
+	return *score > than && *score * 10 >= n * 12 && scan_is_text(p, n);
 }
 
 static size_t
@@ -704,7 +715,7 @@ scan_xor_try(const unsigned char *in, size_t n,
 	 * and line ends that words have, or make it read clearly better. */
 	for (i = 0; i < nkeys; i++) {
 		apply(in, n, keys[i].k, keys[i].n, out);
-		if (!reads(out, n, &s) || s <= best_s)
+		if (!reads_better(out, n, best_s, &s))
 			continue;
 		sp = blanks(out, n);
 		if (text && !(sp >= 2 && sp * 25 >= n && sp > 2 * before) &&
@@ -724,7 +735,7 @@ scan_xor_try(const unsigned char *in, size_t n,
 		if (j < n && j < 16)
 			continue;
 		apply(in, n, one.k, 1, out);
-		if (reads(out, n, &s) && s > best_s) {
+		if (reads_better(out, n, best_s, &s)) {
 			*key = one;
 			best_s = s;
 		}
