@@ -371,7 +371,7 @@ peak_rss() {
 
 say "files that reach the second stage ..."
 STAGE_SHARE=$("$ROOT/build/bench/stage_share" "$PACK" "$CORPUS" |
-	awk '{ printf "%s files: %s with view lines scanned, %s defining an alias, %s tried with XOR keys, %s with a condition decided; %s (%.1f %%) any of these", $2, $4, $6, $8, $10, $12, $2 ? 100 * $12 / $2 : 0 }') ||
+	awk '{ printf "%s files: %s with view lines scanned, %s defining an alias, %s tried with XOR keys, %s with a condition decided, %s with a key atom (their other atoms looked for); %s (%.1f %%) any of these", $2, $4, $6, $8, $10, $14, $12, $2 ? 100 * $12 / $2 : 0 }') ||
 	die "stage_share failed"
 
 say "peak RSS and findings on the corpus ..."
@@ -446,6 +446,10 @@ R_CPU=$(ratio "${CPU[airlock2]}" "${CPU[rg2]}")
 # CPU time of the whole pack over that of its first stage alone.
 STAGE2_CPU=$(ratio "${CPU[first2]}" "${CPU[pack2]}")
 STAGE2_WALL=$(ratio "${MED[first2]}" "${MED[pack2]}")
+# The issue's measure: the throughput the second stage takes from the
+# first's, in per cent (1 - first CPU / pack CPU); 20 % is a CPU ratio of
+# 1.25.
+STAGE2_LOSS=$(awk -v a="${CPU[first2]}" -v b="${CPU[pack2]}" 'BEGIN { printf "%.0f", 100 * (1 - a / b) }')
 le() { awk -v x="$1" -v t="$2" 'BEGIN { print (x + 0 <= t + 0) ? "met" : "NOT met" }'; }
 pass() { awk -v x="$1" -v t="$2" 'BEGIN { print (x + 0 >= t + 0) ? "PASS" : "FAIL" }'; }
 rss_pass() { [ "$1" -lt "$RSS_TARGET_KIB" ] && echo PASS || echo FAIL; }
@@ -475,7 +479,8 @@ rss_pass() { [ "$1" -lt "$RSS_TARGET_KIB" ] && echo PASS || echo FAIL; }
 	echo "airlock / ripgrep CPU efficiency, 2 threads: $R_CPU"
 	echo "shipped pack / ripgrep speed, 2 threads: $(ratio "${MED[pack2]}" "${MED[rg2]}")"
 	echo "second stage: the pack costs $STAGE2_CPU times its first stage's CPU time" \
-		"($STAGE2_WALL times its wall time; target <= 1.20: $(le "$STAGE2_CPU" 1.20))"
+		"($STAGE2_WALL times its wall time): it takes $STAGE2_LOSS % of the first" \
+		"stage's throughput (target <= 20 %: $(le "$STAGE2_LOSS" 20))"
 	echo "files that reach the second stage (bench/stage_share.c, in-process):"
 	echo "    $STAGE_SHARE"
 	echo "machine busy before / after timing (other processes included): ${BUSY_BEFORE}% / ${BUSY_AFTER}%"

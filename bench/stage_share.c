@@ -30,7 +30,7 @@
 static struct scan_worker *worker;
 static size_t root_len;
 static int verbose;
-static unsigned long long nfiles, nview, nalias, nxor, nflow, nany;
+static unsigned long long nfiles, nview, nalias, nxor, nflow, nany, nrest;
 
 static int
 visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -60,16 +60,18 @@ visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
 	finding_list_free(&out);
 	s = scan_worker_stage(worker);
 	if (verbose && s != 0)
-		printf("%s %llu%s%s%s%s\n", path, (unsigned long long)bytes,
+		printf("%s %llu%s%s%s%s%s\n", path, (unsigned long long)bytes,
 		    s & SCAN_STAGE_VIEW ? " view" : "",
 		    s & SCAN_STAGE_ALIAS ? " alias" : "",
 		    s & SCAN_STAGE_XOR ? " xor" : "",
-		    s & SCAN_STAGE_FLOW ? " flow" : "");
+		    s & SCAN_STAGE_FLOW ? " flow" : "",
+		    s & SCAN_STAGE_REST ? " rest" : "");
 	nfiles++;
 	nview += (s & SCAN_STAGE_VIEW) != 0;
 	nalias += (s & SCAN_STAGE_ALIAS) != 0;
 	nxor += (s & SCAN_STAGE_XOR) != 0;
 	nflow += (s & SCAN_STAGE_FLOW) != 0;
+	nrest += (s & SCAN_STAGE_REST) != 0;
 	nany += s != 0;
 	return 0;
 }
@@ -104,8 +106,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "stage_share: %s: walk failed\n", argv[2]);
 		return 1;
 	}
-	printf("files %llu view %llu alias %llu xor %llu flow %llu any %llu\n",
-	    nfiles, nview, nalias, nxor, nflow, nany);
+	printf("files %llu view %llu alias %llu xor %llu flow %llu any %llu "
+	    "rest %llu\n", nfiles, nview, nalias, nxor, nflow, nany, nrest);
 	scan_worker_free(worker);
 	scan_engine_free(e);
 	rule_set_free(rs);

@@ -90,12 +90,14 @@ void scan_worker_report_atoms(struct scan_worker *w);
  * lines (normalised, alias or XOR); SCAN_STAGE_ALIAS, the file defines a
  * watched alias; SCAN_STAGE_XOR, it uses XOR and its literals were tried
  * with its keys; SCAN_STAGE_FLOW, its atoms held both halves of a
- * condition, which was then decided by reading the file. 0: none.
+ * condition, which was then decided by reading the file; SCAN_STAGE_REST,
+ * it had a key atom, and the other atoms were looked for in it. 0: none.
  */
 #define SCAN_STAGE_VIEW 1u
 #define SCAN_STAGE_ALIAS 2u
 #define SCAN_STAGE_XOR 4u
 #define SCAN_STAGE_FLOW 8u
+#define SCAN_STAGE_REST 16u
 unsigned scan_worker_stage(const struct scan_worker *w);
 /* The mode recorded for the next item: an archive entry's, a git tree's. */
 void scan_worker_item_mode(struct scan_worker *w, uint32_t mode);

@@ -58,6 +58,13 @@ enum {
 struct scan_engine {
 	const struct rule_set *rs;
 	hs_database_t *db;        /* NULL when no rule has content patterns */
+	/* The atoms a file needs only once it has a key atom (one of a tag
+	 * some condition cannot be met without: key_tags), left out of
+	 * db_light and looked for by db_rest (block mode) in the kept text
+	 * of a file whose stream (db_light) found a key atom; both NULL when
+	 * every atom is a key atom (docs/rules.md, "key"). */
+	hs_database_t *db_light, *db_rest;
+	uint64_t key_tags;
 	unsigned nexpr;
 	unsigned *expr_rule;      /* expression id -> rule index */
 	unsigned char *expr_kw;   /* expression id -> EXPR_* */
@@ -200,6 +207,7 @@ struct scan_worker {
 	size_t ndhits;
 	int dhits_over;           /* more: each rule's span is read */
 	int deferring;            /* hits of atoms are held for this file */
+	int light;                /* its stream has db_light: rest_scan */
 	/* The frequent triggers (quotes and brackets, scan_worker.c
 	 * qtrig_run): every byte below qscan has been looked at. */
 	uint64_t qscan;

@@ -1459,6 +1459,128 @@ START_TEST(atoms_held_to_the_end)
 }
 END_TEST
 
+/*
+ * Atoms of tags no condition is keyed on are left out of the stream of a
+ * file read whole, and looked for in its kept text once it has a key atom
+ * (scan_worker.c, rest_scan): the conditions are the same as when every
+ * atom is in the stream, which a file longer than one chunk still has;
+ * a keyword atom is confirmed there; a pattern anchored after a lone CR
+ * (one Hyperscan runs whole: no literal stands for it) is found as the
+ * stream finds it; a file without a key atom, or with a hit of one that
+ * its regex does not confirm, is not read again.
+ */
+static const char keyed_rules[] =
+    "rules:\n"
+    "  - id: atom.env\n"
+    "    title: the environment\n"
+    "    category: exfiltration\n"
+    "    atom: [env]\n"
+    "    pattern: '\\bENVALL\\b'\n"
+    "    description: D\n"
+    "  - id: atom.line\n"
+    "    title: a line start\n"
+    "    category: exfiltration\n"
+    "    atom: [line]\n"
+    "    pattern: '^(?:aq|qa)[0-9]{6}\\b'\n"
+    "    description: D\n"
+    "  - id: atom.word\n"
+    "    title: a keyword atom\n"
+    "    category: exfiltration\n"
+    "    atom: [word]\n"
+    "    keywords: [kwatom]\n"
+    "    pattern: '\\bKWATOM\\b'\n"
+    "    description: D\n"
+    "  - id: atom.send\n"
+    "    title: a send\n"
+    "    category: exfiltration\n"
+    "    atom: [send]\n"
+    "    pattern: '\\bSEND\\('\n"
+    "    description: D\n"
+    "  - id: env-send\n"
+    "    title: env and send\n"
+    "    category: exfiltration\n"
+    "    severity: high\n"
+    "    all: [env, send]\n"
+    "    key: [send]\n"
+    "    description: D\n"
+    "  - id: line-send\n"
+    "    title: line and send\n"
+    "    category: exfiltration\n"
+    "    severity: high\n"
+    "    all: [line, send]\n"
+    "    key: [send]\n"
+    "    description: D\n"
+    "  - id: word-flow\n"
+    "    title: word to send\n"
+    "    category: exfiltration\n"
+    "    severity: high\n"
+    "    flow: {from: [word], to: [send]}\n"
+    "    description: D\n";
+
+START_TEST(atoms_looked_for_once_a_key_is_found)
+{
+	static const char *const texts[] = {
+		/* the other atoms before the key, after it, and alone */
+		"x = ENVALL\ny = 1\nSEND(x)\n",
+		"SEND(x)\ny = 1\nx = ENVALL\n",
+		"x = ENVALL\ny = 1\nz = 2\n",
+		/* anchored after a lone CR, which ends a line for the rules */
+		"y = 1\rqa123456 z\rSEND(z)\r",
+		/* a keyword atom, confirmed in the kept text */
+		"v = KWATOM\nSEND(v)\n",
+		/* a hit of the key atom that its regex does not confirm */
+		"x = ENVALL\nySEND(x)\n",
+	};
+	static const char *const want[][3] = {
+		{"env-send"}, {"env-send"}, {NULL}, {"line-send"},
+		{"word-flow"}, {NULL},
+	};
+	/* (positions count LF only: lone_cr_ends_a_line) */
+	static const unsigned line[] = {3, 3, 0, 1, 2, 0};
+	struct tu_scanner ks;
+	struct finding_list fl;
+	const struct finding *f;
+	size_t i, pad, n;
+	char *t;
+
+	tu_scanner_init(&ks, keyed_rules);
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		/* whole in one chunk (the stream has the key atoms only), then
+		 * after a chunk and more of blank lines (it has them all) */
+		for (pad = 0; pad < 2; pad++) {
+			size_t len = strlen(texts[i]), k;
+
+			n = pad ? AL_SCAN_CHUNK + 2 * AL_SCAN_WINDOW + len : len;
+			t = malloc(n);
+			ck_assert_ptr_nonnull(t);
+			for (k = 0; k < n - len; k++)
+				t[k] = '\n';
+			memcpy(t + n - len, texts[i], len);
+			tu_scan(&ks, "a.py", t, n, &fl);
+			if (want[i][0] == NULL) {
+				ck_assert_msg(fl.n == 0, "text %zu pad %zu", i,
+				    pad);
+				ck_assert_uint_eq(scan_worker_stage(ks.w) &
+				    SCAN_STAGE_REST, 0);
+			} else {
+				f = tu_first(&fl, want[i][0]);
+				ck_assert_msg(f != NULL, "text %zu pad %zu", i,
+				    pad);
+				ck_assert_msg(f->line == line[i] + (n - len),
+				    "text %zu pad %zu: line %llu", i, pad,
+				    (unsigned long long)f->line);
+				ck_assert_uint_eq(fl.n, 1);
+				ck_assert_uint_eq(scan_worker_stage(ks.w) &
+				    SCAN_STAGE_REST, pad ? 0 : SCAN_STAGE_REST);
+			}
+			finding_list_free(&fl);
+			free(t);
+		}
+	}
+	tu_scanner_free(&ks);
+}
+END_TEST
+
 static Suite *
 engine_suite(void)
 {
@@ -1507,6 +1629,7 @@ engine_suite(void)
 	tcase_add_test(tc, second_stage_reached);
 	tcase_add_test(tc, xor_view);
 	tcase_add_test(tc, atoms_held_to_the_end);
+	tcase_add_test(tc, atoms_looked_for_once_a_key_is_found);
 	tcase_add_test(tc, base64_of_utf16);
 	tcase_add_test(tc, base64_of_zlib);
 	tcase_add_test(tc, pickles);

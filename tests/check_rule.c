@@ -93,7 +93,8 @@ START_TEST(conditions_load_and_resolve)
 	    "rules:\n" RULE_HEAD("a1") "    atom: [src]\n    pattern: 'os\\.environ'\n"
 	    RULE_HEAD("a2") "    tags: [snk, src]\n    pattern: 'post\\('\n"
 	    RULE_HEAD("c1") "    flow: {from: [src], to: [snk], built: true}\n"
-	    RULE_HEAD("c2") "    all: [snk, src]\n    within: 3\n    ordered: true\n";
+	    RULE_HEAD("c2") "    all: [snk, src]\n    within: 3\n    ordered: true\n"
+	    "    key: [src]\n";
 	struct dynbuf diags;
 	size_t nerr = 0;
 	struct rule_set *rs = tu_load_text(y, 0, &diags, &nerr);
@@ -114,6 +115,7 @@ START_TEST(conditions_load_and_resolve)
 	ck_assert_uint_eq(c2->within, 3);
 	ck_assert_int_eq(c2->ordered, 1);
 	ck_assert_str_eq(rs->tag_names[c2->all_bits[0]], "snk");
+	ck_assert_uint_eq(c2->key_bits, a1->tag_bits);
 	rule_set_free(rs);
 	dynbuf_free(&diags);
 }
@@ -124,22 +126,30 @@ START_TEST(bad_conditions)
 	const char *f[] = {"rule r1: an atom needs a 'pattern'",
 	    "rule r2: 'all' names 2 to 8 tags",
 	    "rule r3: 'flow' needs both 'from' and 'to'",
-	    "rule r4: 'within', 'ordered' and 'lowered_by' belong to 'all'",
+	    "rule r4: 'within', 'ordered', 'lowered_by' and 'key' belong to "
+	    "'all'",
 	    "rule r5: a condition ('all' or 'flow') has no pattern",
+	    "rule r6: 'within', 'ordered', 'lowered_by' and 'key' belong to "
+	    "'all'",
 	    NULL};
 	const char *g[] = {"rule c1: 'flow.to' names tag 'nowhere', which no "
-	    "atom or rule has", NULL};
+	    "atom or rule has", "rule c2: 'key' names tag 'z', which is not "
+	    "in 'all'", NULL};
 
 	expect_errors("rules:\n"
 	    RULE_HEAD("r1") "    atom: [x]\n    paths: ['*.py']\n"
 	    RULE_HEAD("r2") "    all: [x]\n"
 	    RULE_HEAD("r3") "    flow: {from: [x]}\n"
 	    RULE_HEAD("r4") "    pattern: 'abc'\n    within: 4\n"
-	    RULE_HEAD("r5") "    pattern: 'abc'\n    flow: {from: [x], to: [x]}\n",
-	    0, 5, f);
+	    RULE_HEAD("r5") "    pattern: 'abc'\n    flow: {from: [x], to: [x]}\n"
+	    RULE_HEAD("r6") "    flow: {from: [x], to: [x]}\n    key: [x]\n",
+	    0, 6, f);
 	expect_errors("rules:\n"
 	    RULE_HEAD("a1") "    atom: [x]\n    pattern: 'abc'\n"
-	    RULE_HEAD("c1") "    flow: {from: [x], to: [nowhere]}\n", 0, 1, g);
+	    RULE_HEAD("a2") "    atom: [y]\n    pattern: 'abd'\n"
+	    RULE_HEAD("a3") "    atom: [z]\n    pattern: 'abe'\n"
+	    RULE_HEAD("c1") "    flow: {from: [x], to: [nowhere]}\n"
+	    RULE_HEAD("c2") "    all: [x, y]\n    key: [z]\n", 0, 2, g);
 }
 END_TEST
 

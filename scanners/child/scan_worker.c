@@ -223,8 +223,12 @@ scan_worker_new(struct scan_worker **out, const struct scan_engine *e)
 	if (w == NULL)
 		return al_err_set(AL_ENOMEM, "out of memory");
 	w->e = e;
-	if (e->db != NULL &&
-	    hs_alloc_scratch(e->db, &w->scratch) != HS_SUCCESS) {
+	if ((e->db != NULL &&
+	    hs_alloc_scratch(e->db, &w->scratch) != HS_SUCCESS) ||
+	    (e->db_light != NULL &&
+	    hs_alloc_scratch(e->db_light, &w->scratch) != HS_SUCCESS) ||
+	    (e->db_rest != NULL &&
+	    hs_alloc_scratch(e->db_rest, &w->scratch) != HS_SUCCESS)) {
 		scan_worker_free(w);
 		return al_err_set(AL_EENGINE,
 		    "Hyperscan scratch allocation failed");
@@ -1153,6 +1157,95 @@ atom_tags(const struct scan_worker *w)
 	return atom_tags_from(w, 0);
 }
 
+static int on_hit(unsigned int id, unsigned long long from,
+    unsigned long long to, unsigned int flags, void *ctx);
+
+/*
+ * Has the file a key atom (one of a tag some condition is keyed on)? One
+ * the views found, or a held hit of a key atom's rule that its regex
+ * confirms: each such rule's hits are confirmed in file order (as
+ * defer_confirm_whole will again: what is confirmed twice is reported
+ * once, last_end) until one is. A held hit is only a candidate: `exec`
+ * in `execute` is a hit of the rule for exec(...).
+ */
+static int
+key_confirmed(struct scan_worker *w)
+{
+	const struct rule_set *rs = w->e->rs;
+	uint64_t key = w->e->key_tags;
+	size_t k;
+
+	if ((atom_tags(w) & key) != 0 || w->dhits_over)
+		return 1; /* past the list: the hits are not all known */
+	if ((w->dtags & key) == 0)
+		return 0;
+	qsort(w->dhits, w->ndhits, sizeof(*w->dhits), cmp_hit);
+	for (k = 0; k < w->ndhits && !w->stop; k++) {
+		if ((rs->rules[w->dhits[k].rule]->tag_bits & key) == 0)
+			continue;
+		confirm(w, w->dhits[k].id, w->dhits[k].end);
+		if ((atom_tags(w) & key) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The atoms the stream of a file read whole did not look for (db_rest:
+ * those of tags no condition is keyed on), looked for in its kept text
+ * once the file has a key atom (key_confirmed). Elsewhere no condition
+ * can be met, whatever those atoms say. Their hits are held like the
+ * stream's (on_hit, defer_hit); the kept text is the whole file, lone CRs
+ * read as line ends as the stream read them.
+ */
+static void
+rest_scan(struct scan_worker *w)
+{
+	struct bufstate b = {0};
+	const char *t = w->ftext;
+	char *cr = NULL;
+	int key;
+
+	if (!w->light || w->stop)
+		return;
+	w->light = 0;
+	if (((w->dtags | atom_tags(w)) & w->e->key_tags) == 0)
+		return;
+	/* the held hits are confirmed in the kept text, as at the end */
+	text_in(w, &b, w->ftext_len, 1);
+	key = key_confirmed(w);
+	text_out(w, &b);
+	if (!key) {
+		defer_drop(w); /* no condition can be met */
+		return;
+	}
+	if (w->stop)
+		return;
+	if (w->ftext_over || !w->eof) {
+		/* cannot be: the file was read whole in one chunk */
+		eng_unscannable(w, "the file changed while it was read: its "
+		    "conditions cannot be decided");
+		return;
+	}
+	if (w->ftext_len == 0)
+		return;
+	w->stage |= SCAN_STAGE_REST;
+	if (memchr(t, '\r', w->ftext_len) != NULL) {
+		if ((cr = malloc(w->ftext_len)) == NULL) {
+			w->nomem = w->stop = 1;
+			return;
+		}
+		if (scan_lone_cr(t, w->ftext_len, cr))
+			t = cr;
+	}
+	text_in(w, &b, w->ftext_len, 1);
+	if (hs_scan(w->e->db_rest, t, (unsigned)w->ftext_len, 0, w->scratch,
+	    on_hit, w) != HS_SUCCESS && !w->stop)
+		eng_unscannable(w, "the scan engine failed");
+	text_out(w, &b);
+	free(cr);
+}
+
 /* At the file's end: the held hits confirmed where a condition can be met,
  * dropped elsewhere. */
 static void
@@ -2042,6 +2135,7 @@ file_begin(struct scan_worker *w, const char *path, const char *relpath,
 	w->ftext_over = 0;
 	defer_drop(w);
 	w->deferring = flow_on(w) && !w->report_atoms;
+	w->light = 0;
 	if (w->nv != NULL) {
 		w->nv->done = 0;
 		w->nv->npending = w->nv->n = w->nv->len = w->nv->ndefs = 0;
@@ -2717,7 +2811,8 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	struct reader rd = {0};
 	ssize_t n;
 	size_t bom = 0;
-	int binary = 0, how, item = w->items != NULL && w->depth == 0;
+	int binary = 0, how, item = w->items != NULL && w->depth == 0, whole;
+	const hs_database_t *db;
 
 	rd.src = src;
 	rd.item = item;
@@ -2733,6 +2828,19 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 	/* The first bytes say how the file is read: as UTF-16 text, as a
 	 * binary's strings, or as it is; and whether as a pickle too. */
 	n = raw_read(w, &rd, w->buf, KEEP + AL_SCAN_CHUNK);
+	/* A short read: read on until the buffer is full or the file ends,
+	 * to know whether the first chunk is the whole file. */
+	while (n > 0 && (size_t)n < KEEP + AL_SCAN_CHUNK && !w->eof) {
+		ssize_t r = raw_read(w, &rd, w->buf + n,
+		    KEEP + AL_SCAN_CHUNK - (size_t)n);
+
+		if (r < 0)
+			n = r;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	whole = w->eof;
 	if (n > 0 && w->depth == 0 && !w->strings_only &&
 	    (pickle_start((unsigned char)w->buf[0]) || pickle_name(relpath))) {
 		if (w->pickle == NULL && (w->pickle = pickle_walk_new()) ==
@@ -2777,8 +2885,13 @@ scan_source(struct scan_worker *w, struct source *src, const char *path,
 			n = 0;
 		}
 	}
-	if (!binary && e->db != NULL && n > 0 &&
-	    hs_open_stream(e->db, 0, &stream) != HS_SUCCESS) {
+	/* A file read whole by then, as it is, whose atoms are held: its
+	 * stream looks for the key atoms only (rest_scan). */
+	w->light = e->db_light != NULL && w->deferring && w->depth == 0 &&
+	    whole && rd.u16.order == SCAN_UTF16_NO && !rd.drop_nul;
+	db = w->light ? e->db_light : e->db;
+	if (!binary && db != NULL && n > 0 &&
+	    hs_open_stream(db, 0, &stream) != HS_SUCCESS) {
 		eng_unscannable(w, "the scan engine could not open a stream");
 		stream = NULL;
 	}
@@ -2859,6 +2972,7 @@ next:
 	norm_flush(w);
 	alias_view(w);
 	xor_view(w);
+	rest_scan(w);
 	defer_end(w);
 	flow_decide(w);
 	if (w->nomem || eng_finish_file(w) < 0)

@@ -60,6 +60,7 @@ struct rule {
 	unsigned within;            /* all: lines, 0 = the whole file */
 	int ordered;                /* all: in that order */
 	struct rule_strv lowered_by; /* all: low where one of these is between */
+	struct rule_strv key;       /* all: tags looked for in every file */
 
 	/* Filled in by validation. */
 	void *re;                   /* pcre2_code *, the confirmation regex */
@@ -67,7 +68,7 @@ struct rule {
 	unsigned max_width;         /* longest match, UINT_MAX if unbounded */
 	unsigned capture_count;
 	uint64_t tag_bits;          /* tags, as bits of rule_set.tag_names */
-	uint64_t from_bits, to_bits, lowered_bits;
+	uint64_t from_bits, to_bits, lowered_bits, key_bits;
 	unsigned char all_bits[8];  /* the bit numbers of all: */
 };
 

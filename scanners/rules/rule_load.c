@@ -139,6 +139,7 @@ rule_free(struct rule *r)
 	rule_strv_free(&r->to);
 	rule_strv_free(&r->all);
 	rule_strv_free(&r->lowered_by);
+	rule_strv_free(&r->key);
 	rule_examples_free(r->match, r->nmatch);
 	rule_examples_free(r->ignore, r->nignore);
 	free(r->file);
@@ -434,6 +435,9 @@ rule_set_digest(struct rule_set *rs)
 			    json_boolean(r->ordered));
 			json_object_set_new(o, "lowered_by",
 			    strv_json(&r->lowered_by));
+			if (r->key.n)
+				json_object_set_new(o, "key",
+				    strv_json(&r->key));
 		}
 		s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS |
 		    JSON_ENSURE_ASCII);
@@ -530,6 +534,16 @@ resolve_tags(struct loader *l, struct rule_set *rs)
 
 			(void)tag_mask(l, rs, r, &r->all, "all", &m,
 			    r->all_bits);
+			(void)tag_mask(l, rs, r, &r->key, "key", &r->key_bits,
+			    NULL);
+			for (j = 0; j < r->key.n; j++) {
+				int kb = tag_bit(rs, r->key.v[j], 0);
+
+				if (kb >= 0 && !(m >> kb & 1))
+					rule_diag(l, r->file, r->line, r->id,
+					    "'key' names tag '%s', which is "
+					    "not in 'all'", r->key.v[j]);
+			}
 		}
 	}
 	return 0;

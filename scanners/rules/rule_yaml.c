@@ -558,6 +558,8 @@ parse_rule_key(struct loader *l, yaml_document_t *doc, const char *file,
 		return parse_flow(l, doc, file, id, v, r);
 	if (strcmp(key, "lowered_by") == 0)
 		return get_strv(l, doc, file, id, v, key, &r->lowered_by);
+	if (strcmp(key, "key") == 0)
+		return get_strv(l, doc, file, id, v, key, &r->key);
 	if (strcmp(key, "within") == 0) {
 		if (get_number(l, file, id, v, key, 1, 100000, &d) != 0)
 			return -1;
@@ -694,9 +696,10 @@ parse_rule(struct loader *l, yaml_document_t *doc, const char *file,
 		bad = 1;
 	}
 	if (id != NULL && r->cond != RULE_COND_ALL && (r->within ||
-	    r->ordered || r->lowered_by.n)) {
+	    r->ordered || r->lowered_by.n || r->key.n)) {
 		rule_diag(l, file, r->line, id,
-		    "'within', 'ordered' and 'lowered_by' belong to 'all'");
+		    "'within', 'ordered', 'lowered_by' and 'key' belong to "
+		    "'all'");
 		bad = 1;
 	}
 	if (id != NULL && r->atom && r->pattern == NULL) {

@@ -56,6 +56,8 @@ scan_engine_free(struct scan_engine *e)
 		return;
 
 	hs_free_database(e->db);
+	hs_free_database(e->db_light);
+	hs_free_database(e->db_rest);
 	free(e->expr_rule);
 	free(e->expr_kw);
 	free(e->scoped);
@@ -86,12 +88,12 @@ keyword_expr(const char *kw)
 
 /*
  * The cache key covers exactly what was compiled: every expression with its
- * flags, in order (so ids map to the same rules), the Hyperscan version and
- * the CPU features the database was built for.
+ * flags and id, in order, the mode, the Hyperscan version and the CPU
+ * features the database was built for.
  */
 static void
 cache_key(char out[AL_SHA256_HEX], const char *const *exprs,
-    const unsigned *flags, size_t n)
+    const unsigned *flags, const unsigned *ids, size_t n, unsigned mode)
 {
 	hs_platform_info_t plat;
 	struct al_hash h;
@@ -106,8 +108,12 @@ cache_key(char out[AL_SHA256_HEX], const char *const *exprs,
 	al_hash_addz(&h, AL_ENGINE_VERSION);
 	al_hash_addz(&h, hs_version());
 	al_hash_add(&h, &plat, sizeof(plat));
+	snprintf(num, sizeof(num), "%u", mode);
+	al_hash_addz(&h, num);
 	for (i = 0; i < n; i++) {
 		snprintf(num, sizeof(num), "%u", flags[i]);
+		al_hash_addz(&h, num);
+		snprintf(num, sizeof(num), "%u", ids[i]);
 		al_hash_addz(&h, num);
 		al_hash_addz(&h, exprs[i]);
 	}
@@ -239,6 +245,114 @@ factors_free(struct rule_factors *f, size_t n)
 	free(f);
 }
 
+/*
+ * Compiles the n expressions (ids[i] for exprs[i]) in mode into *db, from
+ * the cache when it has them (e->from_cache says so for e->db).
+ */
+static int
+compile_db(struct scan_engine *e, const char *const *exprs,
+    const unsigned *flags, const unsigned *ids, size_t n, unsigned mode,
+    const char *cache_dir, hs_database_t **db)
+{
+	const struct rule_set *rs = e->rs;
+	hs_compile_error_t *cerr = NULL;
+	char key[AL_SHA256_HEX];
+
+	cache_key(key, exprs, flags, ids, n, mode);
+	if (cache_dir != NULL && (*db = cache_load(cache_dir, key)) != NULL) {
+		if (db == &e->db)
+			e->from_cache = 1;
+		return 0;
+	}
+	if (hs_compile_multi(exprs, flags, ids, (unsigned)n, mode, NULL, db,
+	    &cerr) != HS_SUCCESS) {
+		const struct rule *bad = cerr && cerr->expression >= 0 &&
+		    (size_t)cerr->expression < n ?
+		    rs->rules[e->expr_rule[ids[cerr->expression]]] : NULL;
+		int rc = al_err_set(AL_EENGINE, "%s%s%sHyperscan: %s",
+		    bad ? "rule " : "", bad ? bad->id : "", bad ? ": " : "",
+		    cerr && cerr->message ? cerr->message : "compile failed");
+
+		hs_free_compile_error(cerr);
+		*db = NULL;
+		return rc;
+	}
+	if (cache_dir != NULL)
+		cache_store(cache_dir, key, *db);
+	return 0;
+}
+
+/* Is expression i one of an atom that no condition is keyed on (looked
+ * for by db_rest, not db_light)? */
+static int
+rest_expr(const struct scan_engine *e, size_t i)
+{
+	const struct rule *r = e->rs->rules[e->expr_rule[i]];
+
+	return e->expr_kw[i] < EXPR_TRIGGER && r->atom &&
+	    (r->tag_bits & e->key_tags) == 0;
+}
+
+/*
+ * db_light (every expression but the other atoms', stream mode) and db_rest
+ * (those atoms', block mode), when there are conditions and such atoms.
+ */
+static int
+compile_split(struct scan_engine *e, const char *const *exprs,
+    const unsigned *flags, const unsigned *ids, size_t n,
+    const char *cache_dir)
+{
+	const char **lx = NULL, **rx = NULL;
+	unsigned *lf = NULL, *li = NULL, *rf = NULL, *ri = NULL;
+	size_t i, nl = 0, nr = 0;
+	int rc = 0;
+
+	if (e->ncond == 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		nr += rest_expr(e, i);
+	if (nr == 0)
+		return 0;
+	lx = calloc(n, sizeof(*lx));
+	rx = calloc(nr, sizeof(*rx));
+	lf = calloc(n, sizeof(*lf));
+	li = calloc(n, sizeof(*li));
+	rf = calloc(nr, sizeof(*rf));
+	ri = calloc(nr, sizeof(*ri));
+	if (!lx || !rx || !lf || !li || !rf || !ri) {
+		rc = al_err_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	nr = 0;
+	for (i = 0; i < n; i++) {
+		if (rest_expr(e, i)) {
+			rx[nr] = exprs[i];
+			rf[nr] = flags[i];
+			ri[nr++] = ids[i];
+		} else {
+			lx[nl] = exprs[i];
+			lf[nl] = flags[i];
+			li[nl++] = ids[i];
+		}
+	}
+	if ((rc = compile_db(e, lx, lf, li, nl, HS_MODE_STREAM, cache_dir,
+	    &e->db_light)) == 0)
+		rc = compile_db(e, rx, rf, ri, nr, HS_MODE_BLOCK, cache_dir,
+		    &e->db_rest);
+	if (rc < 0) {
+		hs_free_database(e->db_light);
+		e->db_light = NULL;
+	}
+out:
+	free(lx);
+	free(rx);
+	free(lf);
+	free(li);
+	free(rf);
+	free(ri);
+	return rc;
+}
+
 static int
 engine_compile(struct scan_engine *e, const char *cache_dir)
 {
@@ -246,9 +360,7 @@ engine_compile(struct scan_engine *e, const char *cache_dir)
 	const char **exprs = NULL;
 	char **owned = NULL;
 	unsigned *flags = NULL, *ids = NULL;
-	hs_compile_error_t *cerr = NULL;
 	struct rule_factors *fac;
-	char key[AL_SHA256_HEX];
 	size_t i, j, n = 0, cap = 0;
 	int rc = 0;
 
@@ -341,26 +453,10 @@ engine_compile(struct scan_engine *e, const char *cache_dir)
 		n++;
 	}
 	e->nexpr = (unsigned)n;
-	cache_key(key, exprs, flags, n);
-	if (cache_dir != NULL && (e->db = cache_load(cache_dir, key)) != NULL) {
-		e->from_cache = 1;
+	if ((rc = compile_db(e, exprs, flags, ids, n, HS_MODE_STREAM, cache_dir,
+	    &e->db)) < 0)
 		goto out;
-	}
-	if (hs_compile_multi(exprs, flags, ids, (unsigned)n, HS_MODE_STREAM,
-	    NULL, &e->db, &cerr) != HS_SUCCESS) {
-		const struct rule *bad = cerr && cerr->expression >= 0 &&
-		    (size_t)cerr->expression < n ?
-		    rs->rules[e->expr_rule[cerr->expression]] : NULL;
-
-		rc = al_err_set(AL_EENGINE, "%s%s%sHyperscan: %s",
-		    bad ? "rule " : "", bad ? bad->id : "", bad ? ": " : "",
-		    cerr && cerr->message ? cerr->message : "compile failed");
-		hs_free_compile_error(cerr);
-		e->db = NULL;
-		goto out;
-	}
-	if (cache_dir != NULL)
-		cache_store(cache_dir, key, e->db);
+	rc = compile_split(e, exprs, flags, ids, n, cache_dir);
 out:
 	if (owned != NULL)
 		for (i = 0; i < n; i++)
@@ -451,6 +547,16 @@ engine_conds(struct scan_engine *e)
 		c->within = r->within;
 		c->ordered = r->ordered;
 		c->lowered_by = r->lowered_bits;
+		/* A flow needs an atom of a `to` tag (its source may be a
+		 * value derived from another); `all` needs each of its tags,
+		 * so any of them will do as its key. */
+		if (c->kind == FLOW_DATA)
+			e->key_tags |= c->to;
+		else if (r->key_bits != 0)
+			e->key_tags |= r->key_bits;
+		else
+			for (k = 0; k < c->nall; k++)
+				e->key_tags |= 1ull << c->all[k];
 		e->ncond++;
 	}
 	return 0;
