@@ -12,6 +12,7 @@
 
 #include "scan_decode.h"
 #include "scan_xor.h"
+#include "util.h"
 
 static int
 uses(const char *s)
@@ -242,6 +243,63 @@ START_TEST(decoding)
 }
 END_TEST
 
+/*
+ * scan_is_text reads printable ASCII 8 bytes at a time: the same answer
+ * as reading every code point (the reference below), for every byte
+ * value at every position of words and tails, and for random mixes.
+ */
+static int
+is_text_ref(const unsigned char *p, size_t n)
+{
+	size_t i = 0, bad = 0, printable = 0;
+	uint32_t cp;
+
+	while (i < n) {
+		size_t len = al_utf8_seq(p + i, n - i, &cp);
+
+		if (len == 0 || (cp < 0x20 && cp != '\t' && cp != '\n' &&
+		    cp != '\r') || cp == 0x7f) {
+			bad++;
+			len = len ? len : 1;
+		} else {
+			printable++;
+		}
+		i += len;
+	}
+	return printable >= 8 && bad * 50 <= printable;
+}
+
+START_TEST(text_by_words)
+{
+	unsigned char b[64];
+	unsigned seed = 7;
+	size_t n, at, k, r;
+	unsigned v;
+
+	for (n = 0; n <= 40; n++)
+		for (at = 0; at < n; at++)
+			for (v = 0; v < 256; v++) {
+				memset(b, 'a', n);
+				b[at] = (unsigned char)v;
+				ck_assert_msg(scan_is_text(b, n) ==
+				    is_text_ref(b, n), "n %zu at %zu byte %u",
+				    n, at, v);
+			}
+	for (r = 0; r < 200000; r++) {
+		static const unsigned char pick[] = {'a', ' ', '~', 0x7f, 0x1f,
+		    0x20, '\t', '\n', 0x80, 0xc3, 0xa9, 0xe2, 0xff, 0x00};
+
+		n = (seed = seed * 1103515245u + 12345u) % 41;
+		for (k = 0; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			b[k] = (seed >> 16) % 4 ? 'x' :
+			    pick[(seed >> 8) % sizeof(pick)];
+		}
+		ck_assert_int_eq(scan_is_text(b, n), is_text_ref(b, n));
+	}
+}
+END_TEST
+
 static Suite *
 xor_suite(void)
 {
@@ -253,6 +311,7 @@ xor_suite(void)
 	tcase_add_test(tc, keys_are_bounded);
 	tcase_add_test(tc, payloads);
 	tcase_add_test(tc, decoding);
+	tcase_add_test(tc, text_by_words);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -120,9 +120,22 @@ scan_decode_xesc(const char *p, size_t n, unsigned char *out)
 int
 scan_is_text(const unsigned char *p, size_t n)
 {
+	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
 	size_t i = 0, bad = 0, printable = 0;
 	uint32_t cp;
 
+	/* Printable ASCII (0x20 to 0x7e), most text's bytes, 8 at a time:
+	 * no byte below 0x20, none with its high bit, none 0x7f. The rest,
+	 * from the first word with another, one code point at a time. */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, p + i, 8);
+		y = x ^ (ones * 0x7f);
+		if ((((x - ones * 0x20) & ~x) | x | ((y - ones) & ~y)) & high)
+			break;
+	}
+	printable = i;
 	while (i < n) {
 		size_t len = al_utf8_seq(p + i, n - i, &cp);
 
