@@ -37,6 +37,14 @@ START_TEST(what_uses_xor)
 	ck_assert(!uses("grep -E '^#' file | sed 's/^ *//'\n"));
 	ck_assert(!uses("s-bxorish\n"));
 	ck_assert(!uses(""));
+	/* Two numbers: a constant (prose about sizes), unless the text
+	 * XORs something else too; a number with a name is a use. */
+	ck_assert(!uses("range [0,2^32-1], or 10 ^ 6 bytes\n"));
+	ck_assert(!uses("k = 0x41 ^ 0x20\n"));
+	ck_assert(uses("k = 0x41 ^ 0x20\nout = [c ^ k for c in d]\n"));
+	ck_assert(uses("n^2"));
+	ck_assert(uses("x = 7 ^ key\n"));
+	ck_assert(uses("x = key_2 ^ 7\n"));
 }
 END_TEST
 

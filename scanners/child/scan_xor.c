@@ -107,10 +107,35 @@ next_xor(const char *t, size_t n, size_t i)
 	}
 }
 
+/* Is the ^ at i between two numbers (2^32, 0x41 ^ 0x20)? A constant, as
+ * in prose about sizes, not a value decoded with a key. */
+static int
+numbers_xor(const char *t, size_t n, size_t i)
+{
+	size_t a = i, b = i + 1;
+
+	if (t[i] != '^')
+		return 0; /* PowerShell's -bxor */
+	while (a > 0 && is_blank((unsigned char)t[a - 1]))
+		a--;
+	while (a > 0 && is_word((unsigned char)t[a - 1]))
+		a--;
+	while (b < n && is_blank((unsigned char)t[b]))
+		b++;
+	return a < i && isdigit((unsigned char)t[a]) && b < n &&
+	    isdigit((unsigned char)t[b]);
+}
+
+/* Does the text XOR anything but two numbers? */
 int
 scan_xor_uses(const char *t, size_t n)
 {
-	return next_xor(t, n, 0) < n;
+	size_t i;
+
+	for (i = next_xor(t, n, 0); i < n; i = next_xor(t, n, i + 1))
+		if (!numbers_xor(t, n, i))
+			return 1;
+	return 0;
 }
 
 /* ---- literals ------------------------------------------------------------ */
