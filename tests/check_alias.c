@@ -362,6 +362,46 @@ START_TEST(lists_searched_by_halves)
 }
 END_TEST
 
+/*
+ * The reader finds lines, `=` and `;` 16 bytes at a time and a line's
+ * first byte past its blanks 16 at a time too: a definition is read
+ * wherever its line starts and however far its blanks (tabs and spaces)
+ * reach, across blocks and into the text's tail.
+ */
+START_TEST(lines_across_blocks)
+{
+	static const char *const defs[] = {"from os import system as s",
+	    "import subprocess as sp", "alias k=curl", "Set-Alias k iex",
+	    "u = urllib.request"};
+	char t[512];
+	size_t pad, ind, d, o, k;
+
+	for (d = 0; d < sizeof(defs) / sizeof(defs[0]); d++)
+		for (pad = 0; pad < 140; pad += 3)
+			for (ind = 0; ind < 80; ind += 7) {
+				struct alias_set *as;
+
+				o = 0;
+				/* a line of pad bytes, then the definition after
+				 * ind blanks (tabs and spaces), then a line */
+				for (k = 0; k < pad; k++)
+					t[o++] = 'x';
+				t[o++] = '\n';
+				for (k = 0; k < ind; k++)
+					t[o++] = k % 3 ? ' ' : '\t';
+				memcpy(t + o, defs[d], strlen(defs[d]));
+				o += strlen(defs[d]);
+				memcpy(t + o, "\nok\n", 4);
+				o += 4;
+				as = scan_alias_collect(t, o);
+				ck_assert_ptr_nonnull(as);
+				ck_assert_msg(scan_alias_count(as) == 1,
+				    "%s: pad %zu indent %zu", defs[d], pad, ind);
+				scan_alias_free(as);
+			}
+}
+END_TEST
+
 START_TEST(lists_in_order)
 {
 	ck_assert_int_eq(scan_alias_lists_ok(), 1);
@@ -383,6 +423,7 @@ alias_suite(void)
 	tcase_add_test(tc, bounds);
 	tcase_add_test(tc, blocks_end_where_their_entries_end);
 	tcase_add_test(tc, lists_in_order);
+	tcase_add_test(tc, lines_across_blocks);
 	tcase_add_test(tc, lists_searched_by_halves);
 	suite_add_tcase(s, tc);
 	return s;
