@@ -1358,20 +1358,24 @@ END_TEST
  * one that slides out of it, one longer than the kept text, and one with
  * more held hits than are listed; atoms alone report nothing.
  */
+#define ATOM_ENV \
+    "  - id: atom.env\n" \
+    "    title: the environment\n" \
+    "    category: exfiltration\n" \
+    "    atom: [env]\n" \
+    "    pattern: '\\bENVALL\\b'\n" \
+    "    description: D\n"
+#define ATOM_SEND \
+    "  - id: atom.send\n" \
+    "    title: a send\n" \
+    "    category: exfiltration\n" \
+    "    atom: [send]\n" \
+    "    pattern: '\\bSEND\\('\n" \
+    "    description: D\n"
 static const char flow_rules[] =
     "rules:\n"
-    "  - id: atom.env\n"
-    "    title: the environment\n"
-    "    category: exfiltration\n"
-    "    atom: [env]\n"
-    "    pattern: '\\bENVALL\\b'\n"
-    "    description: D\n"
-    "  - id: atom.send\n"
-    "    title: a send\n"
-    "    category: exfiltration\n"
-    "    atom: [send]\n"
-    "    pattern: '\\bSEND\\('\n"
-    "    description: D\n"
+    ATOM_ENV
+    ATOM_SEND
     "  - id: both\n"
     "    title: env and send\n"
     "    category: exfiltration\n"
@@ -1471,12 +1475,7 @@ END_TEST
  */
 static const char keyed_rules[] =
     "rules:\n"
-    "  - id: atom.env\n"
-    "    title: the environment\n"
-    "    category: exfiltration\n"
-    "    atom: [env]\n"
-    "    pattern: '\\bENVALL\\b'\n"
-    "    description: D\n"
+    ATOM_ENV
     "  - id: atom.line\n"
     "    title: a line start\n"
     "    category: exfiltration\n"
@@ -1490,12 +1489,7 @@ static const char keyed_rules[] =
     "    keywords: [kwatom]\n"
     "    pattern: '\\bKWATOM\\b'\n"
     "    description: D\n"
-    "  - id: atom.send\n"
-    "    title: a send\n"
-    "    category: exfiltration\n"
-    "    atom: [send]\n"
-    "    pattern: '\\bSEND\\('\n"
-    "    description: D\n"
+    ATOM_SEND
     "  - id: env-send\n"
     "    title: env and send\n"
     "    category: exfiltration\n"
