@@ -1211,6 +1211,12 @@ rest_scan(struct scan_worker *w)
 	w->light = 0;
 	if (((w->dtags | atom_tags(w)) & w->e->key_tags) == 0)
 		return;
+	if (w->ftext_over || !w->eof) {
+		/* cannot be: the file was read whole in one chunk */
+		eng_unscannable(w, "the file changed while it was read: its "
+		    "conditions cannot be decided");
+		return;
+	}
 	/* the held hits are confirmed in the kept text, as at the end */
 	text_in(w, &b, w->ftext_len, 1);
 	key = key_confirmed(w);
@@ -1219,15 +1225,7 @@ rest_scan(struct scan_worker *w)
 		defer_drop(w); /* no condition can be met */
 		return;
 	}
-	if (w->stop)
-		return;
-	if (w->ftext_over || !w->eof) {
-		/* cannot be: the file was read whole in one chunk */
-		eng_unscannable(w, "the file changed while it was read: its "
-		    "conditions cannot be decided");
-		return;
-	}
-	if (w->ftext_len == 0)
+	if (w->stop || w->ftext_len == 0)
 		return;
 	w->stage |= SCAN_STAGE_REST;
 	if (memchr(t, '\r', w->ftext_len) != NULL) {
