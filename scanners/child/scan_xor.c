@@ -42,11 +42,13 @@ is_blank(unsigned char c)
 /* ---- XOR expressions ---------------------------------------------------- */
 
 /* The ^ at i is a binary operator: an operand ends before it and one
- * starts after it (after `=` for ^=). Not a regex's ^ ([^a], /^a/, '^'). */
+ * starts after it (after `=` for ^=). Not a regex's ^ ([^a], /^a/, '^'),
+ * and not one between two numbers (2^32, 10 ^ 6, 0x41 ^ 0x20): a
+ * constant, as in prose about sizes, not a value decoded with a key. */
 static int
 xor_at(const char *t, size_t n, size_t i)
 {
-	size_t a = i, b = i + 1;
+	size_t a = i, b = i + 1, w;
 	unsigned char p, q;
 
 	while (a > 0 && is_blank((unsigned char)t[a - 1]))
@@ -63,6 +65,12 @@ xor_at(const char *t, size_t n, size_t i)
 	if (b >= n)
 		return 0;
 	q = (unsigned char)t[b];
+	if (is_word(p) && isdigit(q) && t[i + 1] != '=') {
+		for (w = a; w > 0 && is_word((unsigned char)t[w - 1]); w--)
+			;
+		if (isdigit((unsigned char)t[w]))
+			return 0;
+	}
 	return is_word(q) || q == '(' || q == '$' || q == '[' || q == '\'' ||
 	    q == '"';
 }
@@ -107,35 +115,10 @@ next_xor(const char *t, size_t n, size_t i)
 	}
 }
 
-/* Is the ^ at i between two numbers (2^32, 0x41 ^ 0x20)? A constant, as
- * in prose about sizes, not a value decoded with a key. */
-static int
-numbers_xor(const char *t, size_t n, size_t i)
-{
-	size_t a = i, b = i + 1;
-
-	if (t[i] != '^')
-		return 0; /* PowerShell's -bxor */
-	while (a > 0 && is_blank((unsigned char)t[a - 1]))
-		a--;
-	while (a > 0 && is_word((unsigned char)t[a - 1]))
-		a--;
-	while (b < n && is_blank((unsigned char)t[b]))
-		b++;
-	return a < i && isdigit((unsigned char)t[a]) && b < n &&
-	    isdigit((unsigned char)t[b]);
-}
-
-/* Does the text XOR anything but two numbers? */
 int
 scan_xor_uses(const char *t, size_t n)
 {
-	size_t i;
-
-	for (i = next_xor(t, n, 0); i < n; i = next_xor(t, n, i + 1))
-		if (!numbers_xor(t, n, i))
-			return 1;
-	return 0;
+	return next_xor(t, n, 0) < n;
 }
 
 /* ---- literals ------------------------------------------------------------ */
