@@ -1217,31 +1217,26 @@ rest_scan(struct scan_worker *w)
 		    "conditions cannot be decided");
 		return;
 	}
-	/* the held hits are confirmed in the kept text, as at the end */
+	/* The kept text stands in for the buffer: the held key hits are
+	 * confirmed in it, as at the end, and the other atoms found there. */
 	text_in(w, &b, w->ftext_len, 1);
-	key = key_confirmed(w);
-	text_out(w, &b);
-	if (!key) {
-		defer_drop(w); /* no condition can be met */
-		return;
-	}
-	if (w->stop || w->ftext_len == 0)
-		return;
-	w->stage |= SCAN_STAGE_REST;
-	if (memchr(t, '\r', w->ftext_len) != NULL) {
-		if ((cr = malloc(w->ftext_len)) == NULL) {
-			w->nomem = w->stop = 1;
-			return;
+	if ((key = key_confirmed(w)) && !w->stop && w->ftext_len > 0) {
+		w->stage |= SCAN_STAGE_REST;
+		if (memchr(t, '\r', w->ftext_len) != NULL) {
+			if ((cr = malloc(w->ftext_len)) == NULL)
+				w->nomem = w->stop = 1;
+			else if (scan_lone_cr(t, w->ftext_len, cr))
+				t = cr;
 		}
-		if (scan_lone_cr(t, w->ftext_len, cr))
-			t = cr;
+		if (!w->stop && hs_scan(w->e->db_rest, t,
+		    (unsigned)w->ftext_len, 0, w->scratch, on_hit, w) !=
+		    HS_SUCCESS && !w->stop)
+			eng_unscannable(w, "the scan engine failed");
 	}
-	text_in(w, &b, w->ftext_len, 1);
-	if (hs_scan(w->e->db_rest, t, (unsigned)w->ftext_len, 0, w->scratch,
-	    on_hit, w) != HS_SUCCESS && !w->stop)
-		eng_unscannable(w, "the scan engine failed");
 	text_out(w, &b);
 	free(cr);
+	if (!key)
+		defer_drop(w); /* no condition can be met */
 }
 
 /* At the file's end: the held hits confirmed where a condition can be met,
